@@ -1,0 +1,125 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# Apache License 2.0 (see LICENSE)
+"""The transport to one etcd member: etcd's v3 JSON gateway (``POST /v3/<service>/<method>``) over mutual TLS.
+
+Standard library only, so it runs on the controller and on a bare control plane host alike, with no
+protobuf or gRPC wheel to match (docs/etcd-client.md says why this route was chosen).
+
+Trust is set here and only here: the CA given by the caller is the only trust anchor. Environment
+variables such as SSL_CERT_FILE, REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE are never consulted.
+
+The gateway encodes 64-bit integers as strings and leaves out fields that hold their default value
+(``isLearner: false``, empty lists, ``0``): readers use ``.get(key, default)``.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import socket
+import ssl
+
+
+class EtcdError(Exception):
+    """etcd answered, and refused: ``code`` is the gRPC status code, ``message`` etcd's own words."""
+
+    def __init__(self, endpoint, code, message):
+        super().__init__("%s: %s" % (endpoint, message))
+        self.endpoint = endpoint
+        self.code = code
+        self.message = message
+
+
+class EtcdUnavailable(Exception):
+    """The member could not be reached or did not answer in time."""
+
+    def __init__(self, endpoint, message):
+        super().__init__("%s: %s" % (endpoint, message))
+        self.endpoint = endpoint
+        self.message = message
+
+
+class EtcdTLSError(EtcdUnavailable):
+    """The TLS handshake failed: wrong CA, expired or unknown client certificate, wrong server name."""
+
+
+def b64(text):
+    """etcd keys and values travel base64-encoded."""
+    if isinstance(text, str):
+        text = text.encode("utf-8")
+    return base64.b64encode(text).decode("ascii")
+
+
+def unb64(data):
+    return base64.b64decode(data or "")
+
+
+def tls_context(ca_file, cert_file=None, key_file=None):
+    """A client context that trusts ``ca_file`` alone and presents the given client certificate."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.load_verify_locations(cafile=ca_file)
+    if cert_file:
+        ctx.load_cert_chain(cert_file, key_file)
+    return ctx
+
+
+class GatewayClient:
+    """Calls one member's gateway. Keeps its TLS connection open between calls; not thread-safe."""
+
+    def __init__(self, endpoint, context, timeout=5.0):
+        """``endpoint``: the member's client URL, e.g. ``https://10.0.0.11:2379``."""
+        scheme, _, hostport = endpoint.partition("://")
+        if scheme != "https" or not hostport:
+            raise ValueError("etcd endpoint %r must be an https:// URL" % endpoint)
+        host, _, port = hostport.rstrip("/").rpartition(":")
+        self.endpoint = endpoint
+        self.host = host.strip("[]") if host else hostport
+        self.port = int(port) if host else 2379
+        self.context = context
+        self.timeout = timeout
+        self._conn = None
+
+    def close(self):
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def call(self, path, body=None, timeout=None):
+        """POST ``body`` to ``/v3/<path>`` and return the decoded answer, or raise one of this module's errors."""
+        payload = json.dumps(body or {})
+        timeout = timeout or self.timeout
+        for attempt in (1, 2):
+            if self._conn is None:
+                self._conn = http.client.HTTPSConnection(self.host, self.port, context=self.context, timeout=timeout)
+            else:
+                self._conn.timeout = timeout
+                if self._conn.sock is not None:
+                    self._conn.sock.settimeout(timeout)
+            try:
+                self._conn.request("POST", "/v3/" + path, body=payload, headers={"Content-Type": "application/json"})
+                response = self._conn.getresponse()
+                raw = response.read()
+                break
+            except ssl.SSLError as exc:
+                self.close()
+                raise EtcdTLSError(self.endpoint, "TLS handshake failed: %s" % (exc.reason or exc))
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as exc:
+                # A kept-alive connection the member closed meanwhile: reconnect once.
+                self.close()
+                if attempt == 2:
+                    raise EtcdUnavailable(self.endpoint, "connection lost: %s" % exc)
+            except (socket.timeout, TimeoutError):
+                self.close()
+                raise EtcdUnavailable(self.endpoint, "no answer within %.1fs" % timeout)
+            except OSError as exc:
+                self.close()
+                raise EtcdUnavailable(self.endpoint, exc.strerror or str(exc))
+        try:
+            data = json.loads(raw or b"{}")
+        except ValueError:
+            raise EtcdError(self.endpoint, -1, "HTTP %d with a body that is not JSON" % response.status)
+        if response.status != 200:
+            raise EtcdError(self.endpoint, data.get("code", -1), data.get("message") or data.get("error") or raw[:200])
+        return data
