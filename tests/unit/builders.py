@@ -1,0 +1,141 @@
+"""Small builders for specs, machines and snapshots, so a test states only what matters to it.
+
+Every builder returns plain dicts in the shape of docs/snapshot.md and docs/spec.md, fully filled in.
+"""
+
+NOW = "2026-11-22T10:00:00Z"
+VERSION = "v1.30.4"
+HASH = "current-hash"
+
+
+def at(minutes_before_now):
+    """A timestamp `minutes_before_now` minutes before NOW (negative = after)."""
+    from datetime import datetime, timedelta, timezone
+
+    base = datetime(2026, 11, 22, 10, 0, 0, tzinfo=timezone.utc)
+    return (base - timedelta(minutes=minutes_before_now)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def node(name, ready="True", since=600, conditions=None):
+    """A Node whose Ready condition has had status `ready` for `since` minutes."""
+    conds = [{"type": "Ready", "status": ready, "last_transition": at(since)}]
+    return {"name": name, "conditions": conds + list(conditions or [])}
+
+
+def machine(
+    name,
+    fd=None,
+    created=1000,
+    version=VERSION,
+    spec_hash=HASH,
+    node_ready="True",
+    has_node=True,
+    deleting=False,
+    delete_requested=False,
+    remediation_requested=False,
+    retries=0,
+    last_remediation=None,
+    components=None,
+    certificates_expire="2027-11-20T09:00:00Z",
+    host=None,
+    failure=None,
+):
+    """A control plane machine created `created` minutes before NOW, healthy unless told otherwise.
+
+    `components` overrides some of api_server / controller_manager / scheduler / etcd
+    (healthy | unhealthy | missing | unknown).
+    """
+    comps = {"api_server": "healthy", "controller_manager": "healthy", "scheduler": "healthy", "etcd": "healthy"}
+    comps.update(components or {})
+    if not has_node:
+        comps = {k: "unknown" for k in comps}
+    return {
+        "name": name,
+        "host": host or "10.0.0.%d" % (abs(hash(name)) % 200 + 10),
+        "failure_domain": fd,
+        "created": at(created),
+        "version": version,
+        "spec_hash": spec_hash,
+        "provisioned": has_node,
+        "deleting": deleting,
+        "delete_requested": delete_requested,
+        "failure": failure,
+        "remediation": {"requested": remediation_requested, "retries": retries, "last": last_remediation},
+        "node": node(name, node_ready) if has_node else None,
+        "components": comps,
+        "certificates_expire": certificates_expire,
+    }
+
+
+def member(name, member_id=None, responsive=True, leader=False, learner=False, alarms=(), seen=None):
+    """An etcd member named after its machine. `seen` = the member ids it reports (default: filled by snapshot)."""
+    mid = member_id or "%016x" % (abs(hash(name)) % (1 << 63))
+    return {
+        "name": name,
+        "id": mid,
+        "peer_urls": ["https://%s:2380" % name],
+        "client_urls": ["https://%s:2379" % name],
+        "responsive": responsive,
+        "error": None if responsive else "no answer within 2.0s",
+        "leader": leader,
+        "learner": learner,
+        "alarms": list(alarms),
+        "member_ids_seen": seen,
+    }
+
+
+def snapshot(machines, members=None, failure_domains=None, external=False, initialized=True, now=NOW, **extra):
+    """A snapshot of `machines`. Without `members`, every machine with a node gets a healthy member, the first
+    one leading. Members whose `member_ids_seen` is None see exactly the member list."""
+    if members is None and not external:
+        members = [member(m["name"], leader=(i == 0)) for i, m in enumerate(machines) if m["node"] is not None]
+    members = members or []
+    ids = sorted(m["id"] for m in members)
+    for m in members:
+        if m["member_ids_seen"] is None:
+            m["member_ids_seen"] = ids if m["responsive"] else []
+    fds = failure_domains
+    if fds is None:
+        fds = [{"name": n, "control_plane": True} for n in sorted({m["failure_domain"] for m in machines} - {None})]
+    snap = {
+        "now": now,
+        "initialized": initialized,
+        "endpoint_ready": True,
+        "failure_domains": fds,
+        "remediation_in_progress": None,
+        "machines": list(machines),
+        "etcd": {"external": external, "members": members},
+    }
+    snap.update(extra)
+    return snap
+
+
+def spec(**overrides):
+    """A normalized spec (docs/spec.md) for 3 replicas at VERSION; keyword arguments replace top-level fields."""
+    base = {
+        "cluster_name": "demo",
+        "replicas": 3,
+        "version": VERSION,
+        "endpoint": {"host": "10.0.0.100", "port": 6443},
+        "kubeadm": {
+            "api_version": "kubeadm.k8s.io/v1beta3",
+            "cluster_configuration": {},
+            "init_configuration": {},
+            "join_configuration": {},
+        },
+        "machine_template": {},
+        "rollout": {"strategy": "RollingUpdate", "max_surge": 1, "after": None, "before": {"certificates_expiry_days": None}},
+        "upgrade": {"strategy": "rolling"},
+        "remediation": {"max_retry": None, "retry_period": 0.0, "min_healthy_period": 3600.0},
+        "health_check": {
+            "unhealthy_conditions": [
+                {"type": "Ready", "status": "Unknown", "timeout": 300.0},
+                {"type": "Ready", "status": "False", "timeout": 300.0},
+            ],
+            "node_startup_timeout": 600.0,
+            "max_unhealthy": "100%",
+            "unhealthy_range": None,
+        },
+    }
+    base.update(overrides)
+    return base

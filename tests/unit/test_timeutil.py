@@ -1,0 +1,34 @@
+import pytest
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import (
+    format_time,
+    parse_duration,
+    parse_time,
+    seconds_between,
+)
+
+
+@pytest.mark.parametrize(
+    "text,seconds",
+    [("90s", 90), ("5m", 300), ("1h30m", 5400), ("1.5h", 5400), ("0", 0), ("250ms", 0.25), (45, 45), (2.5, 2.5)],
+    ids=lambda v: repr(v),
+)
+def test_durations_parse_like_go(text, seconds):
+    assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize("bad", ["", "5", "5 m", "m5", "-5m", "5d", "1h-30m", True, None, [], -1], ids=repr)
+def test_bad_durations_say_why(bad):
+    with pytest.raises(ValueError):
+        parse_duration(bad)
+
+
+def test_timestamps_parse_with_zone_and_format_in_utc():
+    assert format_time(parse_time("2026-11-22T11:00:00+01:00")) == "2026-11-22T10:00:00Z"
+    assert seconds_between("2026-11-22T10:00:00Z", "2026-11-22T10:05:00.5Z") == 300.5
+
+
+@pytest.mark.parametrize("bad", ["2026-11-22", "2026-11-22T10:00:00", "yesterday", 1700000000, None], ids=repr)
+def test_bad_timestamps_are_refused(bad):
+    with pytest.raises(ValueError):
+        parse_time(bad)
