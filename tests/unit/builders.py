@@ -3,9 +3,16 @@
 Every builder returns plain dicts in the shape of docs/snapshot.md and docs/spec.md, fully filled in.
 """
 
+import hashlib
+
 NOW = "2026-11-22T10:00:00Z"
 VERSION = "v1.30.4"
 HASH = "current-hash"
+
+
+def _digest(name):
+    """A stable number for a name (Python's hash() changes between runs)."""
+    return int(hashlib.sha256(name.encode()).hexdigest()[:15], 16)
 
 
 def at(minutes_before_now):
@@ -51,7 +58,7 @@ def machine(
         comps = {k: "unknown" for k in comps}
     return {
         "name": name,
-        "host": host or "10.0.0.%d" % (abs(hash(name)) % 200 + 10),
+        "host": host or "10.0.0.%d" % (_digest(name) % 200 + 10),
         "failure_domain": fd,
         "created": at(created),
         "version": version,
@@ -69,7 +76,7 @@ def machine(
 
 def member(name, member_id=None, responsive=True, leader=False, learner=False, alarms=(), seen=None):
     """An etcd member named after its machine. `seen` = the member ids it reports (default: filled by snapshot)."""
-    mid = member_id or "%016x" % (abs(hash(name)) % (1 << 63))
+    mid = member_id or "%016x" % _digest(name)
     return {
         "name": name,
         "id": mid,
