@@ -21,12 +21,18 @@ unit: setup
 lint: setup
 	$(BIN)/ansible-lint --profile production --offline
 
-# ansible-test wants the collection at ansible_collections/<ns>/<name>: sanity runs on a copy of what git
-# would commit (tracked and untracked-not-ignored files).
+# ansible-test wants the collection at ansible_collections/<ns>/<name> inside a git work tree: sanity runs on a
+# copy of what git would commit (tracked and untracked-not-ignored files). Its pip bootstrap script cannot be
+# downloaded here, so an offline one (tests/sanity/get_pip_offline.py) is put where ansible-test caches it.
+SANITY_DIR := .build/ansible_collections/kubeadm/control_plane
 sanity: setup
-	@rm -rf .build && mkdir -p .build/ansible_collections/kubeadm/control_plane
-	@git ls-files -z -co --exclude-standard | tar --null -T - -cf - | tar -xf - -C .build/ansible_collections/kubeadm/control_plane
-	cd .build/ansible_collections/kubeadm/control_plane && $(BIN)/ansible-test sanity --python 3.11 --local --color no
+	@rm -rf .build && mkdir -p $(SANITY_DIR)
+	@git ls-files -z -co --exclude-standard | tar --null -T - -cf - | tar -xf - -C $(SANITY_DIR)
+	@cd $(SANITY_DIR) && git init -q && git add -A
+	@v=$$(grep -o "pip='[0-9.]*'" $(VENV)/lib/python3.11/site-packages/ansible_test/_internal/python_requirements.py | head -1 | tr -dc '0-9.'); \
+	  test -n "$$v" || { echo "sanity: cannot tell which pip ansible-test bootstraps"; exit 1; }; \
+	  mkdir -p ~/.ansible/test/cache && cp tests/sanity/get_pip_offline.py ~/.ansible/test/cache/get_pip_$${v//./_}.py
+	cd $(SANITY_DIR) && $(BIN)/ansible-test sanity --python 3.11 --local --color no
 
 # Every module's documentation must render.
 docs-check: setup

@@ -20,7 +20,7 @@ def test_quorum_is_a_strict_majority(voters, needed):
 @pytest.mark.parametrize(
     "n,tolerated",
     [(1, None), (2, 0), (3, 0), (4, 1), (5, 1), (6, 2), (7, 2)],
-    ids=lambda v: str(v),
+    ids=str,
 )
 def test_removing_one_member_tolerates_the_kcp_table_of_other_failures(n, tolerated):
     if tolerated is None:

@@ -11,7 +11,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil imp
 @pytest.mark.parametrize(
     "text,seconds",
     [("90s", 90), ("5m", 300), ("1h30m", 5400), ("1.5h", 5400), ("0", 0), ("250ms", 0.25), (45, 45), (2.5, 2.5)],
-    ids=lambda v: repr(v),
+    ids=repr,
 )
 def test_durations_parse_like_go(text, seconds):
     assert parse_duration(text) == seconds
