@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Quorum arithmetic for etcd membership changes: may this transition happen without losing quorum?
 
 Pure functions, no I/O. Every step that changes etcd membership (scale down, rollout, remediation, the

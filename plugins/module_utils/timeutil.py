@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Timestamps and durations as the spec and the snapshot write them. Pure functions, no clock.
 
 Timestamps are RFC 3339 (``2026-11-22T10:00:00Z``, offsets allowed). Durations are Go-style strings

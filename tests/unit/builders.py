@@ -146,3 +146,54 @@ def spec(**overrides):
     }
     base.update(overrides)
     return base
+
+
+def seconds_ago(seconds):
+    """A timestamp `seconds` seconds before NOW (negative = after), for boundaries finer than a minute."""
+    return at(seconds / 60.0)
+
+
+def health_check(**overrides):
+    """A normalized health_check section (docs/spec.md): spec()'s defaults, keyword arguments replace fields."""
+    rules = dict(spec()["health_check"])
+    rules.update(overrides)
+    return rules
+
+
+def _steps(path):
+    """The keys and indexes of a field path as errors write it: `machines[2].node.name`."""
+    import re
+
+    return [int(index) if index else key for key, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", path)]
+
+
+def with_field(document, path, value):
+    """A deep copy of `document` with the field at `path` (dots and [i]) set to `value`, parents created."""
+    import copy
+
+    out = copy.deepcopy(document)
+    *parents, last = _steps(path)
+    here = out
+    for step in parents:
+        if isinstance(step, str) and not isinstance(here.get(step), dict) and not isinstance(here.get(step), list):
+            here[step] = {}
+        here = here[step]
+    here[last] = value
+    return out
+
+
+def without_field(document, path):
+    """A deep copy of `document` without the field at `path` (dots and [i])."""
+    import copy
+
+    out = copy.deepcopy(document)
+    *parents, last = _steps(path)
+    here = out
+    for step in parents:
+        here = here[step]
+    del here[last]
+    return out
+
+
+# One value of every JSON type and shape, for tests that feed each field anything and expect errors, never a crash.
+ODD_VALUES = (None, True, 0, -1, 1.5, "", "x", [], {}, [1], {"a": 1}, ["x", {"y": None}])

@@ -1,0 +1,109 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Per-machine component conditions (KCP's machine conditions), derived from one snapshot. Pure, no I/O.
+
+The rule (KCP EH6 / EH7, docs/snapshot.md "What the decisions derive"), per machine, first match wins:
+
+1. no node and never provisioned → every condition ``unknown`` (KCP sets nothing yet; absent and unknown
+   behave the same in every decision: preflight fails, scale-down priority 3 ignores them);
+2. provisioned but its node is gone → every condition ``false`` ("node is gone");
+3. node Ready status ``Unknown`` → the pod conditions are ``unknown`` (stale: the kubelet stopped reporting);
+4. otherwise each pod maps ``healthy`` → ``true``; ``unhealthy`` and ``missing`` → ``false`` (a pod that is
+   not found is false); ``unknown`` → ``unknown``.
+
+The components are the API server, controller manager and scheduler pods and, only when etcd is managed
+(stacked), the etcd pod and the etcd member. The etcd member condition is the one
+``etcd_health.evaluate`` derives (EH3 / EH4).
+
+:func:`quorum_members` turns the etcd member verdicts into what ``etcd_quorum.project`` counts (KCP RM7): a
+member is healthy only if a machine's node carries its name and that machine's etcd member verdict is
+``true``; a member with no machine (a stray, or one still joining with an empty name) is unhealthy.
+
+:func:`oldest_first` is the machine order every decision shares (KCP's machine collection): oldest = earliest
+``created``, ties broken by the smallest name; the newest is the last of that order.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import Member
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
+
+TRUE, FALSE, UNKNOWN = "true", "false", "unknown"
+POD_COMPONENTS = ("api_server", "controller_manager", "scheduler")
+ETCD_POD, ETCD_MEMBER = "etcd_pod", "etcd_member"
+_POD_STATE = {"healthy": TRUE, "unhealthy": FALSE, "missing": FALSE, "unknown": UNKNOWN}
+_SNAPSHOT_KEY = {"api_server": "api_server", "controller_manager": "controller_manager", "scheduler": "scheduler", ETCD_POD: "etcd"}
+
+
+def component_names(etcd_managed):
+    """The conditions every machine must have true: 3 pods, plus the etcd pod and member when etcd is managed."""
+    return POD_COMPONENTS + (ETCD_POD, ETCD_MEMBER) if etcd_managed else POD_COMPONENTS
+
+
+def node_name(machine):
+    """The name of the machine's Node, or None when it has none."""
+    node = machine.get("node")
+    return node.get("name") if node else None
+
+
+def oldest_first(machines):
+    """``machines`` sorted oldest first: by creation time, ties by name (the newest is the last one)."""
+    return sorted(machines, key=lambda m: (parse_time(m["created"]), m["name"]))
+
+
+def machine_conditions(machine, etcd_managed, etcd_member=None):
+    """``{component: {"status": true|false|unknown, "reason": str}}`` for one machine (see module docstring).
+
+    ``etcd_member`` is the machine's entry of ``etcd_health.evaluate(...)["members_by_machine"]`` (or None).
+    """
+    names = component_names(etcd_managed)
+    if machine.get("node") is None:
+        if machine.get("provisioned"):
+            return {c: {"status": FALSE, "reason": "node is gone"} for c in names}
+        return {c: {"status": UNKNOWN, "reason": "no node yet"} for c in names}
+    stale = _ready_status(machine["node"]) == "Unknown"
+    components = machine.get("components") or {}
+    conditions = {}
+    for name in names:
+        if name == ETCD_MEMBER:
+            entry = etcd_member or {"status": UNKNOWN, "reason": "etcd member health not observed"}
+            conditions[name] = {"status": entry["status"], "reason": entry.get("reason", "")}
+        elif stale:
+            conditions[name] = {"status": UNKNOWN, "reason": "node status is stale (Ready is Unknown)"}
+        else:
+            state = components.get(_SNAPSHOT_KEY[name], "unknown")
+            status = _POD_STATE.get(state, UNKNOWN)
+            conditions[name] = {"status": status, "reason": "" if status == TRUE else "pod %s" % state}
+    return conditions
+
+
+def all_conditions(machines, etcd_managed, members_by_machine):
+    """``{machine name: machine_conditions(...)}`` for every machine."""
+    return {m["name"]: machine_conditions(m, etcd_managed, members_by_machine.get(m["name"])) for m in machines}
+
+
+def failing(conditions, statuses=(FALSE, UNKNOWN)):
+    """The components of one machine whose status is in ``statuses``, in component order."""
+    return [name for name, entry in conditions.items() if entry["status"] in statuses]
+
+
+def quorum_members(etcd_members, machines, members_by_machine):
+    """The snapshot's etcd members as ``etcd_quorum.Member`` values, healthy per KCP RM7 (module docstring).
+
+    ``members_by_machine``: ``etcd_health.evaluate(...)["members_by_machine"]``.
+    """
+    machine_by_node = {node_name(m): m["name"] for m in machines if node_name(m) is not None}
+    out = []
+    for member in etcd_members:
+        owner = machine_by_node.get(member.get("name") or None)
+        healthy = owner is not None and (members_by_machine.get(owner) or {}).get("status") == TRUE
+        out.append(Member(id=member["id"], name=member.get("name") or "", healthy=healthy, learner=bool(member.get("learner"))))
+    return out
+
+
+def _ready_status(node):
+    for condition in node.get("conditions") or []:
+        if condition.get("type") == "Ready":
+            return condition.get("status")
+    return None

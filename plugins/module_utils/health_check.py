@@ -1,0 +1,268 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The machine health check: which control plane machines are unhealthy, and may they be remediated?
+
+Cluster API's MachineHealthCheck (v1.7.9, kcp-rules.md MHC1-MHC9) as one pure function of the normalized
+``health_check`` rules (docs/spec.md) and the observed snapshot (docs/snapshot.md). No I/O, no clock: every
+timeout is measured against the snapshot's ``now``.
+
+Targets (MHC1) are all control plane machines of the snapshot. Each is judged by the first rule that
+matches (MHC2):
+
+1. ``remediation.requested`` -> unhealthy;
+2. ``failure`` set -> unhealthy;
+3. ``provisioned`` but no ``node`` (the Node it had is gone) -> unhealthy;
+4. no Node yet: with ``node_startup_timeout`` 0 -> not evaluated; unhealthy when ``created`` + timeout is
+   strictly before ``now``, else pending until then;
+5. node conditions, any of them (OR): the node has a condition of that type with exactly that status, and
+   ``last_transition`` + timeout strictly before ``now`` (or no ``last_transition``, which Cluster API reads as
+   the zero time) -> unhealthy; matched but not that old -> pending.
+
+A machine that matches none has no problem. It counts as **healthy** only when it has no problem, is not
+pending, is not being deleted and has a Node (MHC3). A pending machine's next check is the time left
+until it would turn unhealthy, plus a 1 s margin (MHC4).
+
+The budget (MHC5): ``expected`` = number of targets, unhealthy count = ``expected`` - healthy, so pending and
+not-yet-started machines use budget too. ``unhealthy_range`` "[min-max]", when set, wins (MHC6): allowed
+iff min <= count <= max, remediations allowed = max - count. Otherwise ``max_unhealthy`` (MHC7): an int as
+is, a percentage as floor(pct x expected / 100); allowed iff count <= it, remediations allowed = it - count.
+When not allowed, remediations allowed is 0 and the unhealthy machines are reported but must not be
+remediated (MHC8); when allowed, they are handed to remediation (MHC9).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import (
+    add_seconds,
+    format_time,
+    parse_duration,
+    parse_time,
+)
+
+HEALTHY = "healthy"
+UNHEALTHY = "unhealthy"
+PENDING = "pending"
+NOT_EVALUATED = "not_evaluated"
+
+# Requeue a pending target a second after it would turn unhealthy, so the next look sees it strictly past
+# its timeout (MHC4).
+NEXT_CHECK_MARGIN_SECONDS = 1.0
+
+_PERCENT = re.compile(r"^(\d+)%$")
+_RANGE = re.compile(r"^\[(\d+)-(\d+)\]$")
+
+
+def span(seconds):
+    """A duration for people: 300 -> '5m', 5400 -> '1h30m', 0 -> '0s' (whole seconds)."""
+    total = int(round(seconds))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = "".join("%d%s" % (n, unit) for n, unit in ((hours, "h"), (minutes, "m"), (secs, "s")) if n)
+    return text or "0s"
+
+
+def _target(machine, state, reason, next_check=None):
+    return {
+        "machine": machine["name"],
+        "state": state,
+        "reason": reason,
+        "next_check_seconds": None if next_check is None else round(next_check, 3),
+    }
+
+
+def _until_unhealthy(since, timeout, now):
+    """(unhealthy, seconds until the next check) for a problem seen ``since`` with ``timeout`` seconds of grace.
+
+    Unhealthy only when since + timeout is strictly before now: exactly at the boundary it is still pending.
+    An unknown ``since`` (None) has timed out, as Cluster API reads a missing time as the zero time.
+    """
+    if since is None or add_seconds(since, timeout) < now:
+        return True, None
+    elapsed = (now - parse_time(since)).total_seconds()
+    return False, timeout - elapsed + NEXT_CHECK_MARGIN_SECONDS
+
+
+def _node_condition(node, condition_type):
+    """The node's first condition of that type, or None."""
+    for condition in node.get("conditions") or ():
+        if condition.get("type") == condition_type:
+            return condition
+    return None
+
+
+def _check_conditions(rules, machine, now):
+    """MHC2.8: the node conditions, OR semantics. A target dict, or None when no condition matches."""
+    pending = []
+    for rule in rules["unhealthy_conditions"]:
+        condition = _node_condition(machine["node"], rule["type"])
+        if condition is None or condition.get("status") != rule["status"]:
+            continue
+        timeout = parse_duration(rule["timeout"])
+        since = condition.get("last_transition")
+        unhealthy, next_check = _until_unhealthy(since, timeout, now)
+        if unhealthy:
+            since_text = "an unknown time" if since is None else format_time(parse_time(since))
+            return _target(
+                machine,
+                UNHEALTHY,
+                "node condition %s has been %s since %s, longer than %s" % (rule["type"], rule["status"], since_text, span(timeout)),
+            )
+        pending.append((next_check, rule, timeout))
+    if pending:
+        next_check, rule, timeout = min(pending, key=lambda item: item[0])
+        return _target(
+            machine,
+            PENDING,
+            "node condition %s is %s; unhealthy if it stays so for %s (check again in %s)"
+            % (rule["type"], rule["status"], span(timeout), span(next_check)),
+            next_check,
+        )
+    return None
+
+
+def _check_without_node(rules, machine, now):
+    """MHC2.7: a machine whose Node has not appeared yet, timed from its creation."""
+    timeout = parse_duration(rules["node_startup_timeout"])
+    if timeout == 0:
+        return _target(machine, NOT_EVALUATED, "no Node yet, and node_startup_timeout 0 disables the startup check")
+    unhealthy, next_check = _until_unhealthy(machine["created"], timeout, now)
+    if unhealthy:
+        return _target(
+            machine,
+            UNHEALTHY,
+            "no Node within node_startup_timeout %s of its creation at %s"
+            % (span(timeout), format_time(parse_time(machine["created"]))),
+        )
+    return _target(
+        machine,
+        PENDING,
+        "no Node yet; unhealthy if none appears within %s of creation (check again in %s)"
+        % (span(timeout), span(next_check)),
+        next_check,
+    )
+
+
+def check_machine(rules, machine, now):
+    """One target's verdict, first matching rule wins (MHC2, MHC3). ``now`` is an aware datetime.
+
+    Returns {machine, state, reason, next_check_seconds}; state is healthy, unhealthy, pending or
+    not_evaluated (no problem found, yet not healthy: no Node with the startup check off, or being deleted).
+    """
+    if (machine.get("remediation") or {}).get("requested"):
+        return _target(machine, UNHEALTHY, "remediation was requested (remediation.requested)")
+    if machine.get("failure"):
+        return _target(machine, UNHEALTHY, "the machine failed: %s" % machine["failure"])
+    if machine.get("node") is None:
+        if machine.get("provisioned"):
+            return _target(machine, UNHEALTHY, "the machine had a Node, and that Node no longer exists")
+        return _check_without_node(rules, machine, now)
+    problem = _check_conditions(rules, machine, now)
+    if problem is not None:
+        return problem
+    if machine.get("deleting"):
+        return _target(machine, NOT_EVALUATED, "being deleted, so it does not count as healthy")
+    return _target(machine, HEALTHY, "has a Node and no unhealthy condition")
+
+
+def max_unhealthy_value(max_unhealthy, expected):
+    """MHC7: the largest unhealthy count ``max_unhealthy`` tolerates among ``expected`` targets.
+
+    An int is used as is; "N%" is floor(N x expected / 100). Anything else raises ValueError.
+    """
+    if isinstance(max_unhealthy, int) and not isinstance(max_unhealthy, bool):
+        return max_unhealthy
+    match = _PERCENT.match(max_unhealthy) if isinstance(max_unhealthy, str) else None
+    if match is None:
+        raise ValueError("max_unhealthy must be an int or a percentage such as '40%%', not %r" % (max_unhealthy,))
+    return int(match.group(1)) * expected // 100
+
+
+def parse_unhealthy_range(text):
+    """MHC6: (min, max) of an unhealthy_range "[min-max]"; raises ValueError when malformed or max < min."""
+    match = _RANGE.match(text) if isinstance(text, str) else None
+    if match is None:
+        raise ValueError("unhealthy_range must look like '[1-3]', not %r" % (text,))
+    low, high = int(match.group(1)), int(match.group(2))
+    if high < low:
+        raise ValueError("unhealthy_range %s has its maximum below its minimum" % text)
+    return low, high
+
+
+def budget(rules, expected, healthy):
+    """MHC5-MHC8: may unhealthy targets be remediated, and how many more?
+
+    Returns {unhealthy_count, max_allowed, remediation_allowed, remediations_allowed, reason}.
+    """
+    count = expected - healthy
+    tally = "%d of %d machines not healthy" % (count, expected)
+    unhealthy_range = rules.get("unhealthy_range")
+    if unhealthy_range is not None:
+        max_allowed = unhealthy_range
+        try:
+            low, high = parse_unhealthy_range(unhealthy_range)
+        except ValueError as error:
+            allowed, remaining, reason = False, 0, "Remediation is blocked: %s." % error
+        else:
+            allowed = low <= count <= high
+            remaining = high - count if allowed else 0
+            reason = "Remediation is %s: %s, %s unhealthy_range %s." % (
+                "allowed" if allowed else "blocked",
+                tally,
+                "within" if allowed else "outside",
+                unhealthy_range,
+            )
+    else:
+        max_unhealthy = rules.get("max_unhealthy")
+        try:
+            max_allowed = max_unhealthy_value(max_unhealthy, expected)
+        except ValueError as error:
+            max_allowed, allowed, remaining = max_unhealthy, False, 0
+            reason = "Remediation is blocked: %s." % error
+        else:
+            allowed = count <= max_allowed
+            remaining = max_allowed - count if allowed else 0
+            if allowed:
+                reason = "Remediation is allowed: %s, and max_unhealthy %s allows %d." % (
+                    tally,
+                    max_unhealthy,
+                    max_allowed,
+                )
+            else:
+                reason = "Remediation is blocked: %s, more than the %d that max_unhealthy %s allows." % (
+                    tally,
+                    max_allowed,
+                    max_unhealthy,
+                )
+    return {
+        "unhealthy_count": count,
+        "max_allowed": max_allowed,
+        "remediation_allowed": allowed,
+        "remediations_allowed": remaining,
+        "reason": reason,
+    }
+
+
+def evaluate(rules, snapshot):
+    """The health check over every control plane machine of ``snapshot`` with ``rules`` (normalized).
+
+    Returns {targets, unhealthy, pending, expected, healthy, unhealthy_count, max_allowed,
+    remediation_allowed, remediations_allowed, reason, next_check_seconds}; ``next_check_seconds`` is the
+    soonest next check of a pending target, or None when nothing is pending.
+    """
+    now = parse_time(snapshot["now"])
+    targets = [check_machine(rules, machine, now) for machine in snapshot["machines"]]
+    healthy = sum(1 for target in targets if target["state"] == HEALTHY)
+    pending = [target for target in targets if target["state"] == PENDING]
+    result = {
+        "targets": targets,
+        "unhealthy": [target["machine"] for target in targets if target["state"] == UNHEALTHY],
+        "pending": [target["machine"] for target in pending],
+        "expected": len(targets),
+        "healthy": healthy,
+        "next_check_seconds": min((t["next_check_seconds"] for t in pending), default=None),
+    }
+    result.update(budget(rules, len(targets), healthy))
+    return result

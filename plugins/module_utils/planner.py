@@ -1,0 +1,378 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The planner: the one next safe step for the control plane, or why there is none. Pure, no I/O.
+
+:func:`plan` reads a normalized spec (docs/spec.md) and a normalized snapshot (docs/snapshot.md) and returns
+the *first* needed operation of this ordered list (kcp-rules.md G1–G5; one operation per run, the playbook
+executes it and observes again):
+
+1. ``finish_delete`` — a machine is already being deleted (a run was killed half way): finish that first,
+   the way KCP's re-entrant scale down does. Its etcd member, if still there, is removed only when quorum
+   survives (``etcd_quorum.project``).
+2. ``remove_etcd_member`` — EH11: with managed etcd, when every machine has a node and etcd is not healthy,
+   a member whose name matches no node is removed (quorum permitting, and only with at least two nodes).
+   Members with an empty name (still joining) are left alone.
+3. ``remediate`` — RM: the selected unhealthy machine is deleted (it is recreated by a later scale up). A
+   skipped remediation does not end the pass (G2): rollout and scaling still run, and when they have nothing
+   to do the result is ``wait`` with the skip as the reason.
+4. ``rollout`` — RO / G3: machines are outdated: the step is ``scale_up`` while fewer than replicas +
+   max_surge machines exist, else ``scale_down`` among the outdated ones. ``upgrade_in_place`` instead, when
+   ``upgrade.strategy`` is ``in_place`` and the machines differ only in version.
+5. ``scale_up`` / ``scale_down`` — G4: no machine → the first one, with ``init`` (no preflight); fewer than
+   replicas → scale up; more → scale down (SD1 with no outdated machine).
+6. ``none`` — the control plane is as declared.
+
+Every step that creates or removes a machine runs preflight first (PF, excluding the machine a scale down
+removes) and every step that removes an etcd member projects quorum first; a failure turns the step into
+``wait`` with ``blocked_by`` naming each rule that stops it.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import (
+    component_health,
+    etcd_health,
+    failure_domains,
+    health_check,
+    preflight,
+    remediation,
+    rollout,
+    scale_down,
+    spec_hash,
+)
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import project
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
+
+NONE, WAIT = "none", "wait"
+SCALE_UP, SCALE_DOWN = rollout.SCALE_UP, rollout.SCALE_DOWN
+ROLLOUT, REMEDIATE, UPGRADE_IN_PLACE = "rollout", "remediate", "upgrade_in_place"
+REMOVE_ETCD_MEMBER, FINISH_DELETE = "remove_etcd_member", "finish_delete"
+ACTIONS = (NONE, WAIT, SCALE_UP, SCALE_DOWN, ROLLOUT, REMEDIATE, UPGRADE_IN_PLACE, REMOVE_ETCD_MEMBER, FINISH_DELETE)
+
+
+class _View:
+    """What one pass derives from (spec, snapshot) before deciding; built once, read by every stage."""
+
+    def __init__(self, spec, snapshot, desired_hash, health):
+        self.spec = spec
+        self.snapshot = snapshot
+        self.now = parse_time(snapshot["now"])
+        self.machines = list(snapshot.get("machines") or [])
+        self.etcd_managed = not etcd_is_external(spec)
+        self.desired_hash = desired_hash
+        self.etcd = etcd_health.evaluate(snapshot.get("etcd") or {}, self.machines)
+        self.conditions = component_health.all_conditions(self.machines, self.etcd_managed, self.etcd["members_by_machine"])
+        self.members = component_health.quorum_members(
+            (snapshot.get("etcd") or {}).get("members") or [], self.machines, self._physical_member_health()
+        )
+        self.outdated = rollout.outdated_machines(self.machines, spec, desired_hash, self.now)
+        self.replace, self.in_place = rollout.split_by_strategy(self.outdated, (spec.get("upgrade") or {}).get("strategy"))
+        self.health = health
+        self.flagged = remediation.flagged_names(health)
+        self.remediation = remediation.decide(
+            self.machines,
+            health,
+            self.members,
+            spec.get("remediation") or {},
+            self.now,
+            bool(snapshot.get("initialized")),
+            self.etcd_managed,
+            snapshot.get("remediation_in_progress"),
+        )
+
+    def _physical_member_health(self):
+        """Member health for the quorum arithmetic: a deleting machine's member counts by how it answers.
+
+        EH3 marks the member of a deleting machine false, which is right for preflight; but while it still
+        answers in sync it still votes, and only finish_delete and member clean-up ever see such machines.
+        """
+        if not any(m.get("deleting") for m in self.machines):
+            return self.etcd["members_by_machine"]
+        undeleted = [dict(m, deleting=False) for m in self.machines]
+        return etcd_health.evaluate(self.snapshot.get("etcd") or {}, undeleted)["members_by_machine"]
+
+    def preflight(self, exclude=None):
+        return preflight.check(self.snapshot, self.etcd_managed, exclude)
+
+    def member_of(self, machine_name):
+        """The etcd member named after the machine's node, or None."""
+        machine = next(m for m in self.machines if m["name"] == machine_name)
+        name = component_health.node_name(machine)
+        return next((mb for mb in self.members if name is not None and mb.name == name), None)
+
+    def leader_candidate(self, leaving):
+        """SD4 / EH9: the newest other machine that is not deleting, not flagged and whose member is healthy."""
+        able = [
+            m
+            for m in self.machines
+            if m["name"] != leaving
+            and not m.get("deleting")
+            and m["name"] not in self.flagged
+            and self.conditions[m["name"]].get(component_health.ETCD_MEMBER, {}).get("status") == component_health.TRUE
+        ]
+        return component_health.oldest_first(able)[-1]["name"] if able else None
+
+
+def plan(spec, snapshot, desired_hash=None, health=None):
+    """The next step for the control plane (module docstring), as a dict; see kcp_plan's RETURN for its keys.
+
+    ``desired_hash`` defaults to ``spec_hash.spec_hash(spec)`` and ``health`` to
+    ``health_check.evaluate(spec["health_check"], snapshot)``; tests pass them to pin one input at a time.
+    """
+    if desired_hash is None:
+        desired_hash = spec_hash.spec_hash(spec)
+    if health is None:
+        health = health_check.evaluate(spec["health_check"], snapshot)
+    view = _View(spec, snapshot, desired_hash, health)
+    step = _finish_delete(view) or _clean_up_etcd_members(view) or _remediate(view) or _roll_out(view) or _scale(view)
+    if step is None:
+        step = _settled(view)
+    return _result(view, step)
+
+
+def _finish_delete(view):
+    """A machine already deleting is finished first (oldest first)."""
+    deleting = component_health.oldest_first([m for m in view.machines if m.get("deleting")])
+    if not deleting:
+        return None
+    name = deleting[0]["name"]
+    return _remove(view, FINISH_DELETE, name, "%s is being deleted: finish that first" % name)
+
+
+def _clean_up_etcd_members(view):
+    """EH11: remove an etcd member that belongs to no machine, when the conditions for it hold."""
+    if not view.etcd_managed or not view.machines or view.etcd["ok"]:
+        return None
+    if any(m.get("node") is None for m in view.machines):
+        return None
+    strays = sorted((s for s in view.etcd["strays"] if s.get("name")), key=lambda s: s["name"])
+    if not strays:
+        return None
+    stray = strays[0]
+    label = "etcd member %s (%s)" % (stray["name"], stray["id"])
+    if len(view.machines) < 2:
+        return _wait(
+            "%s belongs to no machine, but removing a member needs at least two control plane nodes" % label,
+            [_blocker("too_few_machines", "a member is removed through the remaining nodes; only one exists", [])],
+        )
+    verdict = project(view.members, remove=[stray["id"]])
+    if not verdict.ok:
+        return _wait(
+            "%s belongs to no machine, but removing it would lose etcd quorum" % label,
+            [_blocker("etcd_quorum", "; ".join(verdict.reasons), [])],
+            quorum=verdict.as_dict(),
+        )
+    return _step(
+        REMOVE_ETCD_MEMBER,
+        "%s belongs to no machine: remove it" % label,
+        member={"name": stray["name"], "id": stray["id"]},
+        leader_candidate=view.leader_candidate(None) if stray.get("leader") else None,
+        quorum=verdict.as_dict(),
+    )
+
+
+def _remediate(view):
+    """RM8: delete the machine the remediation rules selected; a skip lets the pass go on (G2)."""
+    decision = view.remediation
+    if decision.status != remediation.REMEDIATE:
+        return None
+    return _step(
+        REMEDIATE,
+        decision.reason,
+        machine=decision.machine,
+        leader_candidate=decision.leader_candidate,
+        quorum=decision.quorum.as_dict() if decision.quorum else None,
+        retry_count=decision.retry_count,
+        details=["RM4: %s selected among flagged %s" % (decision.machine, ", ".join(sorted(view.flagged)))],
+    )
+
+
+def _roll_out(view):
+    """RO3 (and in-place upgrades): the next rollout step, when any machine is outdated (G3)."""
+    if view.replace:
+        names = ", ".join(sorted(view.replace))
+        if rollout.next_step(len(view.machines), view.spec["replicas"], view.spec["rollout"]["max_surge"]) == SCALE_UP:
+            step = _scale_up(view, "rolling out %s: add an up-to-date machine first" % names)
+        else:
+            step = _scale_down(view, set(view.replace), "rolling out %s: remove an outdated machine" % names)
+        if step["action"] != WAIT:
+            step["action"] = ROLLOUT
+        return step
+    if view.in_place:
+        report = view.preflight()
+        names = [m["name"] for m in component_health.oldest_first([m for m in view.machines if m["name"] in view.in_place])]
+        if not report["ok"]:
+            return _wait("upgrading %s in place waits for preflight" % ", ".join(names), report["failures"], preflight=report)
+        return _step(UPGRADE_IN_PLACE, "upgrade %s in place to %s" % (", ".join(names), view.spec["version"]), machines=names, preflight=report)
+    return None
+
+
+def _scale(view):
+    """G4: create the first machine, or scale towards the declared replicas."""
+    count, replicas = len(view.machines), view.spec["replicas"]
+    if count == 0:
+        choice = _placement(view)
+        return _step(
+            SCALE_UP,
+            "no control plane machine exists: create the first one with kubeadm init",
+            failure_domain=choice.domain,
+            init=True,
+            details=["%s: %s" % (choice.rule, choice.detail)],
+        )
+    if count < replicas:
+        return _scale_up(view, "%d of %d machines: add one" % (count, replicas))
+    if count > replicas:
+        return _scale_down(view, set(), "%d machines, %d declared: remove one" % (count, replicas))
+    return None
+
+
+def _scale_up(view, reason):
+    """Scale up behind preflight (PF5: nothing excluded) and the quorum projection of one more voter."""
+    choice = _placement(view)
+    report = view.preflight()
+    details = ["%s: %s" % (choice.rule, choice.detail)]
+    if not report["ok"]:
+        return _wait(
+            reason + ", once preflight passes",
+            report["failures"],
+            preflight=report,
+            step=SCALE_UP,
+            failure_domain=choice.domain,
+            details=details,
+        )
+    verdict = project(view.members, add_voters=1) if view.etcd_managed else None
+    if verdict is not None and not verdict.ok:
+        return _wait(
+            reason + ", once etcd can take a member",
+            [_blocker("etcd_quorum", "; ".join(verdict.reasons), [])],
+            preflight=report,
+            quorum=verdict.as_dict(),
+            step=SCALE_UP,
+            failure_domain=choice.domain,
+            details=details,
+        )
+    return _step(
+        SCALE_UP,
+        reason,
+        step=SCALE_UP,
+        failure_domain=choice.domain,
+        preflight=report,
+        quorum=verdict.as_dict() if verdict else None,
+        remediation_for=view.snapshot.get("remediation_in_progress"),
+        details=details,
+    )
+
+
+def _scale_down(view, outdated, reason):
+    """SD1–SD4: select the machine, then preflight without it (SD3), then the quorum projection."""
+    selection = scale_down.select_machine(view.snapshot.get("failure_domains"), view.machines, outdated, view.conditions)
+    report = view.preflight(exclude=selection.machine)
+    if not report["ok"]:
+        return _wait(
+            reason + " (%s), once preflight passes" % selection.machine,
+            report["failures"],
+            preflight=report,
+            step=SCALE_DOWN,
+            machine=selection.machine,
+            failure_domain=selection.domain,
+            details=[selection.detail],
+        )
+    step = _remove(view, SCALE_DOWN, selection.machine, "%s: %s" % (reason, selection.machine), step=SCALE_DOWN)
+    step.update(failure_domain=selection.domain, preflight=report)
+    step["details"] = [selection.detail] + step["details"]
+    return step
+
+
+def _remove(view, action, name, reason, step=None):
+    """A step that removes machine ``name``: its etcd member must be removable without losing quorum."""
+    member = view.member_of(name) if view.etcd_managed else None
+    if member is None:
+        return _step(action, reason, machine=name, step=step)
+    verdict = project(view.members, remove=[member.id])
+    if not verdict.ok:
+        return _wait(
+            reason + ", but removing its etcd member would lose quorum",
+            [_blocker("etcd_quorum", "; ".join(verdict.reasons), [name])],
+            quorum=verdict.as_dict(),
+            machine=name,
+            step=step,
+        )
+    candidate = view.leader_candidate(name)
+    return _step(
+        action,
+        reason,
+        machine=name,
+        leader_candidate=candidate,
+        quorum=verdict.as_dict(),
+        step=step,
+        details=["etcd member %s leaves; leadership goes to %s if it leads" % (member.name or member.id, candidate)],
+    )
+
+
+def _settled(view):
+    """Nothing to do: ``none``, or ``wait`` while a remediation is held back (RM10)."""
+    decision = view.remediation
+    if decision.status in (remediation.SKIP, remediation.FAIL):
+        return _wait(decision.reason, [_blocker(decision.rule, decision.reason, [decision.machine] if decision.machine else [])])
+    report = view.preflight()
+    return _step(NONE, "the control plane is as declared", preflight=report, blocked_by=report["failures"])
+
+
+def _placement(view):
+    up_to_date = {m["name"] for m in view.machines if m["name"] not in view.outdated and not m.get("deleting")}
+    return failure_domains.scale_up_domain(view.snapshot.get("failure_domains"), view.machines, up_to_date)
+
+
+def _blocker(rule, message, machines):
+    return {"rule": rule, "message": message, "machines": list(machines)}
+
+
+def _wait(reason, blocked_by, **fields):
+    return _step(WAIT, reason, blocked_by=list(blocked_by), **fields)
+
+
+def _step(action, reason, **fields):
+    step = {"action": action, "reason": reason, "details": []}
+    step.update(fields)
+    return step
+
+
+def _result(view, step):
+    """The plan as returned: the step plus what every consumer reads, with every key present."""
+    decision = view.remediation
+    result = {
+        "action": step["action"],
+        "step": step.get("step"),
+        "machine": step.get("machine"),
+        "machines": step.get("machines", []),
+        "failure_domain": step.get("failure_domain"),
+        "init": bool(step.get("init")),
+        "leader_candidate": step.get("leader_candidate"),
+        "member": step.get("member"),
+        "retry_count": step.get("retry_count"),
+        "remediation_for": step.get("remediation_for"),
+        "reason": step["reason"],
+        "details": step.get("details", []),
+        "blocked_by": step.get("blocked_by", []),
+        "outdated": rollout.messages(view.outdated),
+        "flagged": sorted(view.flagged),
+        "remediation": {
+            "status": decision.status,
+            "machine": decision.machine,
+            "rule": decision.rule,
+            "reason": decision.reason,
+            "retry_count": decision.retry_count,
+        },
+        "quorum": step.get("quorum"),
+        "preflight": step.get("preflight") or view.preflight(),
+        "health_check": {
+            "unhealthy": list(view.health.get("unhealthy") or []),
+            "remediation_allowed": bool(view.health.get("remediation_allowed")),
+            "reason": view.health.get("reason", ""),
+        },
+        "etcd": {"ok": view.etcd["ok"], "problems": list(view.etcd["problems"])},
+        "spec_hash": view.desired_hash,
+    }
+    return result

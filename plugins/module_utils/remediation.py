@@ -1,0 +1,160 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Whether to remediate (delete and recreate) an unhealthy control plane machine now, and which one.
+
+Pure, no I/O. The rules (kcp-rules.md RM1–RM10, Cluster API v1.7.9):
+
+RM1  A machine is flagged when the health check finds it unhealthy *and* allows remediation (the budget of
+     ``max_unhealthy`` / ``unhealthy_range``); that verdict comes from ``health_check``. Unhealthy machines
+     the budget does not allow to remediate are a skip (``remediation_not_allowed``, MHC8).
+RM3  No flagged machine → nothing to do.
+RM4  Selection: the oldest flagged machine without a node; if none, the oldest flagged machine.
+RM5  Preconditions, in this order, the first failure wins:
+     1. the selected machine is already deleting → stop (``already_deleting``);
+     2. an earlier remediation's replacement is not created yet → skip (``remediation_in_progress``);
+     3. retry limits (RM6) → skip (``retry_period`` / ``max_retries``);
+     — only once the control plane is initialized —
+     4. one machine or fewer → skip (``too_few_machines``; actual machines, not replicas);
+     5. a machine that is *not* flagged has no node yet → skip (``machine_provisioning``);
+     6. any machine is deleting → skip (``machine_deleting``);
+     7. managed etcd: removing the machine's member must keep quorum (RM7) → else skip (``etcd_quorum``);
+     8. managed etcd: a leadership candidate must exist, the newest machine not flagged → else fail
+        (``no_leader_candidate``).
+     Before the control plane is initialized, 4–8 do not apply: the machine is deleted directly (first
+     machine recovery).
+RM6  Retry limits apply only to a machine that carries a remediation record (it replaced a machine an earlier
+     remediation deleted): if record time + ``min_healthy_period`` is not strictly after now, a new sequence
+     starts (retry count 0, no limits; a record without a time counts as expired). Otherwise, if record
+     time + ``retry_period`` is strictly after now → skip; else if ``max_retry`` is set and the recorded
+     retries ≥ ``max_retry`` → skip; else retry count = recorded + 1. Retry period is checked first.
+RM7  Quorum (``etcd_quorum.project``): members come from etcd, not from machines; the selected machine's
+     member (named after its node) is removed if it is in the list; a member is healthy only if its machine's
+     etcd member condition is true (strays and still-joining members are unhealthy). The projection also
+     refuses when etcd has no quorum now, since removing a member is itself a raft proposal.
+RM8  One machine per pass. RM9: the replacement inherits ``{machine, timestamp, retry_count}`` (the flow
+     records it as ``remediation_in_progress`` and on the new machine).
+RM10 Skips leave the machine waiting; the planner goes on with rollout and scaling (G2).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from datetime import timedelta
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import node_name, oldest_first
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import project
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import format_time, parse_duration, parse_time
+
+REMEDIATE, SKIP, FAIL, NONE = "remediate", "skip", "fail", "none"
+DEFAULT_MIN_HEALTHY_PERIOD = 3600.0
+
+Decision = namedtuple("Decision", "status machine rule reason retry_count leader_candidate quorum")
+Retry = namedtuple("Retry", "allowed retry_count rule reason")
+
+
+def select_machine(flagged_machines):
+    """RM4: the oldest flagged machine without a node, else the oldest flagged machine (None if none)."""
+    ordered = oldest_first(flagged_machines)
+    without_node = [m for m in ordered if m.get("node") is None]
+    return (without_node or ordered or [None])[0]
+
+
+def retry_verdict(machine, strategy, now):
+    """RM6: may ``machine`` be remediated again, and with which retry count (a ``Retry``)."""
+    record = machine.get("remediation") or {}
+    if record.get("last") is None:
+        return Retry(True, 0, None, "no earlier remediation is recorded")
+    last = parse_time(record["last"])
+    min_healthy = parse_duration(_or(strategy.get("min_healthy_period"), DEFAULT_MIN_HEALTHY_PERIOD))
+    retry_period = parse_duration(_or(strategy.get("retry_period"), 0))
+    retries = record.get("retries") or 0
+    if not last + timedelta(seconds=min_healthy) > now:
+        return Retry(True, 0, None, "the last remediation (%s) is older than min_healthy_period: a new sequence" % format_time(last))
+    if last + timedelta(seconds=retry_period) > now:
+        return Retry(
+            False,
+            retries,
+            "retry_period",
+            "the last remediation (%s) is within retry_period; retry after %s"
+            % (format_time(last), format_time(last + timedelta(seconds=retry_period))),
+        )
+    max_retry = strategy.get("max_retry")
+    if max_retry is not None and retries >= max_retry:
+        return Retry(False, retries, "max_retries", "already remediated %d times, max_retry is %d" % (retries, max_retry))
+    return Retry(True, retries + 1, None, "retry %d of the sequence that started before %s" % (retries + 1, format_time(last)))
+
+
+def flagged_names(health):
+    """RM1: the machines flagged for remediation — unhealthy per the health check, when it allows remediation."""
+    return set(health.get("unhealthy") or []) if health.get("remediation_allowed") else set()
+
+
+def decide(machines, health, members, strategy, now, initialized, etcd_managed, in_progress):
+    """RM1–RM8 as one if-chain (module docstring): a ``Decision`` for this pass.
+
+    ``health``: the health check's verdict (``health_check.evaluate``); ``members``: the etcd members as
+    ``etcd_quorum.Member`` values, healthy per RM7 (``component_health.quorum_members``); ``strategy``: the
+    spec's ``remediation`` section; ``in_progress``: the snapshot's ``remediation_in_progress``.
+    """
+    flagged = flagged_names(health)
+    if health.get("unhealthy") and not flagged:
+        unhealthy = ", ".join(sorted(health["unhealthy"]))
+        return _decision(SKIP, None, "remediation_not_allowed", "%s unhealthy: %s" % (unhealthy, health.get("reason", "")))
+    target = select_machine([m for m in machines if m["name"] in flagged])
+    if target is None:
+        return _decision(NONE, None, None, "no machine is flagged for remediation")
+    name = target["name"]
+    if target.get("deleting"):
+        return _decision(SKIP, name, "already_deleting", "%s is already being deleted" % name)
+    if in_progress:
+        return _decision(
+            SKIP,
+            name,
+            "remediation_in_progress",
+            "the replacement of %s, remediated earlier, is not created yet" % in_progress.get("machine"),
+        )
+    retry = retry_verdict(target, strategy, now)
+    if not retry.allowed:
+        return _decision(SKIP, name, retry.rule, "%s: %s" % (name, retry.reason), retry.retry_count)
+    if not initialized:
+        return _decision(REMEDIATE, name, None, "the control plane is not initialized: %s is deleted directly" % name, retry.retry_count)
+    if len(machines) <= 1:
+        return _decision(SKIP, name, "too_few_machines", "%s is the only control plane machine" % name, retry.retry_count)
+    provisioning = sorted(m["name"] for m in machines if m["name"] not in flagged and m.get("node") is None)
+    if provisioning:
+        return _decision(SKIP, name, "machine_provisioning", "%s still provisioning" % _plural(provisioning, "is", "are"), retry.retry_count)
+    deleting = sorted(m["name"] for m in machines if m.get("deleting"))
+    if deleting:
+        return _decision(SKIP, name, "machine_deleting", "%s being deleted" % _plural(deleting, "is", "are"), retry.retry_count)
+    if not etcd_managed:
+        return _decision(REMEDIATE, name, None, "%s is unhealthy and may be replaced" % name, retry.retry_count)
+    verdict = _project_removal(members, node_name(target))
+    if not verdict.ok:
+        reason = "removing %s would lose etcd quorum: %s" % (name, "; ".join(verdict.reasons))
+        return _decision(SKIP, name, "etcd_quorum", reason, retry.retry_count, quorum=verdict)
+    healthy = [m for m in machines if m["name"] not in flagged]
+    if not healthy:
+        reason = "no healthy machine can take over etcd leadership from %s" % name
+        return _decision(FAIL, name, "no_leader_candidate", reason, retry.retry_count, quorum=verdict)
+    candidate = oldest_first(healthy)[-1]["name"]
+    reason = "%s is unhealthy and etcd keeps quorum without it" % name
+    return _decision(REMEDIATE, name, None, reason, retry.retry_count, candidate, verdict)
+
+
+def _project_removal(members, member_name):
+    """RM7 through ``etcd_quorum.project``: remove the member named ``member_name`` if it is in the list."""
+    present = member_name is not None and any(m.name == member_name for m in members)
+    return project(members, remove=[member_name] if present else [])
+
+
+def _decision(status, machine, rule, reason, retry_count=0, leader_candidate=None, quorum=None):
+    return Decision(status, machine, rule, reason, retry_count, leader_candidate, quorum)
+
+
+def _or(value, default):
+    return default if value is None else value
+
+
+def _plural(names, one, many):
+    return "%s %s" % (", ".join(names), one if len(names) == 1 else many)

@@ -1,0 +1,105 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Which machines are outdated and why, and the next step of a rolling update. Pure, no I/O.
+
+Outdated (kcp-rules.md RO1 mapped to the snapshot, docs/snapshot.md "What the decisions derive"). A machine
+needs rollout if any of these holds; every reason that holds is reported, in this order:
+
+a. ``certificates``: ``rollout.before.certificates_expiry_days`` is set, the machine's certificate expiry is
+   known, and now + days is strictly after that expiry;
+b. ``rollout_after``: ``rollout.after`` is set, it is strictly before now, and the machine was created
+   strictly before it;
+c. ``version``: the machine's version differs from the spec's (an unknown version counts as different);
+d. ``spec``: the machine's recorded spec hash differs from the spec's hash. A machine with no recorded hash
+   (adopted, or built before hashes were recorded) never rolls out for this reason, only for
+   ``rollout_after`` — KCP does the same with machines that carry no recorded configuration.
+
+A machine being deleted is never outdated (RO2), though it still counts as a machine.
+
+With ``upgrade.strategy: in_place`` a machine whose *only* reason is ``version`` is upgraded where it stands
+rather than replaced (:func:`split_by_strategy`); any other reason still replaces it.
+
+Next step (RO3): with ``max = replicas + max_surge`` (max_surge 0 or 1), fewer machines than ``max`` → scale
+up (the new machine is placed by FD2), otherwise → scale down choosing among the outdated machines (SD1).
+So max_surge 1 adds then removes, and max_surge 0 removes then adds.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from datetime import timedelta
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import format_time, parse_time
+
+CERTIFICATES, ROLLOUT_AFTER, VERSION, SPEC = "certificates", "rollout_after", "version", "spec"
+SCALE_UP, SCALE_DOWN = "scale_up", "scale_down"
+
+Reason = namedtuple("Reason", "kind message")
+
+
+def outdated_reasons(machine, spec, desired_hash, now):
+    """RO1 / RO2: the ``Reason`` list for one machine (empty = up to date). ``now``: an aware datetime."""
+    if machine.get("deleting"):
+        return []
+    reasons = []
+    rollout = spec.get("rollout") or {}
+    days = (rollout.get("before") or {}).get("certificates_expiry_days")
+    expiry = machine.get("certificates_expire")
+    if days is not None and expiry is not None and now + timedelta(days=days) > parse_time(expiry):
+        reasons.append(Reason(CERTIFICATES, "certificates expire at %s, within %d days" % (expiry, days)))
+    after = rollout.get("after")
+    if after is not None:
+        after_time = parse_time(after)
+        if after_time < now and parse_time(machine["created"]) < after_time:
+            reasons.append(Reason(ROLLOUT_AFTER, "created before rollout.after %s" % format_time(after_time)))
+    wanted = _with_v(spec["version"])
+    if machine.get("version") is None or _with_v(machine["version"]) != wanted:
+        reasons.append(Reason(VERSION, "runs %s, the spec wants %s" % (machine.get("version") or "an unknown version", wanted)))
+    recorded = machine.get("spec_hash")
+    if recorded is not None and recorded != desired_hash:
+        reasons.append(Reason(SPEC, "built from spec %s, the spec is now %s" % (_short(recorded), _short(desired_hash))))
+    return reasons
+
+
+def outdated_machines(machines, spec, desired_hash, now):
+    """``{machine name: [Reason, ...]}`` for every outdated machine."""
+    out = {}
+    for machine in machines:
+        reasons = outdated_reasons(machine, spec, desired_hash, now)
+        if reasons:
+            out[machine["name"]] = reasons
+    return out
+
+
+def split_by_strategy(outdated, upgrade_strategy):
+    """``(replace, in_place)``: which outdated machines are replaced and which are upgraded where they stand.
+
+    ``rolling`` replaces every outdated machine. ``in_place`` upgrades the machines whose only reason is the
+    version and replaces the rest.
+    """
+    if upgrade_strategy != "in_place":
+        return dict(outdated), {}
+    replace, in_place = {}, {}
+    for name, reasons in outdated.items():
+        target = in_place if all(r.kind == VERSION for r in reasons) else replace
+        target[name] = reasons
+    return replace, in_place
+
+
+def next_step(machine_count, replicas, max_surge):
+    """RO3: ``scale_up`` while fewer than replicas + max_surge machines exist, else ``scale_down``."""
+    return SCALE_UP if machine_count < replicas + max_surge else SCALE_DOWN
+
+
+def messages(outdated):
+    """``{name: [message, ...]}``: the reasons as plain text, for results and logs."""
+    return {name: [r.message for r in reasons] for name, reasons in outdated.items()}
+
+
+def _with_v(version):
+    return version if version.startswith("v") else "v" + version
+
+
+def _short(spec_hash):
+    return spec_hash[:12] if spec_hash else "?"

@@ -1,0 +1,171 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The observed snapshot: validation and defaults of what the info modules saw (docs/snapshot.md).
+
+Pure functions, no I/O. :func:`normalize_snapshot` reads a snapshot as the decisions accept it, every error
+at once, each naming its path (``machines[2].created``) and the rule:
+
+* ``now`` and ``machines`` are required, and each machine needs ``name`` (unique) and ``created``;
+* every documented field has its type checked; timestamps are RFC 3339; component states are healthy,
+  unhealthy, missing or unknown; node condition statuses are True, False or Unknown; etcd ids are hex;
+* keys the contract does not document are errors, at the top level and inside machines, nodes, members and
+  the other records: the contract grows only by documented optional fields, so an unknown key is a typo or
+  a producer ahead of its reader;
+* failure domain names, machine names and etcd member ids are unique;
+* everything else takes the documented default: false, null, an empty list, ``unknown`` for components,
+  ``{requested: false, retries: 0, last: null}`` for a machine's remediation record. Two defaults follow
+  from other fields: ``provisioned`` is whether a ``node`` is given, and a node's ``name`` is the machine's.
+
+etcd ids are returned in lower case and ``member_ids_seen`` sorted, so lists compare as sets of ids.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import (
+    REQUIRED,
+    Field,
+    boolean,
+    error,
+    integer,
+    item,
+    list_of,
+    mapping,
+    one_of,
+    read_mapping,
+    string,
+    timestamp,
+)
+
+COMPONENT_STATES = ("healthy", "unhealthy", "missing", "unknown")
+ALARMS = ("NOSPACE", "CORRUPT")
+
+_optional_string = string(non_empty=False)
+_hex = string(r"[0-9a-fA-F]{1,16}", "must be an etcd id: 1 to 16 hex digits, as etcdctl prints it")
+
+
+def _etcd_id(value, path, errors):
+    text = _hex(value, path, errors)
+    return text.lower() if text is not None else None
+
+
+def _ids_seen(value, path, errors):
+    ids = list_of(_etcd_id)(value, path, errors)
+    return sorted(ids, key=str) if ids is not None else None
+
+
+_COMPONENT = Field(one_of(*COMPONENT_STATES), "unknown")
+
+_CONDITION = {
+    "type": Field(string(), REQUIRED),
+    "status": Field(one_of("True", "False", "Unknown"), REQUIRED),
+    "last_transition": Field(timestamp),
+}
+
+_NODE = {
+    "name": Field(string()),
+    "conditions": Field(list_of(mapping(_CONDITION)), []),
+}
+
+_MACHINE = {
+    "name": Field(string(), REQUIRED),
+    "host": Field(string()),
+    "failure_domain": Field(string()),
+    "created": Field(timestamp, REQUIRED),
+    "version": Field(string()),
+    "spec_hash": Field(string()),
+    "provisioned": Field(boolean),
+    "deleting": Field(boolean, False),
+    "delete_requested": Field(boolean, False),
+    "failure": Field(string()),
+    "remediation": Field(
+        mapping(
+            {
+                "requested": Field(boolean, False),
+                "retries": Field(integer(minimum=0), 0),
+                "last": Field(timestamp),
+            }
+        ),
+        {},
+    ),
+    "node": Field(mapping(_NODE)),
+    "components": Field(
+        mapping({"api_server": _COMPONENT, "controller_manager": _COMPONENT, "scheduler": _COMPONENT, "etcd": _COMPONENT}),
+        {},
+    ),
+    "certificates_expire": Field(timestamp),
+}
+
+_MEMBER = {
+    "name": Field(_optional_string, ""),
+    "id": Field(_etcd_id, REQUIRED),
+    "peer_urls": Field(list_of(string()), []),
+    "client_urls": Field(list_of(string()), []),
+    "responsive": Field(boolean, False),
+    "error": Field(string()),
+    "leader": Field(boolean, False),
+    "learner": Field(boolean, False),
+    "alarms": Field(list_of(one_of(*ALARMS)), []),
+    "member_ids_seen": Field(_ids_seen, []),
+    "cluster_id": Field(_etcd_id),
+    "version": Field(string()),
+    "db_size": Field(integer(minimum=0)),
+    "raft_term": Field(integer(minimum=0)),
+    "raft_index": Field(integer(minimum=0)),
+}
+
+
+def _machine(value, path, errors):
+    machine = read_mapping(value, path, errors, _MACHINE)
+    if machine is None:
+        return None
+    if machine["provisioned"] is None:
+        machine["provisioned"] = machine["node"] is not None
+    if machine["node"] is not None and machine["node"]["name"] is None:
+        machine["node"]["name"] = machine["name"]
+    return machine
+
+
+_SNAPSHOT = {
+    "now": Field(timestamp, REQUIRED),
+    "initialized": Field(boolean, False),
+    "endpoint_ready": Field(boolean, False),
+    "failure_domains": Field(
+        list_of(mapping({"name": Field(string(), REQUIRED), "control_plane": Field(boolean, False)})), []
+    ),
+    "remediation_in_progress": Field(
+        mapping(
+            {
+                "machine": Field(string(), REQUIRED),
+                "timestamp": Field(timestamp, REQUIRED),
+                "retry_count": Field(integer(minimum=0), 0),
+            }
+        )
+    ),
+    "machines": Field(list_of(_machine), REQUIRED),
+    "etcd": Field(mapping({"external": Field(boolean, False), "members": Field(list_of(mapping(_MEMBER)), [])}), {}),
+}
+
+
+def _check_unique(records, key, path, errors):
+    seen = set()
+    for i, record in enumerate(records or ()):
+        value = record.get(key) if record else None
+        if value is None:
+            continue
+        if value in seen:
+            errors.append(error(item(path, i) + "." + key, "must be unique: another entry already has it", value))
+        seen.add(value)
+
+
+def normalize_snapshot(raw):
+    """(snapshot with defaults, errors): every error at once; the snapshot is None when there is any."""
+    errors = []
+    snapshot = read_mapping(raw, "", errors, _SNAPSHOT)
+    if snapshot is None:
+        return None, errors
+    _check_unique(snapshot["failure_domains"], "name", "failure_domains", errors)
+    _check_unique(snapshot["machines"], "name", "machines", errors)
+    if snapshot["etcd"]:
+        _check_unique(snapshot["etcd"]["members"], "id", "etcd.members", errors)
+    return (snapshot if not errors else None), errors

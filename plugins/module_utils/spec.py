@@ -1,0 +1,473 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The control plane spec: defaults and validation of a spec as the user declares it (docs/spec.md).
+
+Pure functions, no I/O. :func:`normalize_spec` returns the spec with every default filled in and every
+error at once, as KubeadmControlPlane's and MachineHealthCheck's defaulting and validating webhooks do:
+
+* ``cluster_name`` is a DNS-1123 label; ``version`` is ``v<major>.<minor>.<patch>`` with an optional ``-`` or
+  ``+`` suffix, a missing leading ``v`` is added;
+* ``replicas`` (default 1) is a positive integer, odd when etcd is stacked (an even count of etcd members
+  tolerates no more failures than the odd count below it);
+* ``endpoint.host`` is an IP or a DNS name, ``endpoint.port`` (default 6443) is 1–65535;
+* ``kubeadm.api_version`` defaults to v1beta3 below v1.31 and to v1beta4 from v1.31, and v1beta4 is refused
+  below v1.31 (kubeadm 1.29 and 1.30 do not know it); ``extraArgs`` is a string map with v1beta3 and a list
+  of ``{name, value}`` with v1beta4; fields of one API version are refused under the other;
+* the cluster configuration may repeat ``kubernetesVersion``, ``clusterName`` and ``controlPlaneEndpoint``
+  only if they agree with ``version``, ``cluster_name`` and ``endpoint`` (they are then dropped: the roles
+  set them from those fields); ``etcd.local`` and ``etcd.external`` exclude each other, external etcd
+  needs ``endpoints``, ``caFile``, ``certFile`` and ``keyFile``; CoreDNS and etcd image tags hold only
+  ``[-a-zA-Z0-9_.]`` and a CoreDNS tag reads as a version;
+* secrets (bootstrap tokens, certificate keys) are refused: the collection makes them per run, and what is
+  in the spec is returned and logged;
+* ``rollout``: strategy RollingUpdate only, ``max_surge`` 0 or 1 (also as the string "0"/"1"), 0 only with
+  replicas >= 3; ``after`` is RFC 3339; ``before.certificates_expiry_days`` >= 7;
+* ``upgrade.strategy`` is ``rolling`` or ``in_place``;
+* ``remediation``: ``max_retry`` >= 0 or null (unlimited), periods are durations >= 0;
+* ``health_check``: at least one unhealthy condition ``{type, status: True|False|Unknown, timeout}``,
+  ``node_startup_timeout`` 0 (off) or >= 30s, ``max_unhealthy`` an integer >= 0 or ``"N%"`` (a bare "10"
+  is refused), ``unhealthy_range`` ``[a-b]`` with a <= b.
+
+Durations come back as float seconds, ``max_unhealthy`` as given (int or ``"N%"``), timestamps as given.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import (
+    REQUIRED,
+    Field,
+    any_mapping,
+    child,
+    duration,
+    error,
+    integer,
+    item,
+    list_of,
+    mapping,
+    one_of,
+    read_mapping,
+    string,
+    timestamp,
+)
+
+V1BETA3 = "kubeadm.k8s.io/v1beta3"
+V1BETA4 = "kubeadm.k8s.io/v1beta4"
+V1BETA4_SINCE = (1, 31)
+DEFAULT_PORT = 6443
+
+_VERSION = re.compile(r"v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-+][-0-9A-Za-z_.+]+)?")
+_DNS_LABEL = r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?"
+_HOST_LABEL = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?")
+_IMAGE_TAG = r"[-a-zA-Z0-9_.]+"
+_COREDNS_TAG = re.compile(r"v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?([-0-9a-zA-Z_.]*)")
+_CONDITION_STATUSES = ("True", "False", "Unknown")
+
+
+def version_tuple(version):
+    """(major, minor, patch) of a valid version string (leading ``v`` optional), or None."""
+    if not isinstance(version, str):
+        return None
+    match = _VERSION.fullmatch(version if version.startswith("v") else "v" + version)
+    return tuple(int(match.group(i)) for i in (1, 2, 3)) if match else None
+
+
+def coredns_tag_version(tag):
+    """(major, minor, patch) of a CoreDNS image tag read tolerantly (``v1.11.3``, ``1.11``), or None."""
+    match = _COREDNS_TAG.fullmatch(tag) if isinstance(tag, str) else None
+    return (int(match.group(1)), int(match.group(2)), int(match.group(4) or 0)) if match else None
+
+
+def etcd_is_external(spec):
+    """True iff the cluster configuration sets ``etcd.external`` (the way KCP tells external from stacked)."""
+    kubeadm = spec.get("kubeadm") if isinstance(spec, dict) else None
+    config = kubeadm.get("cluster_configuration") if isinstance(kubeadm, dict) else None
+    etcd = config.get("etcd") if isinstance(config, dict) else None
+    return isinstance(etcd, dict) and etcd.get("external") is not None
+
+
+def default_api_version(version):
+    """The kubeadm config API a version uses unless told otherwise: v1beta4 from v1.31, else v1beta3."""
+    parsed = version_tuple(version)
+    return V1BETA4 if parsed and parsed[:2] >= V1BETA4_SINCE else V1BETA3
+
+
+def endpoint_address(endpoint):
+    """``host:port`` as kubeadm's controlPlaneEndpoint writes it (an IPv6 host in brackets)."""
+    host = endpoint["host"]
+    if ":" in host:
+        host = "[%s]" % host
+    return "%s:%d" % (host, endpoint["port"])
+
+
+# --- field readers -------------------------------------------------------------------------------------
+
+
+def _version(value, path, errors):
+    if not isinstance(value, str):
+        errors.append(error(path, "must be a string such as v1.30.4 (quote it in YAML)", value))
+        return None
+    text = value if value.startswith("v") else "v" + value
+    if not _VERSION.fullmatch(text):
+        errors.append(error(path, "must be v<major>.<minor>.<patch> with an optional -/+ suffix", value))
+        return None
+    return text
+
+
+def _host(value, path, errors):
+    if not isinstance(value, str) or not value:
+        errors.append(error(path, "must be an IP address or a DNS name", value))
+        return None
+    try:
+        ipaddress.ip_address(value)
+        return value
+    except ValueError:
+        pass
+    labels = value[:-1].split(".") if value.endswith(".") else value.split(".")
+    if len(value) > 253 or not all(_HOST_LABEL.fullmatch(label) for label in labels):
+        errors.append(error(path, "must be an IP address or a DNS name", value))
+        return None
+    return value
+
+
+def _max_surge(value, path, errors):
+    # KCP's maxSurge is an int-or-string that must resolve to 0 or 1.
+    if value in ("0", "1"):
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
+        return value
+    errors.append(error(path, "must be 0 or 1", value))
+    return None
+
+
+def _max_unhealthy(value, path, errors):
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str) and re.fullmatch(r"[0-9]+%", value):
+        return value
+    errors.append(error(path, "must be an integer >= 0 or a percentage such as \"40%\"", value))
+    return None
+
+
+def _unhealthy_range(value, path, errors):
+    match = re.fullmatch(r"\[([0-9]+)-([0-9]+)\]", value) if isinstance(value, str) else None
+    if not match:
+        errors.append(error(path, "must be \"[a-b]\" with whole numbers a <= b, such as \"[1-3]\"", value))
+        return None
+    if int(match.group(1)) > int(match.group(2)):
+        errors.append(error(path, "must be \"[a-b]\" with a <= b", value))
+        return None
+    return value
+
+
+def _node_startup_timeout(value, path, errors):
+    seconds = duration()(value, path, errors)
+    if seconds is not None and 0 < seconds < 30:
+        errors.append(error(path, "must be 0 (off) or at least 30s", value))
+        return None
+    return seconds
+
+
+def _condition_status(value, path, errors):
+    if value not in _CONDITION_STATUSES or isinstance(value, bool):
+        errors.append(error(path, "must be the string True, False or Unknown (quote it in YAML)", value))
+        return None
+    return value
+
+
+_CONDITION = {
+    "type": Field(string(), REQUIRED),
+    "status": Field(_condition_status, REQUIRED),
+    "timeout": Field(duration(), REQUIRED),
+}
+
+_HEALTH_CHECK = {
+    "unhealthy_conditions": Field(
+        list_of(mapping(_CONDITION), non_empty=True),
+        [{"type": "Ready", "status": "Unknown", "timeout": "5m"}, {"type": "Ready", "status": "False", "timeout": "5m"}],
+    ),
+    "node_startup_timeout": Field(_node_startup_timeout, "10m"),
+    "max_unhealthy": Field(_max_unhealthy, "100%"),
+    "unhealthy_range": Field(_unhealthy_range),
+}
+
+_REMEDIATION = {
+    "max_retry": Field(integer(minimum=0)),
+    "retry_period": Field(duration(), "0s"),
+    "min_healthy_period": Field(duration(), "1h"),
+}
+
+_SPEC = {
+    "cluster_name": Field(string(_DNS_LABEL, "must be a DNS-1123 label: at most 63 characters a-z, 0-9 and '-', "
+                                             "starting and ending with a letter or digit"), REQUIRED),
+    "replicas": Field(integer(minimum=1), 1),
+    "version": Field(_version, REQUIRED),
+    "endpoint": Field(mapping({"host": Field(_host, REQUIRED), "port": Field(integer(1, 65535), DEFAULT_PORT)}), REQUIRED),
+    "kubeadm": Field(
+        mapping(
+            {
+                "api_version": Field(one_of(V1BETA3, V1BETA4)),
+                "cluster_configuration": Field(any_mapping, {}),
+                "init_configuration": Field(any_mapping, {}),
+                "join_configuration": Field(any_mapping, {}),
+            }
+        ),
+        {},
+    ),
+    "machine_template": Field(any_mapping, {}),
+    "rollout": Field(
+        mapping(
+            {
+                "strategy": Field(one_of("RollingUpdate"), "RollingUpdate"),
+                "max_surge": Field(_max_surge, 1),
+                "after": Field(timestamp),
+                "before": Field(mapping({"certificates_expiry_days": Field(integer(minimum=7))}), {}),
+            }
+        ),
+        {},
+    ),
+    "upgrade": Field(mapping({"strategy": Field(one_of("rolling", "in_place"), "rolling")}), {}),
+    "remediation": Field(mapping(_REMEDIATION), {}),
+    "health_check": Field(mapping(_HEALTH_CHECK), {}),
+}
+
+
+# --- the kubeadm configurations ------------------------------------------------------------------------
+
+# Where kubeadm takes extra command line arguments: a string map in v1beta3, a list of {name, value} in v1beta4.
+_EXTRA_ARGS = {
+    "cluster_configuration": (
+        ("apiServer", "extraArgs"),
+        ("controllerManager", "extraArgs"),
+        ("scheduler", "extraArgs"),
+        ("etcd", "local", "extraArgs"),
+    ),
+    "init_configuration": (("nodeRegistration", "kubeletExtraArgs"),),
+    "join_configuration": (("nodeRegistration", "kubeletExtraArgs"),),
+}
+
+# Sections that kubeadm reads as mappings, in either config API version.
+_SECTIONS = {
+    "cluster_configuration": ("apiServer", "controllerManager", "scheduler", "etcd", "dns", "networking", "featureGates"),
+    "init_configuration": ("nodeRegistration", "localAPIEndpoint", "patches"),
+    "join_configuration": ("nodeRegistration", "discovery", "controlPlane", "patches"),
+}
+
+# Fields only one kubeadm config API version has (kubeadm-reference.md section 6).
+_ONLY_IN = {
+    V1BETA4: {
+        "cluster_configuration": (
+            ("encryptionAlgorithm",),
+            ("certificateValidityPeriod",),
+            ("caCertificateValidityPeriod",),
+            ("proxy",),
+            ("dns", "disabled"),
+            ("apiServer", "extraEnvs"),
+            ("controllerManager", "extraEnvs"),
+            ("scheduler", "extraEnvs"),
+            ("etcd", "local", "extraEnvs"),
+        ),
+        "init_configuration": (("dryRun",), ("timeouts",), ("nodeRegistration", "imagePullSerial")),
+        "join_configuration": (("dryRun",), ("timeouts",), ("nodeRegistration", "imagePullSerial")),
+    },
+    V1BETA3: {
+        "cluster_configuration": (("apiServer", "timeoutForControlPlane"),),
+        "join_configuration": (("discovery", "timeout"),),
+    },
+}
+
+# Secrets the collection makes for each run; in the spec they would be returned, logged and stored in git.
+_SECRETS = {
+    "init_configuration": (("certificateKey",), ("bootstrapTokens", "*", "token")),
+    "join_configuration": (
+        ("controlPlane", "certificateKey"),
+        ("discovery", "bootstrapToken", "token"),
+        ("discovery", "tlsBootstrapToken"),
+    ),
+}
+
+_ENCRYPTION_ALGORITHMS = ("RSA-2048", "RSA-3072", "RSA-4096", "ECDSA-P256")
+
+
+def _lookup(config, keys, path):
+    """(path, value) pairs found at ``keys`` inside ``config``; ``*`` walks every item of a list."""
+    if not keys:
+        return [(path, config)]
+    head, rest = keys[0], keys[1:]
+    if head == "*":
+        items = config if isinstance(config, list) else []
+        return [found for i, value in enumerate(items) for found in _lookup(value, rest, item(path, i))]
+    if not isinstance(config, dict) or head not in config:
+        return []
+    return _lookup(config[head], rest, child(path, head))
+
+
+def _check_extra_args(value, path, api_version, errors):
+    if api_version == V1BETA4:
+        ok = isinstance(value, list) and all(
+            isinstance(arg, dict)
+            and set(arg) == {"name", "value"}
+            and isinstance(arg["name"], str)
+            and arg["name"]
+            and isinstance(arg["value"], str)
+            for arg in value
+        )
+        if not ok:
+            errors.append(error(path, "with %s must be a list of {name, value} strings (or set kubeadm.api_version "
+                                      "to %s to write a map)" % (V1BETA4, V1BETA3), value))
+    elif not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
+        errors.append(error(path, "with %s must be a map of strings (a list of {name, value} needs %s)"
+                            % (V1BETA3, V1BETA4), value))
+
+
+def _check_etcd(etcd, path, errors):
+    local, external = etcd.get("local"), etcd.get("external")
+    if local is not None and external is not None:
+        errors.append(error(path, "local and external exclude each other: set one of them", sorted(etcd)))
+    if local is not None:
+        if not isinstance(local, dict):
+            errors.append(error(child(path, "local"), "must be a mapping", local))
+        elif "imageTag" in local:
+            string(_IMAGE_TAG, "may hold only a-z, A-Z, 0-9, '-', '_' and '.'")(
+                local["imageTag"], child(child(path, "local"), "imageTag"), errors)
+    if external is not None:
+        ext = child(path, "external")
+        if not isinstance(external, dict):
+            errors.append(error(ext, "must be a mapping", external))
+            return
+        endpoints = external.get("endpoints")
+        url = string(r"https?://[^/\s]+/?", "must be a URL such as https://10.0.0.5:2379")
+        if not isinstance(endpoints, list) or not endpoints:
+            errors.append(error(child(ext, "endpoints"), "external etcd needs at least one endpoint URL", endpoints))
+        else:
+            for i, endpoint in enumerate(endpoints):
+                url(endpoint, item(child(ext, "endpoints"), i), errors)
+        for key in ("caFile", "certFile", "keyFile"):
+            if external.get(key) is None:
+                errors.append(error(child(ext, key), "external etcd needs %s (a path on the machines)" % key))
+            else:
+                string()(external[key], child(ext, key), errors)
+
+
+def _check_dns(dns, path, errors):
+    tag = dns.get("imageTag")
+    if tag is None:
+        return
+    if string(_IMAGE_TAG, "may hold only a-z, A-Z, 0-9, '-', '_' and '.'")(tag, child(path, "imageTag"), errors) is None:
+        return
+    if coredns_tag_version(tag) is None:
+        errors.append(error(child(path, "imageTag"), "must read as a CoreDNS version such as v1.11.3", tag))
+
+
+def _check_same(config, key, expected, accepted, path, errors, field):
+    """A field the collection sets itself may be repeated only with the value it will get; it is then dropped."""
+    if key not in config:
+        return
+    value = config.pop(key)
+    if value not in accepted:
+        errors.append(error(child(path, key), "must agree with %s (%s) or be left out" % (field, expected), value))
+
+
+def _check_kubeadm(spec, errors):
+    """Checks the kubeadm configurations against the rest of the spec; fills in ``api_version``."""
+    kubeadm = spec["kubeadm"]
+    version = spec["version"]
+    if kubeadm["api_version"] is None:
+        kubeadm["api_version"] = default_api_version(version)
+    elif kubeadm["api_version"] == V1BETA4 and version and version_tuple(version)[:2] < V1BETA4_SINCE:
+        errors.append(error("kubeadm.api_version", "%s needs version v1.31 or later (kubeadm 1.29 and 1.30 know only "
+                                                   "%s)" % (V1BETA4, V1BETA3), V1BETA4))
+    api_version = kubeadm["api_version"]
+
+    for name in ("cluster_configuration", "init_configuration", "join_configuration"):
+        config = kubeadm[name]
+        if config is None:
+            continue
+        path = "kubeadm." + name
+        for key in ("apiVersion", "kind"):
+            if key in config:
+                errors.append(error(child(path, key), "is set by the collection from kubeadm.api_version: leave it out",
+                                    config[key]))
+        for key in _SECTIONS[name]:
+            if key in config and not isinstance(config[key], dict):
+                errors.append(error(child(path, key), "must be a mapping", config[key]))
+        for keys in _SECRETS.get(name, ()):
+            for found, _secret in _lookup(config, keys, path):
+                errors.append(error(found, "is a secret: leave it out, the collection makes tokens and certificate "
+                                           "keys for each run"))
+        for other, fields in _ONLY_IN.items():
+            if other == api_version:
+                continue
+            for keys in fields.get(name, ()):
+                for found, value in _lookup(config, keys, path):
+                    errors.append(error(found, "needs kubeadm.api_version %s (this spec uses %s)" % (other, api_version),
+                                        value))
+        for keys in _EXTRA_ARGS[name]:
+            for found, value in _lookup(config, keys, path):
+                _check_extra_args(value, found, api_version, errors)
+
+    config = kubeadm["cluster_configuration"]
+    if config is None:
+        return
+    path = "kubeadm.cluster_configuration"
+    if version:
+        _check_same(config, "kubernetesVersion", version, (version, version[1:]), path, errors, "version")
+    if spec["cluster_name"]:
+        _check_same(config, "clusterName", spec["cluster_name"], (spec["cluster_name"],), path, errors, "cluster_name")
+    endpoint = spec["endpoint"]
+    if endpoint and endpoint["host"] and endpoint["port"]:
+        address = endpoint_address(endpoint)
+        accepted = (address, endpoint["host"]) if endpoint["port"] == DEFAULT_PORT else (address,)
+        _check_same(config, "controlPlaneEndpoint", address, accepted, path, errors, "endpoint")
+    if isinstance(config.get("etcd"), dict):
+        _check_etcd(config["etcd"], child(path, "etcd"), errors)
+    if isinstance(config.get("dns"), dict):
+        _check_dns(config["dns"], child(path, "dns"), errors)
+    if "encryptionAlgorithm" in config and api_version == V1BETA4:
+        one_of(*_ENCRYPTION_ALGORITHMS)(config["encryptionAlgorithm"], child(path, "encryptionAlgorithm"), errors)
+
+
+def _check_counts(spec, errors):
+    replicas = spec["replicas"]
+    if replicas is None:
+        return
+    if replicas % 2 == 0 and not etcd_is_external(spec):
+        errors.append(error("replicas", "must be odd with stacked etcd (an even count tolerates no more failures "
+                                        "than one less); any count is allowed with external etcd", replicas))
+    rollout = spec["rollout"]
+    if rollout and rollout["max_surge"] == 0 and replicas < 3:
+        errors.append(error("rollout.max_surge", "0 needs replicas >= 3 (removing first must keep etcd quorum)", 0))
+
+
+# --- entry points ----------------------------------------------------------------------------------------
+
+
+def _normalize(raw, path, fields):
+    errors = []
+    value = read_mapping({} if raw is None else raw, path, errors, fields)
+    return (value if not errors else None), errors
+
+
+def normalize_health_check(raw, path="health_check"):
+    """(health check with defaults, errors) for ``raw`` as written under ``health_check`` (None = all defaults)."""
+    return _normalize(raw, path, _HEALTH_CHECK)
+
+
+def normalize_remediation(raw, path="remediation"):
+    """(remediation limits with defaults, errors) for ``raw`` as written under ``remediation``."""
+    return _normalize(raw, path, _REMEDIATION)
+
+
+def normalize_spec(raw):
+    """(normalized spec, errors): every default filled in and every error at once; the spec is None on error."""
+    errors = []
+    spec = read_mapping(raw, "", errors, _SPEC)
+    if spec is None:
+        return None, errors
+    if spec["kubeadm"] is not None:
+        _check_kubeadm(spec, errors)
+    _check_counts(spec, errors)
+    return (spec if not errors else None), errors

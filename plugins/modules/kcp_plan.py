@@ -1,0 +1,324 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: kcp_plan
+short_description: Decide the next safe step for a kubeadm control plane
+version_added: "0.1.0"
+description:
+  - Reads the declared control plane (O(spec)) and an observed snapshot of it (O(observed)) and returns the
+    one next operation that brings the control plane closer to the declaration, or why none may run now.
+    This is the decision core of Cluster API's KubeadmControlPlane and MachineHealthCheck, without a
+    management cluster.
+  - "The operations are tried in this order and the first one needed is returned (one operation per run;
+    the playbook executes it and observes again): V(finish_delete) a machine whose removal was interrupted;
+    V(remove_etcd_member) an etcd member that belongs to no machine; V(remediate) an unhealthy machine;
+    V(rollout) outdated machines (add then remove with C(max_surge) 1, remove then add with 0), or
+    V(upgrade_in_place) with the in-place upgrade strategy; V(scale_up) / V(scale_down) towards the declared
+    replicas; V(none) when nothing is needed. V(wait) says a needed operation is not safe now."
+  - Every operation that creates or removes a machine is gated by the preflight checks (every other machine
+    has a Node and healthy control plane pods and etcd member, no machine is being deleted, etcd agrees on
+    its members and has no alarm, the API endpoint answers), and every removal of an etcd member by a quorum
+    projection. A refused operation comes back as V(wait) with RV(blocked_by) naming each rule.
+  - A pure computation over its arguments, measured against the snapshot's C(now), not the clock. It runs
+    where the task runs (use C(delegate_to) V(localhost)), touches no host and never changes anything.
+  - See C(docs/decisions.md) in the collection for each decision, the function that makes it and the rule.
+author:
+  - kubeadm.control_plane contributors (!UNKNOWN)
+options:
+  spec:
+    description:
+      - The control plane spec as written in the inventory (C(docs/spec.md)); it is validated and defaulted
+        as M(kubeadm.control_plane.kcp_validate) does.
+    type: dict
+    required: true
+  observed:
+    description:
+      - The observed snapshot of the control plane, as the info modules produce it (C(docs/snapshot.md)).
+      - Needs C(now) and C(machines); each machine needs C(name) and C(created).
+    type: dict
+    required: true
+attributes:
+  check_mode:
+    support: full
+    description: The module never changes anything, so check mode returns the same plan.
+  diff_mode:
+    support: none
+  platform:
+    platforms: all
+    description: Pure computation; run it on the controller.
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+notes:
+  - Bad input fails before anything is decided, listing every error with the path of its field
+    (for example C(observed.machines[1].created) or C(spec.replicas)).
+  - Ties that Cluster API v1.7.9 leaves to chance are broken as v1.10 does, then by name, so the same input
+    always gives the same plan.
+seealso:
+  - module: kubeadm.control_plane.kcp_validate
+  - module: kubeadm.control_plane.machine_health_check
+  - name: Cluster API KubeadmControlPlane
+    description: The Kubernetes controller whose decisions this module makes.
+    link: https://cluster-api.sigs.k8s.io/developer/core/controllers/control-plane
+"""
+
+EXAMPLES = r"""
+- name: Decide the next step
+  kubeadm.control_plane.kcp_plan:
+    spec: "{{ kcp }}"
+    observed: "{{ snapshot }}"
+  delegate_to: localhost
+  run_once: true
+  register: step
+
+- name: Stop and say why when the next step is not safe
+  ansible.builtin.fail:
+    msg: "{{ step.reason }}: {{ step.blocked_by | map(attribute='message') | join('; ') }}"
+  when: step.action == 'wait'
+
+- name: Say what the next step is and which machine it concerns
+  ansible.builtin.debug:
+    msg: "{{ step.action }} {{ step.step or '' }} {{ step.machine or step.failure_domain or '' }}: {{ step.reason }}"
+"""
+
+RETURN = r"""
+action:
+  description:
+    - The next operation. V(none) nothing is needed; V(wait) something is needed but not safe now (see
+      RV(blocked_by)); V(scale_up) create a machine (with kubeadm init when RV(init)); V(scale_down) remove
+      RV(machine); V(rollout) one step of a rolling update (RV(step) says which); V(upgrade_in_place) upgrade
+      RV(machines) where they stand; V(remediate) delete the unhealthy RV(machine) (a later scale up
+      replaces it); V(remove_etcd_member) remove the etcd RV(member) that belongs to no machine;
+      V(finish_delete) finish removing RV(machine), whose removal was interrupted.
+  returned: success
+  type: str
+  choices: [none, wait, scale_up, scale_down, rollout, upgrade_in_place, remediate, remove_etcd_member, finish_delete]
+  sample: rollout
+step:
+  description: For V(rollout), V(scale_up) and V(scale_down), and a V(wait) that holds one back, the scaling
+    step (V(scale_up) or V(scale_down)); null otherwise.
+  returned: success
+  type: str
+  sample: scale_down
+machine:
+  description: The machine the operation removes (scale down, rollout scale down, remediate, finish_delete);
+    null otherwise.
+  returned: success
+  type: str
+  sample: cp-1
+machines:
+  description: For V(upgrade_in_place), the machines to upgrade, oldest first; empty otherwise.
+  returned: success
+  type: list
+  elements: str
+  sample: []
+failure_domain:
+  description: Where a new machine goes (scale up), or the failure domain the removed machine is taken from
+    (scale down); null when no failure domain applies.
+  returned: success
+  type: str
+  sample: fd-a
+init:
+  description: True when the operation creates the very first machine, with kubeadm init.
+  returned: success
+  type: bool
+  sample: false
+leader_candidate:
+  description: When the operation removes an etcd member, the newest other healthy machine, to which etcd
+    leadership moves first if the leaving member leads; null otherwise.
+  returned: success
+  type: str
+  sample: cp-4
+member:
+  description: For V(remove_etcd_member), the member to remove; null otherwise.
+  returned: success
+  type: dict
+  sample: {"name": "cp-9", "id": "8e9e05c52164694d"}
+  contains:
+    name:
+      description: The member's name (the node it was named after).
+      type: str
+    id:
+      description: The member's id, in hex.
+      type: str
+retry_count:
+  description: For V(remediate), the retry count to record with the remediation (0 starts a new sequence);
+    null otherwise.
+  returned: success
+  type: int
+  sample: 1
+remediation_for:
+  description: For V(scale_up) while a remediation awaits its replacement, the record the new machine
+    inherits (C(machine), C(timestamp), C(retry_count)); null otherwise.
+  returned: success
+  type: dict
+  sample: {"machine": "cp-2", "timestamp": "2026-11-22T09:50:00Z", "retry_count": 0}
+reason:
+  description: One short sentence for people saying what the operation is and why.
+  returned: success
+  type: str
+  sample: "rolling out cp-1, cp-2, cp-3: remove an outdated machine: cp-1"
+details:
+  description: The decision trail for logs (priority level, failure domain rule, etcd hand-over).
+  returned: success
+  type: list
+  elements: str
+  sample: ["SD1 priority 4 (outdated): cp-1, cp-2, cp-3; FD5: fd-a holds the most machines (2) among domains
+            with eligible machines; FD6: cp-1 is the oldest eligible there"]
+blocked_by:
+  description:
+    - The rules that stop an operation right now, each with a message and the machines it concerns; empty
+      when acting is safe. With V(none), the preflight failures of the control plane as it is.
+    - "Rules: V(etcd_topology), V(endpoint_not_ready), V(machines_deleting), V(machines_without_node),
+      V(components_not_healthy), V(etcd_members_not_healthy), V(etcd_cluster) (preflight); V(etcd_quorum),
+      V(too_few_machines) (etcd membership); V(remediation_not_allowed), V(remediation_in_progress),
+      V(retry_period), V(max_retries), V(machine_provisioning), V(machine_deleting), V(no_leader_candidate)
+      (remediation held back)."
+  returned: success
+  type: list
+  elements: dict
+  sample: [{"rule": "components_not_healthy", "message": "cp-2: api_server false (pod unhealthy)",
+            "machines": ["cp-2"]}]
+  contains:
+    rule:
+      description: The rule's name.
+      type: str
+    message:
+      description: What fails, for people.
+      type: str
+    machines:
+      description: The machines concerned (may be empty).
+      type: list
+      elements: str
+outdated:
+  description: Every outdated machine with its reasons (certificates, rollout.after, version, spec hash).
+  returned: success
+  type: dict
+  sample: {"cp-1": ["runs v1.29.8, the spec wants v1.30.4"]}
+flagged:
+  description: The machines flagged for remediation (unhealthy, and the health check's budget allows it).
+  returned: success
+  type: list
+  elements: str
+  sample: []
+remediation:
+  description: What the remediation rules decided this pass, whether or not it is the operation returned.
+  returned: success
+  type: dict
+  contains:
+    status:
+      description: V(none) nothing flagged; V(remediate); V(skip) held back; V(fail) no machine can take over
+        etcd leadership.
+      type: str
+    machine:
+      description: The machine selected for remediation, or null.
+      type: str
+    rule:
+      description: The rule that held it back, or null.
+      type: str
+    reason:
+      description: Why, in one sentence.
+      type: str
+    retry_count:
+      description: The retry count the remediation would record.
+      type: int
+  sample: {"status": "skip", "machine": "cp-1", "rule": "etcd_quorum", "retry_count": 0,
+           "reason": "removing cp-1 would lose etcd quorum: after the change 1 of 2 voting members would be
+           healthy, 2 are needed for quorum"}
+quorum:
+  description: For an operation that adds or removes an etcd member, the quorum projection behind it; null
+    otherwise.
+  returned: success
+  type: dict
+  sample: {"ok": true, "voters_before": 3, "healthy_before": 3, "voters_after": 2, "healthy_after": 2,
+           "quorum_after": 2, "failures_tolerated_after": 0, "reasons": []}
+preflight:
+  description: The preflight report the decision used (for a scale down, without the machine it removes), or
+    the report for the control plane as it is.
+  returned: success
+  type: dict
+  sample: {"ok": false, "excluded": [], "failures": [{"rule": "machines_without_node",
+           "message": "cp-4 has no node yet", "machines": ["cp-4"]}]}
+  contains:
+    ok:
+      description: True when no check fails.
+      type: bool
+    excluded:
+      description: The machine left out of the checks, if any.
+      type: list
+      elements: str
+    failures:
+      description: Each failing check, as in RV(blocked_by).
+      type: list
+      elements: dict
+health_check:
+  description: The machine health check summary the remediation used.
+  returned: success
+  type: dict
+  sample: {"unhealthy": ["cp-2"], "remediation_allowed": true,
+           "reason": "Remediation is allowed: 1 of 3 machines not healthy, and max_unhealthy 100% allows 3."}
+etcd:
+  description: etcd health as the control plane sees it (always healthy-looking for external etcd when an
+    endpoint answers).
+  returned: success
+  type: dict
+  sample: {"ok": true, "problems": []}
+spec_hash:
+  description: The hash of the spec; a machine recorded with another hash is outdated.
+  returned: success
+  type: str
+  sample: 3f1c0a9d2b7e4c55
+errors:
+  description: Every input error, each with the path of the field, the rule it breaks and the value given.
+  returned: failure
+  type: list
+  elements: dict
+  sample: [{"path": "observed.machines[0].created", "rule": "is required", "value": null}]
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import plan
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_snapshot
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe
+
+
+def _under(option, errors):
+    """Errors with paths that start at the module option, as the user wrote it."""
+    return [dict(e, path="%s.%s" % (option, e["path"]) if e["path"] else option) for e in errors]
+
+
+def plan_from_raw(raw_spec, raw_observed):
+    """(plan, errors): the plan only when both arguments are valid; every error of both otherwise."""
+    spec, spec_errors = normalize_spec(raw_spec)
+    snapshot, snapshot_errors = normalize_snapshot(raw_observed)
+    errors = _under("spec", spec_errors) + _under("observed", snapshot_errors)
+    if errors:
+        return None, errors
+    return plan(spec, snapshot), []
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            spec=dict(type="dict", required=True),
+            observed=dict(type="dict", required=True),
+        ),
+        supports_check_mode=True,
+    )
+    result, errors = plan_from_raw(module.params["spec"], module.params["observed"])
+    if errors:
+        module.fail_json(msg="invalid input: %s" % describe(errors), errors=errors)
+    module.exit_json(changed=False, **result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,345 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: kcp_validate
+short_description: Validate the control plane spec and fill in its defaults
+version_added: 0.1.0
+description:
+  - Checks the control plane spec declared in inventory (by convention the variable C(kcp)) and returns it
+    normalized, with every default filled in, together with its spec hash. Every other module and role of the
+    collection reads the normalized form.
+  - Reports every error at once, each as the path of the field and the rule it breaks, and fails before any
+    host is touched.
+  - With O(previous) set, also checks that the spec in force may change into O(spec) the way a
+    KubeadmControlPlane may be updated (immutable fields, no skipped minor version, etcd topology).
+  - Runs on the controller and changes nothing. The spec is documented in full in C(docs/spec.md); each
+    option below names the KubeadmControlPlane or MachineHealthCheck field it maps to.
+  - Secrets (bootstrap tokens, certificate keys) are refused in the kubeadm configurations, because the spec
+    is returned and logged; the collection makes them for each run.
+author:
+  - kubeadm.control_plane contributors (!UNKNOWN)
+options:
+  spec:
+    description:
+      - The control plane spec as the user declares it. Unknown fields are errors.
+    type: dict
+    required: true
+    suboptions:
+      cluster_name:
+        description:
+          - Name of the cluster, a DNS-1123 label (KCP C(Cluster.metadata.name)).
+        type: str
+        required: true
+      replicas:
+        description:
+          - Number of control plane machines, > 0 and odd with stacked etcd; any positive count with external
+            etcd (KCP C(spec.replicas)).
+        type: int
+        default: 1
+      version:
+        description:
+          - Kubernetes version, V(v<major>.<minor>.<patch>) with an optional C(-) or C(+) suffix; a missing
+            leading C(v) is added (KCP C(spec.version)).
+        type: str
+        required: true
+      endpoint:
+        description:
+          - The stable API endpoint (load balancer or VIP) every machine and client uses (KCP
+            C(controlPlaneEndpoint)). Immutable.
+        type: dict
+        required: true
+        suboptions:
+          host:
+            description: IP address or DNS name of the endpoint.
+            type: str
+            required: true
+          port:
+            description: Port of the endpoint, 1-65535.
+            type: int
+            default: 6443
+      kubeadm:
+        description:
+          - The kubeadm configurations, in kubeadm's own camelCase (KCP C(kubeadmConfigSpec)).
+        type: dict
+        suboptions:
+          api_version:
+            description:
+              - The kubeadm config API the configurations are written in. Defaults to
+                V(kubeadm.k8s.io/v1beta3) below v1.31 and V(kubeadm.k8s.io/v1beta4) from v1.31; v1beta4 is
+                refused below v1.31.
+              - With v1beta3 C(extraArgs) and C(kubeletExtraArgs) are maps of strings, with v1beta4 lists of
+                C({name, value}). Fields that only one API version has are refused under the other.
+            type: str
+            choices: [kubeadm.k8s.io/v1beta3, kubeadm.k8s.io/v1beta4]
+          cluster_configuration:
+            description:
+              - kubeadm ClusterConfiguration fields without C(apiVersion) and C(kind).
+              - C(kubernetesVersion), C(clusterName) and C(controlPlaneEndpoint) are set from O(spec.version),
+                O(spec.cluster_name) and O(spec.endpoint); given here they must agree, and are dropped.
+              - C(etcd.external) makes etcd external and needs C(endpoints), C(caFile), C(certFile) and
+                C(keyFile); C(etcd.local) and C(etcd.external) exclude each other.
+              - CoreDNS and etcd image tags may hold only C([-a-zA-Z0-9_.]).
+              - Immutable once the cluster exists, as in KCP - C(networking), C(certificatesDir), the etcd
+                topology and anything outside KCP's list of mutable fields.
+            type: dict
+            default: {}
+          init_configuration:
+            description:
+              - kubeadm InitConfiguration fields without C(apiVersion), C(kind), C(certificateKey) and
+                bootstrap token values.
+            type: dict
+            default: {}
+          join_configuration:
+            description:
+              - kubeadm JoinConfiguration fields without C(apiVersion), C(kind), C(controlPlane.certificateKey)
+                and discovery tokens.
+            type: dict
+            default: {}
+      machine_template:
+        description:
+          - Free-form description of what the machine provider needs (image, size, ...). Any change rolls the
+            machines out (KCP C(spec.machineTemplate.infrastructureRef)).
+        type: dict
+        default: {}
+      rollout:
+        description: How outdated machines are replaced (KCP C(spec.rolloutStrategy), C(rolloutAfter), C(rolloutBefore)).
+        type: dict
+        suboptions:
+          strategy:
+            description: Only V(RollingUpdate).
+            type: str
+            default: RollingUpdate
+            choices: [RollingUpdate]
+          max_surge:
+            description:
+              - Machines created above O(spec.replicas) during a rollout, 0 or 1 (the strings V("0") and V("1")
+                are read as numbers). 1 adds a machine before removing one; 0 removes first and needs
+                O(spec.replicas) >= 3.
+            type: raw
+            default: 1
+          after:
+            description: RFC 3339 time; machines created before it are rolled out once it has passed.
+            type: str
+          before:
+            description: Roll a machine out ahead of an event.
+            type: dict
+            suboptions:
+              certificates_expiry_days:
+                description: Roll a machine out when its certificates expire within this many days, >= 7.
+                type: int
+      upgrade:
+        description: How a version change is applied.
+        type: dict
+        suboptions:
+          strategy:
+            description:
+              - V(rolling) replaces machines; V(in_place) upgrades them where they stand (EKS-A
+                C(upgradeRolloutStrategy.type)).
+            type: str
+            default: rolling
+            choices: [rolling, in_place]
+      remediation:
+        description: Limits on replacing unhealthy machines (KCP C(spec.remediationStrategy)).
+        type: dict
+        suboptions:
+          max_retry:
+            description: Times a machine created by a remediation may be remediated again, >= 0; unset = unlimited.
+            type: int
+          retry_period:
+            description: Duration (C(90s), C(5m), C(1h30m) or seconds) to wait between two remediations of the same machine.
+            type: raw
+            default: 0s
+          min_healthy_period:
+            description: Duration after which a remediated machine counts as healthy again, and its retry count restarts.
+            type: raw
+            default: 1h
+      health_check:
+        description: When a machine is unhealthy (MachineHealthCheck C(spec)).
+        type: dict
+        suboptions:
+          unhealthy_conditions:
+            description:
+              - Node conditions that make a machine unhealthy once they have held for their timeout; at least one.
+              - Default - C(Ready) V(Unknown) for 5m, and C(Ready) V(False) for 5m.
+            type: list
+            elements: dict
+            suboptions:
+              type:
+                description: Node condition type, such as C(Ready).
+                type: str
+                required: true
+              status:
+                description: Condition status, quoted in YAML.
+                type: str
+                required: true
+                choices: ["True", "False", "Unknown"]
+              timeout:
+                description: Duration the condition must hold.
+                type: raw
+                required: true
+          node_startup_timeout:
+            description: Duration a machine may go without a Node before it is unhealthy; 0 = off, else >= 30s.
+            type: raw
+            default: 10m
+          max_unhealthy:
+            description: Remediate only while at most this many machines are unhealthy, an integer >= 0 or a percentage V("N%").
+            type: raw
+            default: 100%
+          unhealthy_range:
+            description: Remediate only while the number of unhealthy machines is within V([a-b]), a <= b; wins over O(spec.health_check.max_unhealthy).
+            type: str
+  previous:
+    description:
+      - The spec in force, as it was declared. When given, O(spec) is checked as an update of it; errors in
+        it are reported under the path prefix C(previous).
+    type: dict
+attributes:
+  check_mode:
+    support: full
+    description: The module never changes anything; check mode returns the same result.
+  diff_mode:
+    support: none
+    description: There is nothing to compare; the module changes nothing.
+notes:
+  - Runs on the controller; connects to no host.
+  - The spec hash covers the kubeadm configurations (without C(dns) and join C(discovery)) and
+    O(spec.machine_template); see RV(spec_hash).
+"""
+
+EXAMPLES = r"""
+- name: Validate the spec declared in inventory
+  kubeadm.control_plane.kcp_validate:
+    spec: "{{ kcp }}"
+  register: kcp_checked
+  delegate_to: localhost
+  run_once: true
+
+- name: Validate a three-machine control plane with external etcd and a custom health check
+  kubeadm.control_plane.kcp_validate:
+    spec:
+      cluster_name: prod
+      replicas: 3
+      version: v1.31.2
+      endpoint:
+        host: api.prod.example.com
+      kubeadm:
+        cluster_configuration:
+          etcd:
+            external:
+              endpoints: ["https://10.0.0.5:2379"]
+              caFile: /etc/kubernetes/pki/etcd/ca.crt
+              certFile: /etc/kubernetes/pki/apiserver-etcd-client.crt
+              keyFile: /etc/kubernetes/pki/apiserver-etcd-client.key
+          apiServer:
+            extraArgs:
+              - {name: audit-log-maxage, value: "30"}
+      health_check:
+        unhealthy_conditions:
+          - {type: Ready, status: "False", timeout: 10m}
+        max_unhealthy: 40%
+
+- name: Check an update against the spec in force
+  kubeadm.control_plane.kcp_validate:
+    spec: "{{ kcp }}"
+    previous: "{{ kcp_in_force }}"
+"""
+
+RETURN = r"""
+spec:
+  description: The spec with every default filled in. Durations are float seconds, O(spec.version) has its
+    leading C(v), C(kubernetesVersion), C(clusterName) and C(controlPlaneEndpoint) are dropped from the
+    cluster configuration.
+  returned: success
+  type: dict
+  sample:
+    cluster_name: demo
+    replicas: 3
+    version: v1.30.4
+    endpoint: {host: 10.0.0.100, port: 6443}
+    kubeadm:
+      api_version: kubeadm.k8s.io/v1beta3
+      cluster_configuration: {}
+      init_configuration: {}
+      join_configuration: {}
+    machine_template: {}
+    rollout: {strategy: RollingUpdate, max_surge: 1, after: null, before: {certificates_expiry_days: null}}
+    upgrade: {strategy: rolling}
+    remediation: {max_retry: null, retry_period: 0.0, min_healthy_period: 3600.0}
+    health_check:
+      unhealthy_conditions:
+        - {type: Ready, status: Unknown, timeout: 300.0}
+        - {type: Ready, status: "False", timeout: 300.0}
+      node_startup_timeout: 600.0
+      max_unhealthy: 100%
+      unhealthy_range: null
+spec_hash:
+  description:
+    - 16 hex digits naming what a machine is built from (the kubeadm configurations without C(dns) and join
+      C(discovery), and the machine template). A machine whose recorded hash differs is outdated.
+  returned: success
+  type: str
+  sample: 30dafb95b35d39f5
+etcd_external:
+  description: Whether etcd is external (C(kubeadm.cluster_configuration.etcd.external) is set).
+  returned: success
+  type: bool
+  sample: false
+errors:
+  description: Every error, each with the field C(path), the C(rule) it breaks and the C(value) given; empty on success.
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - {path: rollout.max_surge, rule: must be 0 or 1, value: 2}
+    - path: health_check.unhealthy_conditions[1].timeout
+      rule: must be a duration such as 90s, 5m or 1h30m, or a number of seconds >= 0
+      value: soon
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external, normalize_spec
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_update import check_update
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe
+
+
+def validate(spec, previous=None):
+    """(normalized spec, errors) for ``spec``, checked as an update of ``previous`` when that is given."""
+    normalized, errors = normalize_spec(spec)
+    if previous is not None:
+        in_force, previous_errors = normalize_spec(previous)
+        for err in previous_errors:
+            err["path"] = "previous." + err["path"] if err["path"] else "previous"
+        errors.extend(previous_errors)
+        if normalized is not None and in_force is not None:
+            errors.extend(check_update(in_force, normalized))
+    return (normalized if not errors else None), errors
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(spec=dict(type="dict", required=True), previous=dict(type="dict")),
+        supports_check_mode=True,
+    )
+    normalized, errors = validate(module.params["spec"], module.params["previous"])
+    if errors:
+        module.fail_json(msg="the control plane spec is invalid: " + describe(errors), errors=errors)
+    module.exit_json(
+        changed=False,
+        spec=normalized,
+        spec_hash=spec_hash(normalized),
+        etcd_external=etcd_is_external(normalized),
+        errors=[],
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,416 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The machine health check as a spec: kcp-rules.md MHC1-MHC9 mapped to the snapshot (docs/health-check.md)."""
+
+import pytest
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.health_check import (
+    budget,
+    evaluate,
+    max_unhealthy_value,
+    parse_unhealthy_range,
+    span,
+)
+from builders import health_check, machine, seconds_ago, snapshot
+
+READY_UNKNOWN_5M = {"type": "Ready", "status": "Unknown", "timeout": 300.0}
+READY_FALSE_5M = {"type": "Ready", "status": "False", "timeout": 300.0}
+DISK_PRESSURE_1M = {"type": "DiskPressure", "status": "True", "timeout": 60.0}
+
+
+def with_conditions(m, *conditions):
+    """`m` with its node's conditions replaced by (type, status, seconds since the last transition or None)."""
+    m["node"]["conditions"] = [
+        {"type": kind, "status": status, "last_transition": None if age is None else seconds_ago(age)}
+        for kind, status, age in conditions
+    ]
+    return m
+
+
+def only_target(rules, m):
+    return evaluate(rules, snapshot([m]))["targets"][0]
+
+
+def fleet(total, unhealthy=0, pending=0):
+    """`total` machines: the first `unhealthy` failed, the next `pending` still waiting for their Node."""
+    machines = []
+    for i in range(total):
+        if i < unhealthy:
+            machines.append(machine("cp-%d" % i, failure="provider lost the instance"))
+        elif i < unhealthy + pending:
+            machines.append(machine("cp-%d" % i, has_node=False, created=1))
+        else:
+            machines.append(machine("cp-%d" % i))
+    return snapshot(machines)
+
+
+# MHC2: each unhealthy criterion, first match wins.
+@pytest.mark.parametrize(
+    "m,rules,reason",
+    [
+        (machine("cp-1", remediation_requested=True), health_check(), "remediation was requested"),
+        (machine("cp-1", failure="kubeadm join failed: timeout"), health_check(), "failed: kubeadm join failed"),
+        (dict(machine("cp-1"), node=None), health_check(), "Node no longer exists"),
+        (machine("cp-1", has_node=False, created=11), health_check(), "no Node within node_startup_timeout 10m"),
+        (with_conditions(machine("cp-1"), ("Ready", "Unknown", 301)), health_check(), "Ready has been Unknown"),
+        (with_conditions(machine("cp-1"), ("Ready", "False", 3600)), health_check(), "Ready has been False"),
+        (
+            with_conditions(machine("cp-1"), ("Ready", "True", 3600), ("DiskPressure", "True", 61)),
+            health_check(unhealthy_conditions=[READY_FALSE_5M, DISK_PRESSURE_1M]),
+            "DiskPressure has been True",
+        ),
+        (
+            machine("cp-1", remediation_requested=True, failure="boom", has_node=False, created=60),
+            health_check(),
+            "remediation was requested",
+        ),
+        (machine("cp-1", failure="boom", has_node=False, created=60), health_check(), "failed: boom"),
+    ],
+    ids=[
+        "a machine whose remediation was requested is unhealthy",
+        "a machine with a recorded failure is unhealthy",
+        "a provisioned machine whose node is gone is unhealthy",
+        "a machine without a node past the node startup timeout is unhealthy",
+        "a node Ready Unknown for longer than its timeout is unhealthy",
+        "a node Ready False for longer than its timeout is unhealthy",
+        "any configured condition can make a node unhealthy",
+        "a remediation request is reported before any other problem",
+        "a recorded failure is reported before a late node",
+    ],
+)
+def test_each_unhealthy_criterion(m, rules, reason):
+    result = evaluate(rules, snapshot([m]))
+    target = result["targets"][0]
+    assert (target["state"], target["next_check_seconds"]) == ("unhealthy", None)
+    assert reason in target["reason"]
+    assert result["unhealthy"] == ["cp-1"] and result["healthy"] == 0
+
+
+# MHC2.8 + MHC4: unhealthy only when strictly older than the timeout; pending until then, next check + 1 s.
+@pytest.mark.parametrize(
+    "age,state,next_check",
+    [(0, "pending", 301.0), (299, "pending", 2.0), (300, "pending", 1.0), (301, "unhealthy", None), (86400, "unhealthy", None)],
+    ids=[
+        "a condition that just changed is pending for the whole timeout plus a second",
+        "a condition a second short of its timeout is pending",
+        "a condition exactly at its timeout is still pending, not unhealthy",
+        "a condition a second past its timeout is unhealthy",
+        "a condition a day old is unhealthy",
+    ],
+)
+def test_condition_timeout_boundary(age, state, next_check):
+    target = only_target(health_check(), with_conditions(machine("cp-1"), ("Ready", "False", age)))
+    assert (target["state"], target["next_check_seconds"]) == (state, next_check)
+
+
+@pytest.mark.parametrize(
+    "conditions,rules,state,next_check",
+    [
+        ((("Ready", "True", 3600),), health_check(), "healthy", None),
+        ((("Ready", "Unknown", 3600),), health_check(unhealthy_conditions=[READY_FALSE_5M]), "healthy", None),
+        ((), health_check(), "healthy", None),
+        (
+            (("Ready", "Unknown", 60), ("DiskPressure", "True", 120)),
+            health_check(unhealthy_conditions=[READY_UNKNOWN_5M, DISK_PRESSURE_1M]),
+            "unhealthy",
+            None,
+        ),
+        (
+            (("Ready", "Unknown", 60), ("DiskPressure", "True", 30)),
+            health_check(unhealthy_conditions=[READY_UNKNOWN_5M, DISK_PRESSURE_1M]),
+            "pending",
+            31.0,
+        ),
+        ((("Ready", "False", 3600), ("Ready", "True", 3600)), health_check(), "unhealthy", None),
+        ((("Ready", "False", None),), health_check(), "unhealthy", None),
+    ],
+    ids=[
+        "a node Ready True has no problem",
+        "a status the rules do not list has no problem",
+        "a node without the configured condition has no problem",
+        "one timed-out condition is enough even when another is pending",
+        "several pending conditions check again at the soonest",
+        "only the first condition of a type is read",
+        "a matching condition with no last transition time has timed out",
+    ],
+)
+def test_conditions_are_ored_and_must_match_exactly(conditions, rules, state, next_check):
+    target = only_target(rules, with_conditions(machine("cp-1"), *conditions))
+    assert (target["state"], target["next_check_seconds"]) == (state, next_check)
+
+
+# MHC2.7: the node startup timeout, measured from the machine's creation; 0 disables it.
+@pytest.mark.parametrize(
+    "age,timeout,state,next_check",
+    [
+        (599, 600.0, "pending", 2.0),
+        (600, 600.0, "pending", 1.0),
+        (601, 600.0, "unhealthy", None),
+        (86400, 0.0, "not_evaluated", None),
+        (0, 0.0, "not_evaluated", None),
+    ],
+    ids=[
+        "a machine a second short of the node startup timeout is pending",
+        "a machine exactly at the node startup timeout is still pending",
+        "a machine a second past the node startup timeout is unhealthy",
+        "a day-old machine without a node is not evaluated when the timeout is 0",
+        "a new machine without a node is not evaluated when the timeout is 0",
+    ],
+)
+def test_node_startup_timeout(age, timeout, state, next_check):
+    m = machine("cp-1", has_node=False)
+    m["created"] = seconds_ago(age)
+    result = evaluate(health_check(node_startup_timeout=timeout), snapshot([m]))
+    target = result["targets"][0]
+    assert (target["state"], target["next_check_seconds"]) == (state, next_check)
+    assert result["healthy"] == 0 and result["unhealthy_count"] == 1
+
+
+# MHC3 + MHC4: pending machines are not healthy; the next check is the soonest pending one.
+@pytest.mark.parametrize(
+    "machines,pending,next_check",
+    [
+        ([machine("cp-1"), machine("cp-2")], [], None),
+        (
+            [with_conditions(machine("cp-1"), ("Ready", "Unknown", 240)), machine("cp-2", has_node=False, created=5)],
+            ["cp-1", "cp-2"],
+            61.0,
+        ),
+        (
+            [machine("cp-1", has_node=False, created=9), with_conditions(machine("cp-2"), ("Ready", "False", 10))],
+            ["cp-1", "cp-2"],
+            61.0,
+        ),
+        ([machine("cp-1", failure="gone"), machine("cp-2")], [], None),
+    ],
+    ids=[
+        "nothing pending means no next check",
+        "a pending condition due sooner sets the next check",
+        "a pending node startup due sooner sets the next check",
+        "an unhealthy machine needs no next check",
+    ],
+)
+def test_pending_targets_and_next_check(machines, pending, next_check):
+    result = evaluate(health_check(), snapshot(machines))
+    assert result["pending"] == pending
+    assert result["next_check_seconds"] == next_check
+    assert result["healthy"] == len(machines) - len(pending) - len(result["unhealthy"])
+
+
+# MHC3: a machine being deleted never counts as healthy, though a problem is still reported as such.
+@pytest.mark.parametrize(
+    "m,state",
+    [
+        (machine("cp-1", deleting=True), "not_evaluated"),
+        (with_conditions(machine("cp-1", deleting=True), ("Ready", "False", 3600)), "unhealthy"),
+        (with_conditions(machine("cp-1", deleting=True), ("Ready", "False", 10)), "pending"),
+    ],
+    ids=[
+        "a deleting machine with a healthy node is not healthy",
+        "a deleting machine past a condition timeout is unhealthy",
+        "a deleting machine within a condition timeout is pending",
+    ],
+)
+def test_deleting_machines_are_not_healthy(m, state):
+    result = evaluate(health_check(), snapshot([m, machine("cp-2"), machine("cp-3")]))
+    assert result["targets"][0]["state"] == state
+    assert (result["expected"], result["healthy"], result["unhealthy_count"]) == (3, 2, 1)
+
+
+# MHC7: percentages round down; ints are used as they are.
+@pytest.mark.parametrize(
+    "max_unhealthy,expected,value",
+    [("40%", 3, 1), ("34%", 3, 1), ("33%", 3, 0), ("100%", 5, 5), ("0%", 5, 0), ("150%", 2, 3), (2, 3, 2), (5, 3, 5), (0, 3, 0)],
+    ids=[
+        "40 percent of 3 is 1",
+        "34 percent of 3 is 1",
+        "33 percent of 3 is 0",
+        "100 percent of 5 is 5",
+        "0 percent of 5 is 0",
+        "150 percent of 2 is 3",
+        "the int 2 is 2",
+        "an int larger than the targets is not clamped",
+        "the int 0 is 0",
+    ],
+)
+def test_max_unhealthy_value(max_unhealthy, expected, value):
+    assert max_unhealthy_value(max_unhealthy, expected) == value
+
+
+@pytest.mark.parametrize(
+    "max_unhealthy,total,unhealthy,allowed,remaining",
+    [
+        ("40%", 3, 1, True, 0),
+        ("40%", 3, 2, False, 0),
+        ("33%", 3, 1, False, 0),
+        ("33%", 3, 0, True, 0),
+        ("100%", 5, 5, True, 0),
+        ("100%", 5, 2, True, 3),
+        (2, 5, 1, True, 1),
+        (2, 5, 2, True, 0),
+        (2, 5, 3, False, 0),
+        (5, 3, 1, True, 4),
+    ],
+    ids=[
+        "one unhealthy of 3 fits in 40 percent with no room left",
+        "two unhealthy of 3 exceed 40 percent",
+        "one unhealthy of 3 exceeds 33 percent",
+        "none unhealthy of 3 fits in 33 percent",
+        "all 5 unhealthy fit in 100 percent",
+        "two unhealthy of 5 leave 3 remediations under 100 percent",
+        "one unhealthy under an int 2 leaves 1 remediation",
+        "two unhealthy under an int 2 are allowed with 0 left",
+        "three unhealthy under an int 2 are blocked",
+        "an unclamped int 5 over 3 machines leaves 4 remediations",
+    ],
+)
+def test_max_unhealthy_budget(max_unhealthy, total, unhealthy, allowed, remaining):
+    result = evaluate(health_check(max_unhealthy=max_unhealthy), fleet(total, unhealthy))
+    assert result["remediation_allowed"] is allowed
+    assert result["remediations_allowed"] == remaining
+    assert result["unhealthy_count"] == unhealthy
+    assert result["max_allowed"] == max_unhealthy_value(max_unhealthy, total)
+    assert ("allowed" if allowed else "blocked") in result["reason"]
+    assert "%d of %d machines" % (unhealthy, total) in result["reason"]
+
+
+# MHC6: unhealthy_range wins over max_unhealthy.
+@pytest.mark.parametrize(
+    "unhealthy_range,max_unhealthy,unhealthy,allowed,remaining",
+    [
+        ("[1-2]", "100%", 0, False, 0),
+        ("[1-2]", "100%", 1, True, 1),
+        ("[1-2]", "100%", 2, True, 0),
+        ("[1-2]", "100%", 3, False, 0),
+        ("[0-0]", "100%", 1, False, 0),
+        ("[0-0]", "100%", 0, True, 0),
+        ("[1-3]", 0, 1, True, 2),
+        ("[0-5]", "0%", 2, True, 3),
+    ],
+    ids=[
+        "no unhealthy machine under a minimum of 1 is not allowed",
+        "one unhealthy machine inside [1-2] leaves 1 remediation",
+        "two unhealthy machines at the top of [1-2] leave 0",
+        "three unhealthy machines above [1-2] are blocked",
+        "the range blocks what a generous max_unhealthy would allow",
+        "a range of [0-0] allows nothing more when nothing is unhealthy",
+        "the range allows what max_unhealthy 0 would block",
+        "the range allows what max_unhealthy 0 percent would block",
+    ],
+)
+def test_unhealthy_range(unhealthy_range, max_unhealthy, unhealthy, allowed, remaining):
+    rules = health_check(unhealthy_range=unhealthy_range, max_unhealthy=max_unhealthy)
+    result = evaluate(rules, fleet(5, unhealthy))
+    assert (result["remediation_allowed"], result["remediations_allowed"]) == (allowed, remaining)
+    assert result["max_allowed"] == unhealthy_range
+    assert unhealthy_range in result["reason"]
+
+
+# MHC5: the budget counts every machine that is not healthy, pending ones included.
+@pytest.mark.parametrize(
+    "unhealthy,pending,max_unhealthy,allowed,remaining",
+    [(1, 1, 1, False, 0), (1, 1, 2, True, 0), (0, 3, "40%", False, 0), (1, 0, "40%", True, 1)],
+    ids=[
+        "a pending machine uses the budget so one unhealthy plus one pending exceed 1",
+        "one unhealthy plus one pending fit exactly in 2",
+        "three pending of 5 exceed 40 percent though none is unhealthy yet",
+        "one unhealthy of 5 leaves 1 of 40 percent",
+    ],
+)
+def test_pending_machines_consume_the_budget(unhealthy, pending, max_unhealthy, allowed, remaining):
+    result = evaluate(health_check(max_unhealthy=max_unhealthy), fleet(5, unhealthy, pending))
+    assert result["unhealthy_count"] == unhealthy + pending
+    assert result["expected"] - result["healthy"] == result["unhealthy_count"]
+    assert (result["remediation_allowed"], result["remediations_allowed"]) == (allowed, remaining)
+
+
+# MHC6/MHC7: a malformed limit blocks remediation (the normalizer refuses these before they get here).
+@pytest.mark.parametrize(
+    "rules,words",
+    [
+        (health_check(max_unhealthy="10"), "max_unhealthy must be an int or a percentage"),
+        (health_check(max_unhealthy=None), "max_unhealthy must be an int or a percentage"),
+        (health_check(max_unhealthy=True), "max_unhealthy must be an int or a percentage"),
+        (health_check(unhealthy_range="[3-1]"), "maximum below its minimum"),
+        (health_check(unhealthy_range="1-3"), "unhealthy_range must look like"),
+    ],
+    ids=[
+        "a percentage without its sign blocks remediation",
+        "an unset max_unhealthy blocks remediation",
+        "a boolean max_unhealthy blocks remediation",
+        "a range whose maximum is below its minimum blocks remediation",
+        "a range without brackets blocks remediation",
+    ],
+)
+def test_malformed_limits_block_remediation(rules, words):
+    result = evaluate(rules, fleet(3, 1))
+    assert (result["remediation_allowed"], result["remediations_allowed"]) == (False, 0)
+    assert words in result["reason"] and result["reason"].startswith("Remediation is blocked")
+
+
+@pytest.mark.parametrize(
+    "text,bounds",
+    [("[0-0]", (0, 0)), ("[1-3]", (1, 3)), ("[10-20]", (10, 20))],
+    ids=["a range of zero", "a small range", "a range of two-digit bounds"],
+)
+def test_unhealthy_range_parses(text, bounds):
+    assert parse_unhealthy_range(text) == bounds
+
+
+@pytest.mark.parametrize(
+    "rules,budget_fields",
+    [
+        (health_check(), {"unhealthy_count": 0, "max_allowed": 0, "remediation_allowed": True, "remediations_allowed": 0}),
+        (
+            health_check(unhealthy_range="[1-2]"),
+            {"unhealthy_count": 0, "max_allowed": "[1-2]", "remediation_allowed": False, "remediations_allowed": 0},
+        ),
+    ],
+    ids=["no machine at all fits in 100 percent of nothing", "no machine at all is below a minimum of 1"],
+)
+def test_an_empty_control_plane(rules, budget_fields):
+    result = evaluate(rules, snapshot([]))
+    assert (result["targets"], result["expected"], result["healthy"], result["next_check_seconds"]) == ([], 0, 0, None)
+    assert {k: result[k] for k in budget_fields} == budget_fields
+
+
+def test_the_result_has_exactly_the_documented_keys():
+    result = evaluate(health_check(), fleet(3, 1, 1))
+    assert set(result) == {
+        "targets",
+        "unhealthy",
+        "pending",
+        "expected",
+        "healthy",
+        "unhealthy_count",
+        "max_allowed",
+        "remediation_allowed",
+        "remediations_allowed",
+        "reason",
+        "next_check_seconds",
+    }
+    assert [set(t) for t in result["targets"]] == [{"machine", "state", "reason", "next_check_seconds"}] * 3
+    assert [t["state"] for t in result["targets"]] == ["unhealthy", "pending", "healthy"]
+
+
+def test_the_budget_alone_matches_evaluate():
+    result = evaluate(health_check(max_unhealthy="40%"), fleet(5, 1, 1))
+    alone = budget(health_check(max_unhealthy="40%"), expected=5, healthy=3)
+    assert alone == {k: result[k] for k in alone}
+
+
+@pytest.mark.parametrize(
+    "seconds,text",
+    [(0, "0s"), (1, "1s"), (90, "1m30s"), (300, "5m"), (5400, "1h30m"), (3601, "1h1s"), (0.4, "0s")],
+    ids=["zero", "one second", "a minute and a half", "five minutes", "an hour and a half", "an hour and a second", "under half a second"],
+)
+def test_spans_read_like_go_durations(seconds, text):
+    assert span(seconds) == text
+
+
+def test_timestamps_with_offsets_are_compared_as_instants():
+    m = machine("cp-1")
+    m["node"]["conditions"] = [{"type": "Ready", "status": "False", "last_transition": "2026-11-22T10:55:00+01:00"}]
+    target = only_target(health_check(), m)
+    assert (target["state"], target["next_check_seconds"]) == ("pending", 1.0)

@@ -1,0 +1,66 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""kcp_validate as a user runs it: through ansible-core, on the controller, with every error in one failure."""
+
+
+import pytest
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
+from ansible_collections.kubeadm.control_plane.plugins.modules.kcp_validate import validate
+from ansible_run import run_module
+from builders import spec, with_field
+
+MINIMAL = {"cluster_name": "demo", "replicas": 3, "version": "1.30.4", "endpoint": {"host": "10.0.0.100"}}
+
+
+def test_validate_returns_the_normalized_spec_and_no_error():
+    assert validate(MINIMAL) == (spec(), [])
+
+
+def test_errors_in_the_previous_spec_are_reported_under_its_prefix():
+    normalized, errors = validate(MINIMAL, previous=with_field(MINIMAL, "replicas", "3"))
+    assert normalized is None
+    assert [e["path"] for e in errors] == ["previous.replicas"]
+
+
+def test_an_update_is_checked_against_the_previous_spec():
+    errors = validate(with_field(MINIMAL, "version", "v1.32.0"), previous=MINIMAL)[1]
+    assert [(e["path"], e["value"]) for e in errors] == [("version", "v1.32.0")]
+
+
+@pytest.mark.ansible
+def test_a_valid_spec_comes_back_normalized_with_its_hash():
+    outcome, result = run_module("kcp_validate", {"spec": MINIMAL})
+    assert outcome == "SUCCESS"
+    assert result["changed"] is False
+    assert result["spec"] == spec()
+    assert result["spec_hash"] == spec_hash(spec())
+    assert result["etcd_external"] is False
+    assert result["errors"] == []
+
+
+@pytest.mark.ansible
+def test_an_invalid_spec_fails_listing_every_error_without_a_traceback():
+    bad = with_field(with_field(MINIMAL, "replicas", 2), "rollout.max_surge", 2)
+    bad = with_field(with_field(bad, "endpoint.port", "6443"), "health_check.unhealthy_range", "[3-1]")
+    outcome, result = run_module("kcp_validate", {"spec": bad})
+    assert outcome == "FAILED!"
+    paths = ["endpoint.port", "rollout.max_surge", "health_check.unhealthy_range", "replicas"]
+    assert sorted(e["path"] for e in result["errors"]) == sorted(paths)
+    for error in result["errors"]:
+        assert "%s: %s" % (error["path"], error["rule"]) in result["msg"]
+    assert "exception" not in result
+
+
+@pytest.mark.ansible
+def test_an_update_that_skips_a_minor_fails_and_a_one_minor_upgrade_passes_in_check_mode():
+    previous = with_field(MINIMAL, "version", "v1.29.6")
+    outcome, result = run_module("kcp_validate", {"spec": with_field(MINIMAL, "version", "v1.31.0"), "previous": previous})
+    assert outcome == "FAILED!"
+    assert [e["path"] for e in result["errors"]] == ["version"]
+    assert "may not skip a minor" in result["msg"]
+
+    outcome, result = run_module("kcp_validate", {"spec": MINIMAL, "previous": previous}, check=True)
+    assert outcome == "SUCCESS"
+    assert result["changed"] is False and result["spec"]["version"] == "v1.30.4"

@@ -1,0 +1,503 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The planner: pass order, scaling, rollout sequences, the four remediation scenarios of the KCP proposal,
+etcd member clean-up and finishing interrupted deletions."""
+
+import copy
+
+import pytest
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import ACTIONS, plan
+
+from builders import HASH, NOW, machine, member, snapshot, spec
+
+FDS = [{"name": n, "control_plane": True} for n in ("fd-a", "fd-b", "fd-c")]
+HEALTHY = {"unhealthy": [], "remediation_allowed": True, "reason": "all healthy"}
+
+
+def flag(*names):
+    """A health check verdict flagging `names` for remediation."""
+    return {"unhealthy": list(names), "remediation_allowed": True, "reason": "flagged by the test"}
+
+
+def cluster(n=3, **overrides):
+    """cp-1..cp-n spread over fd-a, fd-b, fd-c, cp-1 oldest; `overrides` maps cp_2 to machine() arguments."""
+    return [
+        machine("cp-%d" % i, fd=FDS[(i - 1) % 3]["name"], created=1000 - i, **overrides.get("cp_%d" % i, {}))
+        for i in range(1, n + 1)
+    ]
+
+
+def members(n=3, **overrides):
+    return [member("cp-%d" % i, leader=(i == 1), **overrides.get("cp_%d" % i, {})) for i in range(1, n + 1)]
+
+
+def decide(the_spec, snap, health=None):
+    return plan(the_spec, snap, desired_hash=HASH, health=health or HEALTHY)
+
+
+def short(result):
+    """(action, step, target) of a plan, the target being the machine, member or failure domain."""
+    target = result["machine"] or (result["member"] or {}).get("name") or result["failure_domain"]
+    return result["action"], result["step"], target
+
+
+# (spec, snapshot, health verdict, expected (action, step, target))
+ORDER = [
+    (
+        "an interrupted deletion is finished before anything else",
+        spec(version="v1.31.0"),
+        snapshot(cluster(3, cp_3={"deleting": True}), failure_domains=FDS, members=members(3) + [member("cp-9")]),
+        flag("cp-1"),
+        ("finish_delete", None, "cp-3"),
+    ),
+    (
+        "a stray etcd member is removed before remediation",
+        spec(version="v1.31.0"),
+        snapshot(cluster(3), failure_domains=FDS, members=members(3) + [member("cp-9")]),
+        flag("cp-1"),
+        ("remove_etcd_member", None, "cp-9"),
+    ),
+    (
+        "remediation goes before rollout",
+        spec(version="v1.31.0"),
+        snapshot(cluster(3), failure_domains=FDS),
+        flag("cp-2"),
+        ("remediate", None, "cp-2"),
+    ),
+    (
+        "rollout goes before plain scaling",
+        spec(version="v1.31.0", replicas=1),
+        snapshot(cluster(3), failure_domains=FDS),
+        HEALTHY,
+        ("rollout", "scale_down", "cp-1"),
+    ),
+    (
+        "a held-back remediation lets the rollout go on",
+        spec(version="v1.31.0", remediation={"max_retry": 1, "retry_period": 0.0, "min_healthy_period": 3600.0}),
+        snapshot(cluster(3, cp_2={"retries": 1, "last_remediation": NOW}), failure_domains=FDS),
+        flag("cp-2"),
+        ("rollout", "scale_up", "fd-a"),
+    ),
+    (
+        "plain scaling runs when nothing is outdated",
+        spec(replicas=5),
+        snapshot(cluster(3), failure_domains=FDS),
+        HEALTHY,
+        ("scale_up", "scale_up", "fd-a"),
+    ),
+    ("nothing happens when the control plane is as declared", spec(), snapshot(cluster(3), failure_domains=FDS), HEALTHY, ("none", None, None)),
+]
+
+
+@pytest.mark.parametrize("the_spec,snap,health,expected", [c[1:] for c in ORDER], ids=[c[0] for c in ORDER])
+def test_pass_order(the_spec, snap, health, expected):
+    result = decide(the_spec, snap, health)
+    assert short(result) == expected, result["reason"]
+    assert result["blocked_by"] == []
+
+
+def test_one_pass_returns_one_operation_with_one_target():
+    snap = snapshot(cluster(3, cp_3={"deleting": True}), failure_domains=FDS, members=members(3) + [member("cp-9")])
+    result = decide(spec(version="v1.31.0", replicas=5), snap, flag("cp-1"))
+    assert result["action"] in ACTIONS
+    assert (result["machine"], result["member"], result["failure_domain"], result["machines"]) == ("cp-3", None, None, [])
+
+
+# (spec, snapshot, expected (action, step, target), expected blocked_by rules)
+SCALING = [
+    (
+        "an empty control plane starts with kubeadm init in the first failure domain",
+        spec(),
+        snapshot([], failure_domains=FDS, initialized=False, endpoint_ready=False),
+        ("scale_up", None, "fd-a"),
+        [],
+    ),
+    (
+        "fewer machines than replicas scale up into the emptiest domain",
+        spec(),
+        snapshot(cluster(2), failure_domains=FDS),
+        ("scale_up", "scale_up", "fd-c"),
+        [],
+    ),
+    (
+        "scaling up waits for a machine still without a node",
+        spec(replicas=5),
+        snapshot(cluster(3, cp_3={"has_node": False}), failure_domains=FDS),
+        ("wait", "scale_up", "fd-a"),
+        ["machines_without_node", "etcd_cluster"],
+    ),
+    (
+        "scaling up waits for an unhealthy control plane pod",
+        spec(replicas=5),
+        snapshot(cluster(3, cp_2={"components": {"api_server": "unhealthy"}}), failure_domains=FDS),
+        ("wait", "scale_up", "fd-a"),
+        ["components_not_healthy"],
+    ),
+    (
+        "more machines than replicas remove the oldest in the fullest domain",
+        spec(),
+        snapshot(cluster(5), failure_domains=FDS),
+        ("scale_down", "scale_down", "cp-1"),
+        [],
+    ),
+    (
+        "scaling down ignores the health of the machine it removes",
+        spec(),
+        snapshot(cluster(5, cp_1={"components": {"api_server": "unhealthy"}}), failure_domains=FDS),
+        ("scale_down", "scale_down", "cp-1"),
+        [],
+    ),
+    (
+        "scaling down waits for another unhealthy machine",
+        spec(),
+        snapshot(cluster(5, cp_4={"components": {"scheduler": "unhealthy"}}), failure_domains=FDS),
+        ("wait", "scale_down", "cp-1"),
+        ["components_not_healthy"],
+    ),
+    (
+        "scaling down removes the machine the user marked",
+        spec(),
+        snapshot(cluster(5, cp_5={"delete_requested": True}), failure_domains=FDS),
+        ("scale_down", "scale_down", "cp-5"),
+        [],
+    ),
+    (
+        "an unanswering API endpoint holds scaling back",
+        spec(replicas=5),
+        snapshot(cluster(3), failure_domains=FDS, endpoint_ready=False),
+        ("wait", "scale_up", "fd-a"),
+        ["endpoint_not_ready"],
+    ),
+    (
+        "a converged control plane with a sick pod reports it but has nothing to do",
+        spec(),
+        snapshot(cluster(3, cp_2={"components": {"scheduler": "unhealthy"}}), failure_domains=FDS),
+        ("none", None, None),
+        ["components_not_healthy"],
+    ),
+]
+
+
+@pytest.mark.parametrize("the_spec,snap,expected,blocked", [c[1:] for c in SCALING], ids=[c[0] for c in SCALING])
+def test_scaling(the_spec, snap, expected, blocked):
+    result = decide(the_spec, snap)
+    assert short(result) == expected, result["reason"]
+    assert [b["rule"] for b in result["blocked_by"]] == blocked
+
+
+def test_the_first_machine_is_created_with_init_and_no_preflight():
+    result = decide(spec(), snapshot([], failure_domains=FDS, initialized=False, endpoint_ready=False))
+    assert result["init"] is True and result["quorum"] is None
+
+
+def test_a_scale_down_names_the_leader_candidate_and_the_quorum_behind_it():
+    result = decide(spec(), snapshot(cluster(5), failure_domains=FDS))
+    assert result["leader_candidate"] == "cp-5"
+    assert result["quorum"]["ok"] and result["quorum"]["voters_after"] == 4
+    assert result["preflight"]["excluded"] == ["cp-1"]
+    assert "SD1 priority 5" in result["details"][0]
+
+
+# --- a small world that applies each planned operation, to follow a whole rollout or remediation ---------
+
+
+class World:
+    """Machines and members as the planner's steps leave them: every new machine is healthy and up to date."""
+
+    def __init__(self, machines, health_of=None):
+        self.machines = machines
+        self.in_progress = None
+        self.created = 0
+        self.health_of = health_of or (lambda snap: HEALTHY)
+
+    def snapshot(self):
+        return snapshot(copy.deepcopy(self.machines), failure_domains=FDS, remediation_in_progress=self.in_progress)
+
+    def apply(self, result, version):
+        kind = result["step"] if result["action"] == "rollout" else result["action"]
+        if kind == "scale_up":
+            self.created += 1
+            name = "new-%d" % self.created
+            self.machines.append(machine(name, fd=result["failure_domain"], created=100 - self.created, version=version))
+            self.in_progress = None
+        elif kind in ("scale_down", "remediate", "finish_delete"):
+            self.machines = [m for m in self.machines if m["name"] != result["machine"]]
+            if kind == "remediate":
+                self.in_progress = {"machine": result["machine"], "timestamp": NOW, "retry_count": result["retry_count"]}
+        else:
+            raise AssertionError("the world cannot apply %s: %s" % (result["action"], result["reason"]))
+
+    def converge(self, the_spec, limit=20):
+        """Plan and apply until the planner says none; the list of (action, step, target) taken."""
+        taken = []
+        for attempt in range(limit):
+            snap = self.snapshot()
+            result = plan(the_spec, snap, desired_hash=HASH, health=self.health_of(snap))
+            if result["action"] == "none":
+                return taken
+            assert result["blocked_by"] == [], result["reason"]
+            taken.append(short(result))
+            self.apply(result, the_spec["version"])
+        raise AssertionError("no convergence after %d steps: %s" % (limit, taken))
+
+
+def surge(value):
+    return {"strategy": "RollingUpdate", "max_surge": value, "after": None, "before": {"certificates_expiry_days": None}}
+
+
+def test_a_rollout_with_max_surge_1_adds_then_removes_each_machine():
+    world = World(cluster(3))
+    taken = world.converge(spec(version="v1.31.0", rollout=surge(1)))
+    assert taken == [
+        ("rollout", "scale_up", "fd-a"),
+        ("rollout", "scale_down", "cp-1"),
+        ("rollout", "scale_up", "fd-b"),
+        ("rollout", "scale_down", "cp-2"),
+        ("rollout", "scale_up", "fd-c"),
+        ("rollout", "scale_down", "cp-3"),
+    ]
+    assert sorted((m["name"], m["failure_domain"], m["version"]) for m in world.machines) == [
+        ("new-1", "fd-a", "v1.31.0"),
+        ("new-2", "fd-b", "v1.31.0"),
+        ("new-3", "fd-c", "v1.31.0"),
+    ]
+
+
+def test_a_rollout_with_max_surge_0_removes_then_adds_each_machine():
+    world = World(cluster(3))
+    taken = world.converge(spec(version="v1.31.0", rollout=surge(0)))
+    assert taken == [
+        ("rollout", "scale_down", "cp-1"),
+        ("rollout", "scale_up", "fd-a"),
+        ("rollout", "scale_down", "cp-2"),
+        ("rollout", "scale_up", "fd-b"),
+        ("rollout", "scale_down", "cp-3"),
+        ("scale_up", "scale_up", "fd-c"),
+    ]
+
+
+def test_a_rollout_reports_why_each_machine_is_outdated():
+    result = decide(spec(version="v1.31.0"), snapshot(cluster(3, cp_2={"spec_hash": "old"}), failure_domains=FDS))
+    assert set(result["outdated"]) == {"cp-1", "cp-2", "cp-3"}
+    assert len(result["outdated"]["cp-2"]) == 2
+
+
+def test_the_in_place_strategy_upgrades_machines_that_differ_only_in_version():
+    result = decide(spec(version="v1.31.0", upgrade={"strategy": "in_place"}), snapshot(cluster(3), failure_domains=FDS))
+    assert (result["action"], result["machines"]) == ("upgrade_in_place", ["cp-1", "cp-2", "cp-3"])
+
+
+def test_an_in_place_upgrade_waits_for_preflight():
+    snap = snapshot(cluster(3, cp_3={"components": {"etcd": "unhealthy"}}), failure_domains=FDS)
+    result = decide(spec(version="v1.31.0", upgrade={"strategy": "in_place"}), snap)
+    assert result["action"] == "wait" and [b["rule"] for b in result["blocked_by"]] == ["components_not_healthy"]
+
+
+# --- the four remediation scenarios of the KCP proposal (kcp-proposal-2021.txt), through the real health check
+
+
+def not_ready(name, minutes=10):
+    """A machine whose node has been Ready False for `minutes` (the default rule flags it after 5)."""
+    m = machine(name, fd=FDS[int(name[-1]) - 1]["name"], created=1000 - int(name[-1]))
+    m["node"]["conditions"][0].update(status="False", last_transition=snapshot_time(minutes))
+    return m
+
+
+def snapshot_time(minutes):
+    from builders import at
+
+    return at(minutes)
+
+
+def real_plan(the_spec, snap):
+    return plan(the_spec, snap, desired_hash=HASH)
+
+
+def test_scenario_1_three_replicas_one_machine_marked_is_replaced():
+    machines = [machine("cp-1", fd="fd-a", created=999), not_ready("cp-2"), machine("cp-3", fd="fd-c", created=997)]
+    result = real_plan(spec(), snapshot(machines, failure_domains=FDS))
+    assert short(result) == ("remediate", None, "cp-2")
+    assert result["leader_candidate"] == "cp-3" and result["retry_count"] == 0
+    after = snapshot([machines[0], machines[2]], failure_domains=FDS, remediation_in_progress={"machine": "cp-2", "timestamp": NOW, "retry_count": 0})
+    replace = real_plan(spec(), after)
+    assert short(replace) == ("scale_up", "scale_up", "fd-b")
+    assert replace["remediation_for"] == {"machine": "cp-2", "timestamp": NOW, "retry_count": 0}
+
+
+def test_scenario_1_the_only_silent_etcd_member_may_be_the_one_remediated():
+    machines = [machine("cp-1", fd="fd-a", created=999), not_ready("cp-2"), machine("cp-3", fd="fd-c", created=997)]
+    snap = snapshot(machines, failure_domains=FDS, members=members(3, cp_2={"responsive": False}))
+    assert short(real_plan(spec(), snap)) == ("remediate", None, "cp-2")
+
+
+def test_scenario_2_two_machines_marked_are_replaced_one_at_a_time():
+    machines = [not_ready("cp-1"), not_ready("cp-2"), machine("cp-3", fd="fd-c", created=997)]
+
+    def health_of(snap):
+        unhealthy = [m["name"] for m in snap["machines"] if m["node"]["conditions"][0]["status"] == "False"]
+        return flag(*unhealthy)
+
+    world = World(machines, health_of)
+    assert world.converge(spec()) == [
+        ("remediate", None, "cp-1"),
+        ("scale_up", "scale_up", "fd-a"),
+        ("remediate", None, "cp-2"),
+        ("scale_up", "scale_up", "fd-b"),
+    ]
+
+
+def test_scenario_2_no_remediation_when_a_second_etcd_member_is_unhealthy():
+    machines = [not_ready("cp-1"), not_ready("cp-2"), machine("cp-3", fd="fd-c", created=997)]
+    snap = snapshot(machines, failure_domains=FDS, members=members(3, cp_1={"responsive": False}, cp_2={"responsive": False}))
+    result = real_plan(spec(), snap)
+    assert result["action"] == "wait"
+    assert result["remediation"]["rule"] == "etcd_quorum"
+    assert [b["rule"] for b in result["blocked_by"]] == ["etcd_quorum"]
+
+
+def test_scenario_3_an_unresponsive_member_on_another_machine_blocks_remediation():
+    machines = [not_ready("cp-1"), machine("cp-2", fd="fd-b", created=998), machine("cp-3", fd="fd-c", created=997)]
+    snap = snapshot(machines, failure_domains=FDS, members=members(3, cp_3={"responsive": False}))
+    result = real_plan(spec(), snap)
+    assert (result["action"], result["remediation"]["machine"], result["remediation"]["rule"]) == ("wait", "cp-1", "etcd_quorum")
+    assert "lose etcd quorum" in result["reason"]
+
+
+def test_scenario_4_unhealthy_machines_are_replaced_first_then_the_rollout_completes():
+    machines = [not_ready("cp-1"), machine("cp-2", fd="fd-b", created=998), machine("cp-3", fd="fd-c", created=997)]
+
+    def health_of(snap):
+        return flag(*[m["name"] for m in snap["machines"] if m["node"]["conditions"][0]["status"] == "False"])
+
+    world = World(machines, health_of)
+    taken = world.converge(spec(version="v1.31.0"))
+    assert taken == [
+        ("remediate", None, "cp-1"),
+        ("rollout", "scale_up", "fd-a"),
+        ("rollout", "scale_up", "fd-b"),
+        ("rollout", "scale_down", "cp-2"),
+        ("rollout", "scale_up", "fd-c"),
+        ("rollout", "scale_down", "cp-3"),
+    ]
+    assert all(m["version"] == "v1.31.0" for m in world.machines) and len(world.machines) == 3
+
+
+def test_a_held_back_remediation_with_nothing_else_to_do_is_a_wait_naming_its_rule():
+    snap = snapshot(cluster(3, cp_2={"retries": 1, "last_remediation": NOW}), failure_domains=FDS)
+    the_spec = spec(remediation={"max_retry": 1, "retry_period": 0.0, "min_healthy_period": 3600.0})
+    result = decide(the_spec, snap, flag("cp-2"))
+    assert (result["action"], result["blocked_by"][0]["rule"], result["blocked_by"][0]["machines"]) == ("wait", "max_retries", ["cp-2"])
+
+
+def test_unhealthy_machines_beyond_the_budget_are_a_wait_not_a_remediation():
+    result = decide(spec(), snapshot(cluster(3), failure_domains=FDS), {"unhealthy": ["cp-1", "cp-2"], "remediation_allowed": False, "reason": "too many"})
+    assert (result["action"], result["flagged"], result["blocked_by"][0]["rule"]) == ("wait", [], "remediation_not_allowed")
+
+
+# --- etcd member clean-up (EH11) and interrupted deletions ------------------------------------------------
+
+
+EXTERNAL_ETCD = spec(kubeadm=dict(spec()["kubeadm"], cluster_configuration={"etcd": {"external": {"endpoints": ["https://e:2379"]}}}))
+
+# (snapshot, expected (action, step, target), blocked_by rules)
+CLEAN_UP = [
+    (
+        "a member that belongs to no machine is removed",
+        snapshot(cluster(3), failure_domains=FDS, members=members(3) + [member("cp-9")]),
+        ("remove_etcd_member", None, "cp-9"),
+        [],
+    ),
+    (
+        "a stray is left alone while a machine has no node",
+        snapshot(cluster(3, cp_3={"has_node": False}), failure_domains=FDS, members=members(2) + [member("cp-9")]),
+        ("none", None, None),
+        ["machines_without_node", "etcd_cluster"],
+    ),
+    (
+        "a member still joining with an empty name is left alone",
+        snapshot(cluster(3), failure_domains=FDS, members=members(3) + [dict(member("joining", learner=True), name="")]),
+        ("none", None, None),
+        ["etcd_cluster"],
+    ),
+    (
+        "with external etcd members are not the control plane's to remove",
+        snapshot(cluster(3), failure_domains=FDS, external=True, members=[member("ext-1"), member("ext-2")]),
+        ("none", None, None),
+        [],
+    ),
+    (
+        "a stray is not removed while etcd has no quorum",
+        snapshot(cluster(2), failure_domains=FDS, members=members(2) + [member("cp-8"), member("cp-9")]),
+        ("wait", None, None),
+        ["etcd_quorum"],
+    ),
+    (
+        "a stray is not removed through a single node",
+        snapshot(cluster(1), failure_domains=FDS, members=members(1) + [member("cp-9")]),
+        ("wait", None, None),
+        ["too_few_machines"],
+    ),
+    (
+        "a deletion whose member is already gone is finished",
+        snapshot(cluster(3, cp_3={"deleting": True}), failure_domains=FDS, members=members(2)),
+        ("finish_delete", None, "cp-3"),
+        [],
+    ),
+    (
+        "a deletion that would lose quorum waits",
+        snapshot(cluster(3, cp_3={"deleting": True}), failure_domains=FDS, members=members(3, cp_2={"responsive": False})),
+        ("wait", None, "cp-3"),
+        ["etcd_quorum"],
+    ),
+]
+
+
+@pytest.mark.parametrize("snap,expected,blocked", [c[1:] for c in CLEAN_UP], ids=[c[0] for c in CLEAN_UP])
+def test_clean_up(snap, expected, blocked):
+    result = decide(EXTERNAL_ETCD if snap["etcd"]["external"] else spec(), snap)
+    assert short(result) == expected, result["reason"]
+    assert [b["rule"] for b in result["blocked_by"]] == blocked
+
+
+def test_finishing_a_deletion_hands_leadership_to_the_newest_healthy_machine():
+    snap = snapshot(cluster(4, cp_1={"deleting": True}), failure_domains=FDS)
+    result = decide(spec(), snap)
+    assert (result["action"], result["machine"], result["leader_candidate"]) == ("finish_delete", "cp-1", "cp-4")
+
+
+# --- the shape and the purity of a plan --------------------------------------------------------------------
+
+
+SHAPES = [
+    (spec(), snapshot([], failure_domains=FDS, initialized=False), HEALTHY),
+    (spec(), snapshot(cluster(5), failure_domains=FDS), HEALTHY),
+    (spec(version="v1.31.0"), snapshot(cluster(3), failure_domains=FDS), flag("cp-1")),
+    (spec(), snapshot(cluster(3), failure_domains=FDS, members=members(3) + [member("cp-9")]), HEALTHY),
+    (spec(), snapshot(cluster(3, cp_2={"has_node": False}), failure_domains=FDS), HEALTHY),
+]
+
+
+@pytest.mark.parametrize(
+    "the_spec,snap,health",
+    SHAPES,
+    ids=["a first machine", "a scale down", "a remediation", "a member clean-up", "a wait"],
+)
+def test_every_plan_has_every_key_and_leaves_its_inputs_alone(the_spec, snap, health):
+    before = copy.deepcopy((the_spec, snap, health))
+    first = decide(the_spec, snap, health)
+    assert copy.deepcopy((the_spec, snap, health)) == before
+    assert decide(the_spec, snap, health) == first
+    assert set(first) == set(decide(spec(), snapshot(cluster(3), failure_domains=FDS)))
+    assert first["action"] in ACTIONS and first["reason"]
+
+
+def test_without_seams_the_planner_hashes_the_spec_and_runs_the_health_check():
+    from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
+
+    the_spec = spec()
+    machines = [machine(n, fd=fd["name"], spec_hash=spec_hash(the_spec)) for n, fd in zip(("cp-1", "cp-2", "cp-3"), FDS)]
+    result = plan(the_spec, snapshot(machines, failure_domains=FDS))
+    assert (result["action"], result["spec_hash"], result["outdated"]) == ("none", spec_hash(the_spec), {})
+    assert result["health_check"]["remediation_allowed"] is True

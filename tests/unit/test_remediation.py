@@ -1,0 +1,258 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Remediation: which flagged machine (RM4), every precondition in order (RM5), retry limits (RM6), quorum (RM7)."""
+
+import pytest
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_health
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import quorum_members
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.remediation import decide, retry_verdict, select_machine
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
+
+from builders import NOW, machine, member, seconds_ago, snapshot, spec
+
+STRATEGY = spec()["remediation"]
+
+
+def decide_for(machines, flagged, members=None, initialized=True, managed=True, in_progress=None, strategy=None, allowed=True):
+    snap = snapshot(machines, members=members, external=not managed, initialized=initialized)
+    health = etcd_health.evaluate(snap["etcd"], machines)
+    voters = quorum_members(snap["etcd"]["members"], machines, health["members_by_machine"])
+    verdict = {"unhealthy": list(flagged), "remediation_allowed": allowed, "reason": "budget"}
+    return decide(machines, verdict, voters, strategy or STRATEGY, parse_time(NOW), initialized, managed, in_progress)
+
+
+def cluster(n, **overrides):
+    """cp-1..cp-n, cp-1 oldest; `overrides` maps cp_2 to machine() keyword arguments."""
+    return [machine("cp-%d" % i, created=1000 - i, **overrides.get("cp_%d" % i, {})) for i in range(1, n + 1)]
+
+
+def down(*names, total=3):
+    """Members of cp-1..cp-total where `names` do not answer."""
+    return [member("cp-%d" % i, leader=(i == 1), responsive=("cp-%d" % i) not in names) for i in range(1, total + 1)]
+
+
+@pytest.mark.parametrize(
+    "machines,expected",
+    [
+        ([machine("cp-1", created=300), machine("cp-2", created=100, has_node=False), machine("cp-3", created=200)], "cp-2"),
+        ([machine("cp-1", created=100), machine("cp-2", created=300), machine("cp-3", created=200)], "cp-2"),
+        ([machine("cp-2", created=300), machine("cp-1", created=300)], "cp-1"),
+    ],
+    ids=[
+        "a flagged machine without a node goes before older ones",
+        "otherwise the oldest flagged machine goes",
+        "equal ages go by name",
+    ],
+)
+def test_selection(machines, expected):
+    assert select_machine(machines)["name"] == expected
+
+
+# (machines, flagged, decide_for keyword arguments, expected status, expected rule, expected machine)
+PRECONDITIONS = [
+    ("nothing flagged means nothing to do", cluster(3), [], {}, "none", None, None),
+    (
+        "unhealthy machines the budget does not allow are held back",
+        cluster(3),
+        ["cp-2"],
+        {"allowed": False},
+        "skip",
+        "remediation_not_allowed",
+        None,
+    ),
+    ("a selected machine already deleting is left alone", cluster(3, cp_2={"deleting": True}), ["cp-2"], {}, "skip", "already_deleting", "cp-2"),
+    (
+        "a remediation whose replacement is not created yet holds back the next",
+        cluster(3),
+        ["cp-2"],
+        {"in_progress": {"machine": "cp-9", "timestamp": NOW, "retry_count": 0}},
+        "skip",
+        "remediation_in_progress",
+        "cp-2",
+    ),
+    (
+        "a remediation in progress is checked before the retry limits",
+        cluster(3, cp_2={"retries": 5, "last_remediation": seconds_ago(10)}),
+        ["cp-2"],
+        {"in_progress": {"machine": "cp-9", "timestamp": NOW, "retry_count": 0}, "strategy": dict(STRATEGY, max_retry=1)},
+        "skip",
+        "remediation_in_progress",
+        "cp-2",
+    ),
+    (
+        "the retry limits are checked before the machine count",
+        cluster(1, cp_1={"retries": 3, "last_remediation": seconds_ago(60)}),
+        ["cp-1"],
+        {"strategy": dict(STRATEGY, max_retry=3)},
+        "skip",
+        "max_retries",
+        "cp-1",
+    ),
+    ("the only machine of an initialized control plane is not remediated", cluster(1), ["cp-1"], {}, "skip", "too_few_machines", "cp-1"),
+    (
+        "before init the failed first machine is deleted directly",
+        cluster(1, cp_1={"has_node": False}),
+        ["cp-1"],
+        {"initialized": False},
+        "remediate",
+        None,
+        "cp-1",
+    ),
+    (
+        "before init provisioning and deleting machines do not hold remediation back",
+        cluster(3, cp_2={"has_node": False}, cp_3={"deleting": True}),
+        ["cp-1"],
+        {"initialized": False},
+        "remediate",
+        None,
+        "cp-1",
+    ),
+    (
+        "a healthy machine still provisioning holds remediation back",
+        cluster(3, cp_3={"has_node": False}),
+        ["cp-1"],
+        {},
+        "skip",
+        "machine_provisioning",
+        "cp-1",
+    ),
+    (
+        "the flagged machine's own missing node does not hold it back",
+        cluster(3, cp_3={"has_node": False}),
+        ["cp-3"],
+        {},
+        "remediate",
+        None,
+        "cp-3",
+    ),
+    (
+        "another machine being deleted holds remediation back",
+        cluster(3, cp_3={"deleting": True}),
+        ["cp-1"],
+        {},
+        "skip",
+        "machine_deleting",
+        "cp-1",
+    ),
+    (
+        "three members with another one down would lose quorum",
+        cluster(3),
+        ["cp-1"],
+        {"members": down("cp-2")},
+        "skip",
+        "etcd_quorum",
+        "cp-1",
+    ),
+    (
+        "three members where only the flagged one is down keep quorum",
+        cluster(3),
+        ["cp-1"],
+        {"members": down("cp-1")},
+        "remediate",
+        None,
+        "cp-1",
+    ),
+    (
+        "five members with one other down keep quorum",
+        cluster(5),
+        ["cp-1"],
+        {"members": down("cp-2", total=5)},
+        "remediate",
+        None,
+        "cp-1",
+    ),
+    (
+        "five members with two others down would lose quorum",
+        cluster(5),
+        ["cp-1"],
+        {"members": down("cp-2", "cp-3", total=5)},
+        "skip",
+        "etcd_quorum",
+        "cp-1",
+    ),
+    (
+        "a stray member counts as unhealthy",
+        cluster(2),
+        ["cp-1"],
+        {"members": down(total=2) + [member("cp-9")]},
+        "skip",
+        "etcd_quorum",
+        "cp-1",
+    ),
+    (
+        "without the stray the same two machines keep quorum",
+        cluster(2),
+        ["cp-1"],
+        {"members": down(total=2)},
+        "remediate",
+        None,
+        "cp-1",
+    ),
+    (
+        "with external etcd quorum is not the control plane's concern",
+        cluster(3),
+        ["cp-1"],
+        {"managed": False, "members": [member("ext-1")]},
+        "remediate",
+        None,
+        "cp-1",
+    ),
+    (
+        "with every machine flagged no machine can take etcd leadership",
+        cluster(3),
+        ["cp-1", "cp-2", "cp-3"],
+        {},
+        "fail",
+        "no_leader_candidate",
+        "cp-1",
+    ),
+]
+
+
+@pytest.mark.parametrize("machines,flagged,kwargs,status,rule,target", [c[1:] for c in PRECONDITIONS], ids=[c[0] for c in PRECONDITIONS])
+def test_preconditions(machines, flagged, kwargs, status, rule, target):
+    decision = decide_for(machines, flagged, **kwargs)
+    assert (decision.status, decision.rule, decision.machine) == (status, rule, target), decision.reason
+    assert decision.reason
+
+
+def test_the_leader_candidate_is_the_newest_machine_not_flagged():
+    decision = decide_for(cluster(5), ["cp-1", "cp-5"], members=down(total=5))
+    assert (decision.status, decision.leader_candidate) == ("remediate", "cp-4")
+    assert decision.quorum.ok and decision.quorum.voters_after == 4
+
+
+def test_a_quorum_refusal_carries_the_projection():
+    decision = decide_for(cluster(3), ["cp-1"], members=down("cp-3"))
+    assert decision.quorum.healthy_after == 1 and decision.quorum.quorum_after == 2
+    assert "lose etcd quorum" in decision.reason
+
+
+H = 3600
+# (machine's remediation record: retries, seconds ago or None; strategy overrides; allowed, retry count, rule)
+RETRIES = [
+    ("a machine without a record starts at retry 0", (0, None), {}, (True, 0, None)),
+    ("a record exactly min_healthy_period old starts a new sequence", (4, H), {"max_retry": 1}, (True, 0, None)),
+    ("a record older than min_healthy_period starts a new sequence", (4, H + 1), {"max_retry": 1}, (True, 0, None)),
+    ("a record just within min_healthy_period continues the sequence", (1, H - 1), {}, (True, 2, None)),
+    ("a min_healthy_period of 0 always starts a new sequence", (4, 0), {"min_healthy_period": 0, "max_retry": 1}, (True, 0, None)),
+    ("within retry_period remediation waits", (0, 599), {"retry_period": 600}, (False, 0, "retry_period")),
+    ("exactly at retry_period remediation may go", (0, 600), {"retry_period": 600}, (True, 1, None)),
+    ("after retry_period remediation may go", (0, 601), {"retry_period": 600}, (True, 1, None)),
+    ("below max_retry the count goes up", (1, 60), {"max_retry": 2}, (True, 2, None)),
+    ("at max_retry remediation stops", (2, 60), {"max_retry": 2}, (False, 2, "max_retries")),
+    ("above max_retry remediation stops", (3, 60), {"max_retry": 2}, (False, 3, "max_retries")),
+    ("max_retry 0 allows no retry at all", (0, 60), {"max_retry": 0}, (False, 0, "max_retries")),
+    ("without max_retry retries are unlimited", (10, 60), {}, (True, 11, None)),
+    ("retry_period is checked before max_retry", (5, 60), {"retry_period": 600, "max_retry": 1}, (False, 5, "retry_period")),
+]
+
+
+@pytest.mark.parametrize("record,overrides,expected", [c[1:] for c in RETRIES], ids=[c[0] for c in RETRIES])
+def test_retry_limits(record, overrides, expected):
+    retries, ago = record
+    m = machine("cp-1", retries=retries, last_remediation=None if ago is None else seconds_ago(ago))
+    verdict = retry_verdict(m, dict(STRATEGY, **overrides), parse_time(NOW))
+    assert (verdict.allowed, verdict.retry_count, verdict.rule) == expected, verdict.reason

@@ -1,0 +1,123 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Which machines are outdated and why (RO1 mapped to the snapshot), and the next rollout step (RO3)."""
+
+import pytest
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.rollout import (
+    next_step,
+    outdated_machines,
+    outdated_reasons,
+    split_by_strategy,
+)
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
+
+from builders import HASH, NOW, at, machine, spec
+
+CERT_DAYS = 30
+IN_29_DAYS = "2026-12-21T10:00:00Z"
+IN_30_DAYS = "2026-12-22T10:00:00Z"
+IN_31_DAYS = "2026-12-23T10:00:00Z"
+
+
+def rollout_spec(after=None, days=None, **kw):
+    return spec(rollout={"strategy": "RollingUpdate", "max_surge": 1, "after": after, "before": {"certificates_expiry_days": days}}, **kw)
+
+
+# (spec, machine, expected reason kinds)
+CASES = [
+    ("a machine built from the current spec at the current version is up to date", spec(), machine("cp-1"), []),
+    ("another version rolls a machine out", spec(version="v1.31.0"), machine("cp-1"), ["version"]),
+    ("a version without its leading v is the same version", spec(version="v1.30.4"), machine("cp-1", version="1.30.4"), []),
+    ("an unknown machine version counts as different", spec(), machine("cp-1", version=None), ["version"]),
+    ("another spec hash rolls a machine out", spec(), machine("cp-1", spec_hash="older-hash"), ["spec"]),
+    ("a machine with no recorded hash does not roll out for the spec", spec(), machine("cp-1", spec_hash=None), []),
+    (
+        "a machine with no recorded hash rolls out once rollout.after has passed",
+        rollout_spec(after=at(10)),
+        machine("cp-1", spec_hash=None, created=60),
+        ["rollout_after"],
+    ),
+    ("rollout.after in the future rolls nothing out yet", rollout_spec(after=at(-10)), machine("cp-1", created=60), []),
+    ("rollout.after exactly now rolls nothing out yet", rollout_spec(after=NOW), machine("cp-1", created=60), []),
+    ("a machine created after rollout.after is up to date", rollout_spec(after=at(60)), machine("cp-1", created=10), []),
+    ("a machine created exactly at rollout.after is up to date", rollout_spec(after=at(60)), machine("cp-1", created=60), []),
+    (
+        "certificates expiring within the days set roll a machine out",
+        rollout_spec(days=CERT_DAYS),
+        machine("cp-1", certificates_expire=IN_29_DAYS),
+        ["certificates"],
+    ),
+    (
+        "certificates expiring exactly at the limit do not",
+        rollout_spec(days=CERT_DAYS),
+        machine("cp-1", certificates_expire=IN_30_DAYS),
+        [],
+    ),
+    (
+        "certificates expiring after the limit do not",
+        rollout_spec(days=CERT_DAYS),
+        machine("cp-1", certificates_expire=IN_31_DAYS),
+        [],
+    ),
+    ("an unknown certificate expiry is no reason", rollout_spec(days=CERT_DAYS), machine("cp-1", certificates_expire=None), []),
+    ("without a certificate rule expiry is no reason", rollout_spec(), machine("cp-1", certificates_expire=IN_29_DAYS), []),
+    (
+        "every reason that holds is reported, in order",
+        rollout_spec(after=at(10), days=CERT_DAYS, version="v1.31.0"),
+        machine("cp-1", created=60, spec_hash="older-hash", certificates_expire=IN_29_DAYS),
+        ["certificates", "rollout_after", "version", "spec"],
+    ),
+    ("a machine being deleted is never outdated", spec(version="v1.31.0"), machine("cp-1", deleting=True), []),
+]
+
+
+@pytest.mark.parametrize("the_spec,the_machine,kinds", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_outdated_reasons(the_spec, the_machine, kinds):
+    reasons = outdated_reasons(the_machine, the_spec, HASH, parse_time(NOW))
+    assert [r.kind for r in reasons] == kinds
+    assert all(r.message for r in reasons)
+
+
+def test_outdated_machines_lists_only_outdated_ones():
+    machines = [machine("cp-1"), machine("cp-2", version="v1.29.8")]
+    out = outdated_machines(machines, spec(), HASH, parse_time(NOW))
+    assert list(out) == ["cp-2"]
+    assert "v1.29.8" in out["cp-2"][0].message
+
+
+@pytest.mark.parametrize(
+    "strategy,machine_kwargs,replaced,in_place",
+    [
+        ("rolling", {"version": "v1.29.8"}, True, False),
+        ("in_place", {"version": "v1.29.8"}, False, True),
+        ("in_place", {"version": "v1.29.8", "spec_hash": "older-hash"}, True, False),
+        ("in_place", {"spec_hash": "older-hash"}, True, False),
+    ],
+    ids=[
+        "the rolling strategy replaces a machine of another version",
+        "the in-place strategy upgrades a machine that differs only in version",
+        "the in-place strategy replaces a machine that also differs in spec",
+        "the in-place strategy replaces a machine built from another spec",
+    ],
+)
+def test_split_by_strategy(strategy, machine_kwargs, replaced, in_place):
+    out = outdated_machines([machine("cp-1", **machine_kwargs)], spec(), HASH, parse_time(NOW))
+    replace, upgrade = split_by_strategy(out, strategy)
+    assert ("cp-1" in replace, "cp-1" in upgrade) == (replaced, in_place)
+
+
+@pytest.mark.parametrize(
+    "machines,replicas,surge,expected",
+    [(3, 3, 1, "scale_up"), (4, 3, 1, "scale_down"), (3, 3, 0, "scale_down"), (2, 3, 0, "scale_up"), (5, 3, 1, "scale_down")],
+    ids=[
+        "max_surge 1 adds a machine first",
+        "max_surge 1 removes once the surge machine exists",
+        "max_surge 0 removes a machine first",
+        "max_surge 0 adds once a machine was removed",
+        "more machines than replicas plus surge scale down",
+    ],
+)
+def test_next_step(machines, replicas, surge, expected):
+    assert next_step(machines, replicas, surge) == expected

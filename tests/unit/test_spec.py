@@ -1,0 +1,394 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The control plane spec as docs/spec.md states it: defaults, every validation rule, every error at once."""
+
+import copy
+
+import pytest
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import (
+    V1BETA3,
+    V1BETA4,
+    etcd_is_external,
+    normalize_health_check,
+    normalize_remediation,
+    normalize_spec,
+)
+from builders import ODD_VALUES, spec, with_field, without_field
+
+MINIMAL = {"cluster_name": "demo", "replicas": 3, "version": "v1.30.4", "endpoint": {"host": "10.0.0.100"}}
+V131 = with_field(MINIMAL, "version", "v1.31.2")
+EXTERNAL_ETCD = {
+    "endpoints": ["https://10.0.0.5:2379"],
+    "caFile": "/etc/kubernetes/pki/etcd/ca.crt",
+    "certFile": "/etc/kubernetes/pki/apiserver-etcd-client.crt",
+    "keyFile": "/etc/kubernetes/pki/apiserver-etcd-client.key",
+}
+CC = "kubeadm.cluster_configuration"
+
+
+def test_a_minimal_spec_gets_every_default_in_the_normalized_shape():
+    normalized, errors = normalize_spec(MINIMAL)
+    assert errors == []
+    assert normalized == spec()
+
+
+def test_normalizing_leaves_the_input_untouched():
+    raw = with_field(MINIMAL, CC, {"kubernetesVersion": "v1.30.4", "clusterName": "demo"})
+    before = copy.deepcopy(raw)
+    normalize_spec(raw)
+    assert raw == before
+
+
+# (id, raw spec, path in the normalized spec, expected value there)
+ACCEPTED = [
+    ("a version without its leading v gets one", with_field(MINIMAL, "version", "1.30.4"), "version", "v1.30.4"),
+    ("a version with a pre-release and build suffix is kept", with_field(MINIMAL, "version", "v1.31.0-rc.1+k3"),
+     "version", "v1.31.0-rc.1+k3"),
+    ("replicas default to one", without_field(MINIMAL, "replicas"), "replicas", 1),
+    ("null replicas take the default", with_field(MINIMAL, "replicas", None), "replicas", 1),
+    ("an odd replica count is kept with stacked etcd", with_field(MINIMAL, "replicas", 5), "replicas", 5),
+    ("an even replica count is allowed with external etcd",
+     with_field(with_field(MINIMAL, "replicas", 4), CC + ".etcd.external", EXTERNAL_ETCD), "replicas", 4),
+    ("the endpoint port defaults to 6443", MINIMAL, "endpoint.port", 6443),
+    ("the endpoint may be a DNS name", with_field(MINIMAL, "endpoint.host", "api.prod.example.com"),
+     "endpoint.host", "api.prod.example.com"),
+    ("the endpoint may be a fully qualified DNS name with a trailing dot",
+     with_field(MINIMAL, "endpoint.host", "api.example.com."), "endpoint.host", "api.example.com."),
+    ("the endpoint may be an IPv6 address", with_field(MINIMAL, "endpoint.host", "fd00::10"), "endpoint.host", "fd00::10"),
+    ("the endpoint port may be any valid port", with_field(MINIMAL, "endpoint.port", 65535), "endpoint.port", 65535),
+    ("the kubeadm API defaults to v1beta3 below v1.31", MINIMAL, "kubeadm.api_version", V1BETA3),
+    ("the kubeadm API defaults to v1beta4 from v1.31", V131, "kubeadm.api_version", V1BETA4),
+    ("v1beta3 may still be chosen at v1.31", with_field(V131, "kubeadm.api_version", V1BETA3),
+     "kubeadm.api_version", V1BETA3),
+    ("a kubernetesVersion that agrees with version is dropped",
+     with_field(MINIMAL, CC, {"kubernetesVersion": "1.30.4", "imageRepository": "registry.local"}), CC,
+     {"imageRepository": "registry.local"}),
+    ("a clusterName that agrees with cluster_name is dropped", with_field(MINIMAL, CC + ".clusterName", "demo"), CC, {}),
+    ("a controlPlaneEndpoint with the endpoint's host and port is dropped",
+     with_field(MINIMAL, CC + ".controlPlaneEndpoint", "10.0.0.100:6443"), CC, {}),
+    ("a controlPlaneEndpoint without a port agrees with the default port",
+     with_field(MINIMAL, CC + ".controlPlaneEndpoint", "10.0.0.100"), CC, {}),
+    ("an IPv6 controlPlaneEndpoint is written in brackets",
+     with_field(with_field(MINIMAL, "endpoint.host", "fd00::10"), CC + ".controlPlaneEndpoint", "[fd00::10]:6443"), CC, {}),
+    ("external etcd with endpoints and all three files is accepted",
+     with_field(MINIMAL, CC + ".etcd.external", EXTERNAL_ETCD), CC + ".etcd.external", EXTERNAL_ETCD),
+    ("an etcd image tag of letters, digits, dots and dashes is accepted",
+     with_field(MINIMAL, CC + ".etcd.local.imageTag", "3.5.15-0"), CC + ".etcd.local.imageTag", "3.5.15-0"),
+    ("a CoreDNS tag without its v and patch reads as a version", with_field(MINIMAL, CC + ".dns.imageTag", "1.11"),
+     CC + ".dns.imageTag", "1.11"),
+    ("a CoreDNS tag with a custom suffix is accepted", with_field(MINIMAL, CC + ".dns.imageTag", "v1.11.3_custom-1"),
+     CC + ".dns.imageTag", "v1.11.3_custom-1"),
+    ("v1beta3 extra arguments are a map of strings",
+     with_field(MINIMAL, CC + ".apiServer.extraArgs", {"audit-log-maxage": "30"}),
+     CC + ".apiServer.extraArgs", {"audit-log-maxage": "30"}),
+    ("v1beta4 extra arguments are a list of name and value",
+     with_field(V131, "kubeadm.init_configuration.nodeRegistration.kubeletExtraArgs", [{"name": "v", "value": "2"}]),
+     "kubeadm.init_configuration.nodeRegistration.kubeletExtraArgs", [{"name": "v", "value": "2"}]),
+    ("v1beta4 accepts its own fields", with_field(V131, CC + ".encryptionAlgorithm", "ECDSA-P256"),
+     CC + ".encryptionAlgorithm", "ECDSA-P256"),
+    ("the machine template is free-form", with_field(MINIMAL, "machine_template", {"image": "debian-12", "cpus": 4}),
+     "machine_template", {"image": "debian-12", "cpus": 4}),
+    ("max surge may be zero with three replicas", with_field(MINIMAL, "rollout.max_surge", 0), "rollout.max_surge", 0),
+    ("max surge given as the string 0 is read as a number", with_field(MINIMAL, "rollout.max_surge", "0"),
+     "rollout.max_surge", 0),
+    ("max surge given as the string 1 is read as a number", with_field(MINIMAL, "rollout.max_surge", "1"),
+     "rollout.max_surge", 1),
+    ("rollout after is kept as the RFC 3339 string given",
+     with_field(MINIMAL, "rollout.after", "2026-11-22T11:00:00+01:00"), "rollout.after", "2026-11-22T11:00:00+01:00"),
+    ("a certificate expiry trigger of seven days is accepted",
+     with_field(MINIMAL, "rollout.before.certificates_expiry_days", 7), "rollout.before.certificates_expiry_days", 7),
+    ("the in-place upgrade strategy is accepted", with_field(MINIMAL, "upgrade.strategy", "in_place"),
+     "upgrade.strategy", "in_place"),
+    ("max retry zero is kept", with_field(MINIMAL, "remediation.max_retry", 0), "remediation.max_retry", 0),
+    ("a Go duration becomes seconds", with_field(MINIMAL, "remediation.retry_period", "1h30m"),
+     "remediation.retry_period", 5400.0),
+    ("a number of seconds is a duration", with_field(MINIMAL, "remediation.min_healthy_period", 90),
+     "remediation.min_healthy_period", 90.0),
+    ("a node startup timeout of zero turns it off", with_field(MINIMAL, "health_check.node_startup_timeout", "0"),
+     "health_check.node_startup_timeout", 0.0),
+    ("a node startup timeout of thirty seconds is the shortest allowed",
+     with_field(MINIMAL, "health_check.node_startup_timeout", "30s"), "health_check.node_startup_timeout", 30.0),
+    ("max unhealthy may be a count", with_field(MINIMAL, "health_check.max_unhealthy", 2), "health_check.max_unhealthy", 2),
+    ("max unhealthy may be a percentage", with_field(MINIMAL, "health_check.max_unhealthy", "40%"),
+     "health_check.max_unhealthy", "40%"),
+    ("an unhealthy range is kept as written", with_field(MINIMAL, "health_check.unhealthy_range", "[1-3]"),
+     "health_check.unhealthy_range", "[1-3]"),
+    ("an unhealthy range of one value is accepted", with_field(MINIMAL, "health_check.unhealthy_range", "[2-2]"),
+     "health_check.unhealthy_range", "[2-2]"),
+    ("unhealthy conditions replace the default ones",
+     with_field(MINIMAL, "health_check.unhealthy_conditions", [{"type": "DiskPressure", "status": "True", "timeout": "1m"}]),
+     "health_check.unhealthy_conditions", [{"type": "DiskPressure", "status": "True", "timeout": 60.0}]),
+]
+
+
+def _at(document, path):
+    for key in path.split("."):
+        document = document[key]
+    return document
+
+
+@pytest.mark.parametrize("raw,path,expected", [case[1:] for case in ACCEPTED], ids=[case[0] for case in ACCEPTED])
+def test_valid_input_is_normalized(raw, path, expected):
+    normalized, errors = normalize_spec(raw)
+    assert errors == []
+    assert _at(normalized, path) == expected
+
+
+# (id, raw spec, path of the one error, fragment of its rule)
+REFUSED = [
+    ("a spec that is not a mapping is refused", ["demo"], "", "must be a mapping"),
+    ("a missing cluster name is refused", without_field(MINIMAL, "cluster_name"), "cluster_name", "is required"),
+    ("a cluster name with capitals is refused", with_field(MINIMAL, "cluster_name", "Demo"), "cluster_name", "DNS-1123"),
+    ("a cluster name ending in a dash is refused", with_field(MINIMAL, "cluster_name", "demo-"), "cluster_name", "DNS-1123"),
+    ("a cluster name of 64 characters is refused", with_field(MINIMAL, "cluster_name", "a" * 64), "cluster_name", "DNS-1123"),
+    ("a numeric cluster name is refused", with_field(MINIMAL, "cluster_name", 5), "cluster_name", "must be a string"),
+    ("zero replicas are refused", with_field(MINIMAL, "replicas", 0), "replicas", ">= 1"),
+    ("negative replicas are refused", with_field(MINIMAL, "replicas", -1), "replicas", ">= 1"),
+    ("replicas as a string are refused", with_field(MINIMAL, "replicas", "3"), "replicas", "must be an integer"),
+    ("replicas as a boolean are refused", with_field(MINIMAL, "replicas", True), "replicas", "must be an integer"),
+    ("replicas as a float are refused", with_field(MINIMAL, "replicas", 3.0), "replicas", "must be an integer"),
+    ("an even replica count is refused with stacked etcd", with_field(MINIMAL, "replicas", 4), "replicas", "odd"),
+    ("a missing version is refused", without_field(MINIMAL, "version"), "version", "is required"),
+    ("a version without a patch number is refused", with_field(MINIMAL, "version", "v1.30"), "version", "v<major>"),
+    ("a version YAML read as a number is refused", with_field(MINIMAL, "version", 1.3), "version", "quote it"),
+    ("a version with four numbers is refused", with_field(MINIMAL, "version", "v1.30.4.1"), "version", "v<major>"),
+    ("a version with a leading zero is refused", with_field(MINIMAL, "version", "v1.030.4"), "version", "v<major>"),
+    ("a version suffix without a dash or plus is refused", with_field(MINIMAL, "version", "v1.30.4beta"), "version",
+     "-/+ suffix"),
+    ("a missing endpoint is refused", without_field(MINIMAL, "endpoint"), "endpoint", "is required"),
+    ("an endpoint without a host is refused", with_field(MINIMAL, "endpoint", {"port": 6443}), "endpoint.host",
+     "is required"),
+    ("an endpoint host with a space is refused", with_field(MINIMAL, "endpoint.host", "api server"), "endpoint.host",
+     "IP address or a DNS name"),
+    ("an endpoint host with an empty label is refused", with_field(MINIMAL, "endpoint.host", "api..example.com"),
+     "endpoint.host", "IP address or a DNS name"),
+    ("an endpoint port of zero is refused", with_field(MINIMAL, "endpoint.port", 0), "endpoint.port", ">= 1"),
+    ("an endpoint port above 65535 is refused", with_field(MINIMAL, "endpoint.port", 65536), "endpoint.port", "<= 65535"),
+    ("an endpoint port as a string is refused", with_field(MINIMAL, "endpoint.port", "6443"), "endpoint.port",
+     "must be an integer"),
+    ("an unknown endpoint field is refused", with_field(MINIMAL, "endpoint.scheme", "https"), "endpoint.scheme",
+     "unknown field"),
+    ("an unknown top-level field is refused", with_field(MINIMAL, "replica", 3), "replica", "unknown field"),
+    ("a camelCase kubeadm section name is refused", with_field(MINIMAL, "kubeadm.clusterConfiguration", {}),
+     "kubeadm.clusterConfiguration", "unknown field"),
+    ("a short kubeadm API version is refused", with_field(MINIMAL, "kubeadm.api_version", "v1beta3"),
+     "kubeadm.api_version", "must be one of"),
+    ("kubeadm v1beta4 below v1.31 is refused", with_field(MINIMAL, "kubeadm.api_version", V1BETA4),
+     "kubeadm.api_version", "needs version v1.31"),
+    ("a cluster configuration that is a list is refused", with_field(MINIMAL, CC, []), CC, "must be a mapping"),
+    ("an API server section that is not a mapping is refused", with_field(MINIMAL, CC + ".apiServer", ["x"]),
+     CC + ".apiServer", "must be a mapping"),
+    ("an etcd section that is not a mapping is refused", with_field(MINIMAL, CC + ".etcd", "local"), CC + ".etcd",
+     "must be a mapping"),
+    ("a join node registration that is not a mapping is refused",
+     with_field(MINIMAL, "kubeadm.join_configuration.nodeRegistration", "cp-1"),
+     "kubeadm.join_configuration.nodeRegistration", "must be a mapping"),
+    ("apiVersion inside a kubeadm configuration is refused", with_field(MINIMAL, CC + ".apiVersion", V1BETA3),
+     CC + ".apiVersion", "set by the collection"),
+    ("kind inside a kubeadm configuration is refused",
+     with_field(MINIMAL, "kubeadm.join_configuration.kind", "JoinConfiguration"), "kubeadm.join_configuration.kind",
+     "set by the collection"),
+    ("a kubernetesVersion that disagrees with version is refused",
+     with_field(MINIMAL, CC + ".kubernetesVersion", "v1.29.0"), CC + ".kubernetesVersion", "must agree with version"),
+    ("a clusterName that disagrees with cluster_name is refused", with_field(MINIMAL, CC + ".clusterName", "other"),
+     CC + ".clusterName", "must agree with cluster_name"),
+    ("a controlPlaneEndpoint that disagrees with endpoint is refused",
+     with_field(MINIMAL, CC + ".controlPlaneEndpoint", "10.0.0.101:6443"), CC + ".controlPlaneEndpoint",
+     "must agree with endpoint"),
+    ("a controlPlaneEndpoint without a port is refused when the port is not 6443",
+     with_field(with_field(MINIMAL, "endpoint.port", 7443), CC + ".controlPlaneEndpoint", "10.0.0.100"),
+     CC + ".controlPlaneEndpoint", "10.0.0.100:7443"),
+    ("local and external etcd together are refused",
+     with_field(with_field(MINIMAL, CC + ".etcd.external", EXTERNAL_ETCD), CC + ".etcd.local", {}), CC + ".etcd",
+     "exclude each other"),
+    ("external etcd without a CA file is refused",
+     with_field(MINIMAL, CC + ".etcd.external", without_field(EXTERNAL_ETCD, "caFile")), CC + ".etcd.external.caFile",
+     "needs caFile"),
+    ("external etcd without endpoints is refused",
+     with_field(MINIMAL, CC + ".etcd.external", with_field(EXTERNAL_ETCD, "endpoints", [])),
+     CC + ".etcd.external.endpoints", "at least one endpoint"),
+    ("an external etcd endpoint that is not a URL is refused",
+     with_field(MINIMAL, CC + ".etcd.external", with_field(EXTERNAL_ETCD, "endpoints", ["10.0.0.5:2379"])),
+     CC + ".etcd.external.endpoints[0]", "must be a URL"),
+    ("an etcd image tag with a colon is refused", with_field(MINIMAL, CC + ".etcd.local.imageTag", "3.5:15"),
+     CC + ".etcd.local.imageTag", "may hold only"),
+    ("a CoreDNS tag with a plus is refused", with_field(MINIMAL, CC + ".dns.imageTag", "v1.11.3+x"),
+     CC + ".dns.imageTag", "may hold only"),
+    ("a CoreDNS tag that is not a version is refused", with_field(MINIMAL, CC + ".dns.imageTag", "latest"),
+     CC + ".dns.imageTag", "CoreDNS version"),
+    ("v1beta3 extra arguments as a list are refused",
+     with_field(MINIMAL, CC + ".apiServer.extraArgs", [{"name": "v", "value": "2"}]), CC + ".apiServer.extraArgs",
+     "map of strings"),
+    ("v1beta3 extra argument values that are numbers are refused",
+     with_field(MINIMAL, CC + ".scheduler.extraArgs", {"v": 2}), CC + ".scheduler.extraArgs", "map of strings"),
+    ("v1beta4 extra arguments as a map are refused",
+     with_field(V131, CC + ".controllerManager.extraArgs", {"v": "2"}), CC + ".controllerManager.extraArgs",
+     "list of {name, value}"),
+    ("a v1beta4 kubelet extra argument without a value is refused",
+     with_field(V131, "kubeadm.join_configuration.nodeRegistration.kubeletExtraArgs", [{"name": "v"}]),
+     "kubeadm.join_configuration.nodeRegistration.kubeletExtraArgs", "list of {name, value}"),
+    ("a v1beta4-only field is refused with v1beta3", with_field(MINIMAL, CC + ".encryptionAlgorithm", "RSA-2048"),
+     CC + ".encryptionAlgorithm", "needs kubeadm.api_version kubeadm.k8s.io/v1beta4"),
+    ("a field v1beta4 dropped is refused with v1beta4", with_field(V131, CC + ".apiServer.timeoutForControlPlane", "4m"),
+     CC + ".apiServer.timeoutForControlPlane", "needs kubeadm.api_version kubeadm.k8s.io/v1beta3"),
+    ("an unknown encryption algorithm is refused", with_field(V131, CC + ".encryptionAlgorithm", "RSA-1024"),
+     CC + ".encryptionAlgorithm", "must be one of"),
+    ("a certificate key in the init configuration is refused",
+     with_field(MINIMAL, "kubeadm.init_configuration.certificateKey", "ab" * 32),
+     "kubeadm.init_configuration.certificateKey", "is a secret"),
+    ("a bootstrap token value is refused",
+     with_field(MINIMAL, "kubeadm.init_configuration.bootstrapTokens", [{"ttl": "1h"}, {"token": "abcdef.0123456789abcdef"}]),
+     "kubeadm.init_configuration.bootstrapTokens[1].token", "is a secret"),
+    ("a discovery token in the join configuration is refused",
+     with_field(MINIMAL, "kubeadm.join_configuration.discovery.bootstrapToken.token", "abcdef.0123456789abcdef"),
+     "kubeadm.join_configuration.discovery.bootstrapToken.token", "is a secret"),
+    ("a machine template that is a list is refused", with_field(MINIMAL, "machine_template", ["debian"]),
+     "machine_template", "must be a mapping"),
+    ("a rollout strategy other than RollingUpdate is refused", with_field(MINIMAL, "rollout.strategy", "OnDelete"),
+     "rollout.strategy", "RollingUpdate"),
+    ("a max surge of two is refused", with_field(MINIMAL, "rollout.max_surge", 2), "rollout.max_surge", "0 or 1"),
+    ("a max surge percentage is refused", with_field(MINIMAL, "rollout.max_surge", "50%"), "rollout.max_surge", "0 or 1"),
+    ("a max surge given as a boolean is refused", with_field(MINIMAL, "rollout.max_surge", True), "rollout.max_surge",
+     "0 or 1"),
+    ("a max surge of zero with one replica is refused",
+     with_field(with_field(MINIMAL, "replicas", 1), "rollout.max_surge", 0), "rollout.max_surge", "replicas >= 3"),
+    ("rollout after in words is refused", with_field(MINIMAL, "rollout.after", "tomorrow"), "rollout.after", "RFC 3339"),
+    ("rollout after without a time is refused", with_field(MINIMAL, "rollout.after", "2026-11-22"), "rollout.after",
+     "RFC 3339"),
+    ("a certificate expiry trigger of six days is refused",
+     with_field(MINIMAL, "rollout.before.certificates_expiry_days", 6), "rollout.before.certificates_expiry_days", ">= 7"),
+    ("a certificate expiry trigger as a string is refused",
+     with_field(MINIMAL, "rollout.before.certificates_expiry_days", "30"), "rollout.before.certificates_expiry_days",
+     "must be an integer"),
+    ("an unknown rollout trigger is refused", with_field(MINIMAL, "rollout.before.days", 30), "rollout.before.days",
+     "unknown field"),
+    ("an unknown upgrade strategy is refused", with_field(MINIMAL, "upgrade.strategy", "inplace"), "upgrade.strategy",
+     "rolling, in_place"),
+    ("a negative max retry is refused", with_field(MINIMAL, "remediation.max_retry", -1), "remediation.max_retry", ">= 0"),
+    ("a negative retry period is refused", with_field(MINIMAL, "remediation.retry_period", "-5m"),
+     "remediation.retry_period", "must be a duration"),
+    ("a duration in days is refused", with_field(MINIMAL, "remediation.min_healthy_period", "1d"),
+     "remediation.min_healthy_period", "must be a duration"),
+    ("an empty list of unhealthy conditions is refused", with_field(MINIMAL, "health_check.unhealthy_conditions", []),
+     "health_check.unhealthy_conditions", "at least one"),
+    ("a condition status YAML read as a boolean is refused",
+     with_field(MINIMAL, "health_check.unhealthy_conditions", [{"type": "Ready", "status": True, "timeout": "5m"}]),
+     "health_check.unhealthy_conditions[0].status", "quote it"),
+    ("a lower-case condition status is refused",
+     with_field(MINIMAL, "health_check.unhealthy_conditions", [{"type": "Ready", "status": "false", "timeout": "5m"}]),
+     "health_check.unhealthy_conditions[0].status", "True, False or Unknown"),
+    ("a condition without a timeout is refused",
+     with_field(MINIMAL, "health_check.unhealthy_conditions",
+                [{"type": "Ready", "status": "False", "timeout": "5m"}, {"type": "Ready", "status": "Unknown"}]),
+     "health_check.unhealthy_conditions[1].timeout", "is required"),
+    ("a condition with an empty type is refused",
+     with_field(MINIMAL, "health_check.unhealthy_conditions", [{"type": "", "status": "False", "timeout": "5m"}]),
+     "health_check.unhealthy_conditions[0].type", "must not be empty"),
+    ("a condition with an unknown field is refused",
+     with_field(MINIMAL, "health_check.unhealthy_conditions",
+                [{"type": "Ready", "status": "False", "timeout": "5m", "reason": "x"}]),
+     "health_check.unhealthy_conditions[0].reason", "unknown field"),
+    ("a node startup timeout under thirty seconds is refused",
+     with_field(MINIMAL, "health_check.node_startup_timeout", "10s"), "health_check.node_startup_timeout", "at least 30s"),
+    ("a negative node startup timeout is refused", with_field(MINIMAL, "health_check.node_startup_timeout", -1),
+     "health_check.node_startup_timeout", "must be a duration"),
+    ("max unhealthy as a bare number string is refused", with_field(MINIMAL, "health_check.max_unhealthy", "10"),
+     "health_check.max_unhealthy", "percentage"),
+    ("a negative max unhealthy is refused", with_field(MINIMAL, "health_check.max_unhealthy", -1),
+     "health_check.max_unhealthy", "integer >= 0"),
+    ("an unhealthy range without brackets is refused", with_field(MINIMAL, "health_check.unhealthy_range", "1-3"),
+     "health_check.unhealthy_range", "[a-b]"),
+    ("an unhealthy range that runs backwards is refused", with_field(MINIMAL, "health_check.unhealthy_range", "[3-1]"),
+     "health_check.unhealthy_range", "a <= b"),
+    ("an unhealthy range with a negative bound is refused", with_field(MINIMAL, "health_check.unhealthy_range", "[-1-3]"),
+     "health_check.unhealthy_range", "[a-b]"),
+]
+
+
+@pytest.mark.parametrize("raw,path,rule", [case[1:] for case in REFUSED], ids=[case[0] for case in REFUSED])
+def test_bad_input_is_refused_naming_the_field_and_the_rule(raw, path, rule):
+    normalized, errors = normalize_spec(raw)
+    assert normalized is None
+    assert [e["path"] for e in errors] == [path]
+    assert rule in errors[0]["rule"]
+
+
+def test_every_error_is_reported_at_once():
+    raw = with_field(MINIMAL, "cluster_name", "Bad_Name")
+    raw = with_field(raw, "replicas", 2)
+    raw = with_field(raw, "endpoint.port", 0)
+    raw = with_field(raw, "rollout.max_surge", 3)
+    raw = with_field(raw, "health_check.unhealthy_conditions", [{"type": "Ready", "status": "maybe", "timeout": "soon"}])
+    raw = with_field(raw, "colour", "blue")
+    errors = normalize_spec(raw)[1]
+    assert sorted(e["path"] for e in errors) == [
+        "cluster_name",
+        "colour",
+        "endpoint.port",
+        "health_check.unhealthy_conditions[0].status",
+        "health_check.unhealthy_conditions[0].timeout",
+        "replicas",
+        "rollout.max_surge",
+    ]
+
+
+def test_an_error_carries_the_value_given():
+    errors = normalize_spec(with_field(MINIMAL, "rollout.max_surge", 2))[1]
+    assert errors == [{"path": "rollout.max_surge", "rule": "must be 0 or 1", "value": 2}]
+
+
+def test_a_refused_secret_is_not_echoed_in_the_error():
+    errors = normalize_spec(with_field(MINIMAL, "kubeadm.init_configuration.certificateKey", "ab" * 32))[1]
+    assert "ab" * 32 not in repr(errors)
+
+
+FIELDS = [
+    "cluster_name", "replicas", "version", "endpoint", "endpoint.host", "endpoint.port", "kubeadm", "kubeadm.api_version",
+    CC, CC + ".etcd", CC + ".etcd.local", CC + ".etcd.external", CC + ".etcd.external.endpoints", CC + ".dns",
+    CC + ".dns.imageTag", CC + ".apiServer", CC + ".apiServer.extraArgs", CC + ".kubernetesVersion",
+    "kubeadm.init_configuration", "kubeadm.init_configuration.bootstrapTokens", "kubeadm.join_configuration",
+    "kubeadm.join_configuration.nodeRegistration", "machine_template", "rollout", "rollout.max_surge", "rollout.after",
+    "rollout.before", "upgrade", "remediation", "remediation.retry_period", "health_check",
+    "health_check.unhealthy_conditions", "health_check.max_unhealthy", "health_check.unhealthy_range",
+]
+
+
+@pytest.mark.parametrize("path", FIELDS)
+def test_no_value_of_any_type_makes_validation_crash(path):
+    for value in ODD_VALUES:
+        normalized, errors = normalize_spec(with_field(MINIMAL, path, value))
+        assert (normalized is None) == bool(errors)
+        assert all(e["path"] for e in errors)
+
+
+@pytest.mark.parametrize(
+    "etcd,external",
+    [(None, False), ({}, False), ({"local": {"dataDir": "/var/lib/etcd"}}, False), ({"external": EXTERNAL_ETCD}, True)],
+    ids=["without an etcd section", "with an empty etcd section", "with local etcd", "with external etcd"],
+)
+def test_etcd_is_external_only_when_the_cluster_configuration_says_so(etcd, external):
+    config = {} if etcd is None else {"etcd": etcd}
+    normalized = spec(kubeadm={"api_version": V1BETA3, "cluster_configuration": config,
+                               "init_configuration": {}, "join_configuration": {}})
+    assert etcd_is_external(normalized) is external
+
+
+def test_the_health_check_alone_gets_the_default_rules():
+    rules, errors = normalize_health_check(None)
+    assert errors == []
+    assert rules == spec()["health_check"]
+
+
+def test_the_health_check_alone_reports_paths_under_the_prefix_given():
+    rules, errors = normalize_health_check({"max_unhealthy": "10", "unhealthy_range": "[1-2]"}, path="rules")
+    assert rules is None
+    assert [(e["path"], e["value"]) for e in errors] == [("rules.max_unhealthy", "10")]
+
+
+def test_remediation_limits_alone_get_their_defaults_and_errors():
+    assert normalize_remediation({"max_retry": 2}) == ({"max_retry": 2, "retry_period": 0.0,
+                                                        "min_healthy_period": 3600.0}, [])
+    limits, errors = normalize_remediation({"retry_period": "often"})
+    assert limits is None and [e["path"] for e in errors] == ["remediation.retry_period"]

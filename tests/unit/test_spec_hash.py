@@ -1,0 +1,88 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The spec hash changes exactly when a machine would be built differently (docs/spec.md "The spec hash")."""
+
+import hashlib
+import re
+
+import pytest
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
+from builders import spec, with_field
+
+CC = "kubeadm.cluster_configuration"
+BASE = with_field(spec(), CC, {"networking": {"podSubnet": "10.244.0.0/16"}, "apiServer": {"certSANs": ["api.local"]}})
+
+
+def reversed_keys(value):
+    """The same document with every mapping's keys inserted in reverse order."""
+    if isinstance(value, dict):
+        return {key: reversed_keys(value[key]) for key in reversed(list(value))}
+    if isinstance(value, list):
+        return [reversed_keys(v) for v in value]
+    return value
+
+
+def test_the_hash_is_sixteen_hex_digits():
+    assert re.fullmatch(r"[0-9a-f]{16}", spec_hash(BASE))
+
+
+def test_the_hash_does_not_depend_on_key_order():
+    assert spec_hash(reversed_keys(BASE)) == spec_hash(BASE)
+
+
+def test_the_hash_is_the_documented_digest_of_the_covered_part():
+    # Every Node records the hash it was built from: a new way of hashing the same spec would roll out every
+    # machine, so the format is pinned here as docs/spec.md states it.
+    text = '{"cluster_configuration":{},"init_configuration":{},"join_configuration":{},"machine_template":{}}'
+    assert spec_hash(spec()) == hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+CHANGES = [
+    ("the machine template", "machine_template.image", "debian-12.7"),
+    ("the cluster configuration", CC + ".apiServer.certSANs", ["api.local", "api.example.com"]),
+    ("a feature gate", CC + ".featureGates", {"SomeGate": True}),
+    ("the init configuration", "kubeadm.init_configuration.nodeRegistration.taints", []),
+    ("the join configuration", "kubeadm.join_configuration.nodeRegistration.kubeletExtraArgs", {"v": "2"}),
+    ("an extra argument's value", CC + ".apiServer.extraArgs", {"audit-log-maxage": "31"}),
+]
+
+
+@pytest.mark.parametrize("path,value", [c[1:] for c in CHANGES], ids=["changes with " + c[0] for c in CHANGES])
+def test_the_hash_changes_with_what_a_machine_is_built_from(path, value):
+    assert spec_hash(with_field(BASE, path, value)) != spec_hash(BASE)
+
+
+SAME = [
+    ("replicas", "replicas", 5),
+    ("the version", "version", "v1.31.0"),
+    ("the kubeadm config API version", "kubeadm.api_version", "kubeadm.k8s.io/v1beta4"),
+    ("the rollout settings", "rollout", {"strategy": "RollingUpdate", "max_surge": 0, "after": "2026-12-01T00:00:00Z",
+                                         "before": {"certificates_expiry_days": 30}}),
+    ("the upgrade strategy", "upgrade.strategy", "in_place"),
+    ("the remediation limits", "remediation.max_retry", 3),
+    ("the health check", "health_check.max_unhealthy", 1),
+    ("the CoreDNS settings", CC + ".dns", {"imageTag": "v1.11.3"}),
+    ("the join discovery", "kubeadm.join_configuration.discovery", {"timeout": "10m"}),
+]
+
+
+@pytest.mark.parametrize("path,value", [c[1:] for c in SAME], ids=["is unchanged by " + c[0] for c in SAME])
+def test_the_hash_ignores_what_does_not_rebuild_a_machine(path, value):
+    assert spec_hash(with_field(BASE, path, value)) == spec_hash(BASE)
+
+
+def test_extra_arguments_hash_alike_as_a_v1beta3_map_or_a_v1beta4_list():
+    as_map = with_field(BASE, CC + ".apiServer.extraArgs", {"b": "2", "a": "1"})
+    as_list = with_field(with_field(BASE, "kubeadm.api_version", "kubeadm.k8s.io/v1beta4"), CC + ".apiServer.extraArgs",
+                         [{"name": "a", "value": "1"}, {"name": "b", "value": "2"}])
+    assert spec_hash(as_map) == spec_hash(as_list)
+
+
+def test_the_hash_of_a_normalized_spec_ignores_fields_repeated_from_the_spec():
+    raw = {"cluster_name": "demo", "replicas": 3, "version": "v1.30.4", "endpoint": {"host": "10.0.0.100"}}
+    repeated = with_field(raw, CC, {"kubernetesVersion": "v1.30.4", "clusterName": "demo",
+                                    "controlPlaneEndpoint": "10.0.0.100:6443"})
+    assert spec_hash(normalize_spec(repeated)[0]) == spec_hash(normalize_spec(raw)[0])
