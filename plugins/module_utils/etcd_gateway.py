@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The transport to one etcd member: etcd's v3 JSON gateway (``POST /v3/<service>/<method>``) over mutual TLS.
 
 Standard library only, so it runs on the controller and on a bare control plane host alike, with no
@@ -56,6 +56,19 @@ def unb64(data):
     return base64.b64decode(data or "")
 
 
+def _tls_failure(exc):
+    """Say which side refused the handshake, and what usually causes it."""
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return "TLS: the member's certificate is not trusted with the given CA file: %s" % exc.verify_message
+    reason = exc.reason or str(exc)
+    if "ALERT" in reason and ("CERTIFICATE" in reason or "UNKNOWN_CA" in reason):
+        return (
+            "TLS: the member rejected the client certificate (%s): it is expired, not yet valid, or not issued "
+            "by the etcd CA" % reason
+        )
+    return "TLS handshake failed: %s" % reason
+
+
 def tls_context(ca_file, cert_file=None, key_file=None):
     """A client context that trusts ``ca_file`` alone and presents the given client certificate."""
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
@@ -104,7 +117,7 @@ class GatewayClient:
                 break
             except ssl.SSLError as exc:
                 self.close()
-                raise EtcdTLSError(self.endpoint, "TLS handshake failed: %s" % (exc.reason or exc))
+                raise EtcdTLSError(self.endpoint, _tls_failure(exc))
             except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as exc:
                 # A kept-alive connection the member closed meanwhile: reconnect once.
                 self.close()

@@ -12,20 +12,22 @@ Per machine with a node (KCP EH3 / EH4), the first failing check wins:
    member answered: with nobody answering, nothing is known about the member list (EH4);
 3. the member did not answer → ``unknown``;
 4. the member answered but its status or member-list call failed (``error`` set) → ``false``;
-5. the member list it reports differs from the reference list → ``false``. The reference is the list of the
-   first machine, in the order given, whose member passed checks 1–4 ("first seen", so order matters);
-6. its own id is not in the list it reports → ``false``;
-7. it has an alarm → ``false``;
-8. its cluster id differs from the reference member's → ``false``;
-9. otherwise ``true``.
+5. the member is a learner, not promoted yet → ``false`` (etcd serves a learner no member list, so KCP's
+   list check would fail it too; this says why);
+6. the member list it reports differs from the reference list → ``false``. The reference is the list of the
+   first machine, in the order given, whose voting member passed checks 1–5 ("first seen", so order matters);
+7. its own id is not in the list it reports → ``false``;
+8. it has an alarm → ``false``;
+9. its cluster id differs from the reference member's → ``false``;
+10. otherwise ``true``.
 
 Machines without a node get no entry. A member whose non-empty name matches no machine's node is a stray
 (EH4 / EH11); members with an empty name (added, not started yet) are never strays.
 
 Preflight for stacked etcd (the seed's "Etcd (stacked)" checks, plus the two per-member checks that
 reveal a second cluster or a sick member): as many members as machines; every member answers; every
-answering member reports the same member list and the same cluster id; no status error; no alarm. ``ok``
-is true when no check fails.
+answering voting member reports the same member list and the same cluster id; no status error; no alarm;
+no learner waiting for promotion. ``ok`` is true when no check fails.
 
 External etcd (EH5, the seed's "Etcd (external)"): connectivity is the only measure: ``ok`` when at least one
 member answered. Members are not inspected per machine and there are no strays.
@@ -73,7 +75,7 @@ def _evaluate_stacked(members, machines):
         if node_name is None:
             continue
         member = by_name.get(node_name)
-        if reference is None and member is not None and not machine.get("deleting") and _answered_cleanly(member):
+        if reference is None and member is not None and not machine.get("deleting") and _voter_answered_cleanly(member):
             reference = member
         status, reason = _member_status(machine, member, reference, any_answered)
         members_by_machine[machine["name"]] = {"status": status, "reason": reason}
@@ -96,6 +98,8 @@ def _member_status(machine, member, reference, any_answered):
         return UNKNOWN, "member %s did not answer: %s" % (_label(member), member.get("error") or "no answer")
     if member.get("error"):
         return FALSE, "member %s answered with an error: %s" % (_label(member), member["error"])
+    if member.get("learner"):
+        return FALSE, "member %s is a learner, not promoted yet" % _label(member)
     seen = sorted(member.get("member_ids_seen") or [])
     if reference is not None:
         expected = sorted(reference.get("member_ids_seen") or [])
@@ -126,8 +130,10 @@ def _preflight_problems(members, machines, strays):
         problems.append("etcd has %d members but there are %d control plane machines" % (len(members), len(machines)))
     for stray in strays:
         problems.append("member %s (%s) belongs to no machine" % (stray["name"], stray.get("id")))
-    answered = [m for m in members if m.get("responsive")]
+    answered = [m for m in members if m.get("responsive") and not m.get("learner")]
     for member in members:
+        if member.get("learner"):
+            problems.append("member %s is a learner, not promoted yet" % _label(member))
         if not member.get("responsive"):
             problems.append("member %s did not answer: %s" % (_label(member), member.get("error") or "no answer"))
         elif member.get("error"):
@@ -152,6 +158,10 @@ def _preflight_problems(members, machines, strays):
 
 def _answered_cleanly(member):
     return bool(member.get("responsive")) and not member.get("error")
+
+
+def _voter_answered_cleanly(member):
+    return _answered_cleanly(member) and not member.get("learner")
 
 
 def _node_name(machine):

@@ -75,6 +75,22 @@ PER_MACHINE = [
         "no leader",
     ),
     (
+        "a learner is false until it is promoted",
+        three(),
+        members_of("cp-1", "cp-2", "cp-3", cp_2={"learner": True, "seen": []}),
+        "cp-2",
+        "false",
+        "learner, not promoted yet",
+    ),
+    (
+        "a learner does not set the reference list",
+        three(),
+        members_of("cp-1", "cp-2", "cp-3", cp_1={"learner": True, "seen": []}),
+        "cp-2",
+        "true",
+        "",
+    ),
+    (
         "a member reporting another member list than the first one seen is false",
         three(),
         members_of("cp-1", "cp-2", "cp-3", cp_3={"seen": OTHER_LIST}),
@@ -205,6 +221,12 @@ PREFLIGHT = [
         three(),
         [member("cp-1"), member("cp-2"), with_field(member("cp-3"), error="raft: stopped")],
         ["cp-3 answered with an error: raft: stopped"],
+    ),
+    (
+        "a learner waiting for promotion fails",
+        three(),
+        members_of("cp-1", "cp-2", "cp-3", cp_3={"learner": True, "seen": []}),
+        ["cp-3 is a learner, not promoted yet"],
     ),
     (
         "two members down report both",

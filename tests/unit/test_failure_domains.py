@@ -19,7 +19,6 @@ from ansible_run import run_module
 from builders import machine, snapshot
 
 
-
 def fds(*names, off=()):
     """Failure domains `names` for the control plane, plus `off` ones that are not."""
     return [{"name": n, "control_plane": True} for n in names] + [{"name": n, "control_plane": False} for n in off]

@@ -12,7 +12,6 @@ from builders import machine, seconds_ago, snapshot
 pytestmark = pytest.mark.ansible
 
 
-
 def stalled(name, status, seconds):
     m = machine(name)
     m["node"]["conditions"] = [{"type": "Ready", "status": status, "last_transition": seconds_ago(seconds)}]
@@ -71,7 +70,8 @@ def test_bad_input_fails_listing_every_error_with_its_path():
     observed = snapshot([machine("cp-1"), machine("cp-2")])
     del observed["now"]
     del observed["machines"][1]["created"]
-    outcome, result = run_module("machine_health_check", 
+    outcome, result = run_module(
+        "machine_health_check",
         {
             "health_check": {
                 "max_unhealthy": "10",
@@ -80,7 +80,7 @@ def test_bad_input_fails_listing_every_error_with_its_path():
                 "colour": "blue",
             },
             "observed": observed,
-        }
+        },
     )
     assert outcome == "FAILED!" and "targets" not in result
     paths = {e["path"] for e in result["errors"]}
