@@ -20,6 +20,7 @@ import http.client
 import json
 import socket
 import ssl
+from urllib.parse import urlsplit
 
 
 class EtcdError(Exception):
@@ -83,13 +84,16 @@ class GatewayClient:
 
     def __init__(self, endpoint, context, timeout=5.0):
         """``endpoint``: the member's client URL, e.g. ``https://10.0.0.11:2379``."""
-        scheme, _, hostport = endpoint.partition("://")
-        if scheme != "https" or not hostport:
+        try:
+            parts = urlsplit(endpoint)
+            port = parts.port or 2379
+        except ValueError:
+            parts, port = None, None
+        if parts is None or parts.scheme != "https" or not parts.hostname:
             raise ValueError("etcd endpoint %r must be an https:// URL" % endpoint)
-        host, _, port = hostport.rstrip("/").rpartition(":")
         self.endpoint = endpoint
-        self.host = host.strip("[]") if host else hostport
-        self.port = int(port) if host else 2379
+        self.host = parts.hostname
+        self.port = port
         self.context = context
         self.timeout = timeout
         self._conn = None
