@@ -1,0 +1,240 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Faults on demand (DESIGN.md "Faults"), each done the way the real failure would show itself.
+
+- partition / heal: iptables in the host's netns drop traffic to and from the rest of the subnet (peers,
+  and the VIP the load balancer connects from) but keep the controller (the bridge address) and the
+  host's own loopback traffic.
+- power-off / power-on: SIGKILL to the host's PID 1 / boot again; the disk survives.
+- kubelet-stop / kubelet-start: ``systemctl stop|start kubelet`` on the host.
+- etcd-kill: SIGKILL to the etcd pod's process group (PID from the kubelet's /run/kcpsim/pods/etcd.pid);
+  the kubelet restarts it. etcd-stop / etcd-start: create / remove /run/kcpsim/pods/etcd.hold, which makes
+  the kubelet keep the pod down.
+- etcd-alarm-nospace / etcd-alarm-clear: raise / disarm the member's NOSPACE alarm through etcd's JSON
+  gateway (the collection's etcd_gateway transport) with the host's healthcheck-client certificate.
+- join-fail-next: the marker /var/lib/kcpsim/faults/join-fail-next the kubeadm emulation consumes.
+- certs-expire-soon <days>: re-sign the host's leaf certificates (and the client certificates embedded in
+  its kubeconfigs) to expire in that many days, with the host's own CAs.
+"""
+
+import contextlib
+import datetime
+import glob
+import importlib.util
+import os
+
+from . import host
+from .commands import run
+from .errors import InvalidArguments, SandboxError
+from .state import write_file
+
+SANDBOX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ETCD_GATEWAY = os.path.join(os.path.dirname(os.path.dirname(SANDBOX_DIR)), "plugins", "module_utils",
+                            "etcd_gateway.py")
+PODS_DIR = "/run/kcpsim/pods"
+ETCD_POD = "etcd"
+JOIN_FAIL_MARKER = "/var/lib/kcpsim/faults/join-fail-next"
+PARTITION_CHAINS = ("KCP-PARTITION-IN", "KCP-PARTITION-OUT")
+CA_NAMES = ("ca", "front-proxy-ca", "etcd/ca")
+
+
+# --- network ----------------------------------------------------------------------------------------------
+
+def partition_rules(gateway, subnet):
+    """iptables-restore input that cuts a host off from its subnet except the controller (pure)."""
+    return "\n".join([
+        "*filter",
+        ":KCP-PARTITION-IN - [0:0]",
+        ":KCP-PARTITION-OUT - [0:0]",
+        "-A KCP-PARTITION-IN -i lo -j RETURN",
+        "-A KCP-PARTITION-IN -s %s/32 -j RETURN" % gateway,
+        "-A KCP-PARTITION-IN -s %s -j DROP" % subnet,
+        "-A KCP-PARTITION-OUT -o lo -j RETURN",
+        "-A KCP-PARTITION-OUT -d %s/32 -j RETURN" % gateway,
+        "-A KCP-PARTITION-OUT -d %s -j DROP" % subnet,
+        "-I INPUT 1 -j KCP-PARTITION-IN",
+        "-I OUTPUT 1 -j KCP-PARTITION-OUT",
+        "COMMIT",
+    ]) + "\n"
+
+
+def _iptables(netns, args, check=True):
+    return run(["ip", "netns", "exec", netns, "iptables", "-w"] + args, check=check)
+
+
+def partition(sbx, name):
+    record = sbx.require_host(name)
+    heal(sbx, name)
+    network = sbx.network
+    run(["ip", "netns", "exec", record["netns"], "iptables-restore", "-w", "--noflush"],
+        input_text=partition_rules(network.gateway, network.subnet))
+    record["partitioned"] = True
+    sbx.save()
+
+
+def heal(sbx, name):
+    record = sbx.require_host(name)
+    for chain, builtin in zip(PARTITION_CHAINS, ("INPUT", "OUTPUT")):
+        while _iptables(record["netns"], ["-D", builtin, "-j", chain], check=False).returncode == 0:
+            pass
+        if _iptables(record["netns"], ["-F", chain], check=False).returncode == 0:
+            _iptables(record["netns"], ["-X", chain])
+    record["partitioned"] = False
+    sbx.save()
+
+
+# --- power and services --------------------------------------------------------------------------------------
+
+def power_off(sbx, name):
+    sbx.require_host(name)
+    host.power_off(sbx, name)
+
+
+def power_on(sbx, name):
+    record = sbx.require_host(name)
+    host.boot(sbx, name)
+    host.wait_for_ssh([record["ip"]])
+
+
+def kubelet_stop(sbx, name):
+    host.exec_in(sbx, name, ["systemctl", "stop", "kubelet"])
+
+
+def kubelet_start(sbx, name):
+    host.exec_in(sbx, name, ["systemctl", "start", "kubelet"])
+
+
+# --- etcd ---------------------------------------------------------------------------------------------------
+
+def etcd_kill(sbx, name):
+    pid_file = host.path_in(sbx, name, "%s/%s.pid" % (PODS_DIR, ETCD_POD))
+    try:
+        with open(pid_file) as handle:
+            pid = int(handle.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        raise SandboxError("host %s runs no etcd pod (no PID in %s/%s.pid)" % (name, PODS_DIR, ETCD_POD))
+    # The PID is the host's own (its PID namespace), so the signal is sent from inside.
+    host.exec_in(sbx, name, ["kill", "-KILL", "--", "-%d" % pid])
+
+
+def etcd_stop(sbx, name):
+    write_file(host.path_in(sbx, name, "%s/%s.hold" % (PODS_DIR, ETCD_POD)), "held by sandbox fault etcd-stop\n")
+
+
+def etcd_start(sbx, name):
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(host.path_in(sbx, name, "%s/%s.hold" % (PODS_DIR, ETCD_POD)))
+
+
+def _etcd_gateway():
+    spec = importlib.util.spec_from_file_location("kcp_sandbox_etcd_gateway", ETCD_GATEWAY)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def etcd_client(sbx, name):
+    """A gateway client for the host's etcd member, authenticated like kubeadm's health checks."""
+    record = sbx.require_host(name)
+    gateway = _etcd_gateway()
+    pki = sbx.host_fs(name, "/etc/kubernetes/pki/etcd")
+    files = [os.path.join(pki, f) for f in ("ca.crt", "healthcheck-client.crt", "healthcheck-client.key")]
+    missing = [f for f in files if not os.path.exists(f)]
+    if missing:
+        raise SandboxError("host %s has no etcd client certificates (%s)" % (name, ", ".join(missing)))
+    return gateway, gateway.GatewayClient("https://%s:2379" % record["ip"], gateway.tls_context(*files))
+
+
+def etcd_alarm_nospace(sbx, name):
+    gateway, client = etcd_client(sbx, name)
+    try:
+        member = client.call("maintenance/status")["header"]["member_id"]
+        client.call("maintenance/alarm", {"action": "ACTIVATE", "memberID": member, "alarm": "NOSPACE"})
+    except (gateway.EtcdError, gateway.EtcdUnavailable) as exc:
+        raise SandboxError("raising NOSPACE on %s's etcd failed: %s" % (name, exc))
+    finally:
+        client.close()
+
+
+def etcd_alarm_clear(sbx, name):
+    gateway, client = etcd_client(sbx, name)
+    try:
+        for alarm in client.call("maintenance/alarm", {"action": "GET"}).get("alarms", []):
+            client.call("maintenance/alarm", {"action": "DEACTIVATE", "memberID": alarm.get("memberID", "0"),
+                                              "alarm": alarm.get("alarm", "NONE")})
+    except (gateway.EtcdError, gateway.EtcdUnavailable) as exc:
+        raise SandboxError("clearing alarms on %s's etcd failed: %s" % (name, exc))
+    finally:
+        client.close()
+
+
+# --- kubeadm ------------------------------------------------------------------------------------------------
+
+def join_fail_next(sbx, name):
+    sbx.require_host(name)
+    write_file(sbx.host_fs(name, JOIN_FAIL_MARKER), "sandbox fault join-fail-next\n")
+
+
+def certs_expire_soon(sbx, name, days):
+    """Re-sign the host's leaf certificates and kubeconfig client certificates to expire in ``days`` days."""
+    sbx.require_host(name)
+    from kcpsim import kubeconfig, pki  # the emulation's PKI code (tests/sandbox is on sys.path)
+
+    pki_dir = sbx.host_fs(name, "/etc/kubernetes/pki")
+    cas = []
+    for ca_name in CA_NAMES:
+        with contextlib.suppress(pki.PKIError):
+            cas.append(pki.load_pair(pki_dir, ca_name))
+    if not cas:
+        raise SandboxError("host %s has no kubeadm CA under /etc/kubernetes/pki" % name)
+    not_after = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=days)
+
+    def issuer(cert):
+        return next(((ca, key) for ca, key in cas if pki.signed_by(cert, ca)), None)
+
+    renewed = []
+    for path in sorted(glob.glob(os.path.join(pki_dir, "**", "*.crt"), recursive=True)):
+        cert = pki.load_cert(path)
+        signer = None if pki.is_ca(cert) else issuer(cert)
+        if signer:
+            pki.resign_file(path, signer[0], signer[1], not_after=not_after)
+            renewed.append(os.path.relpath(path, pki_dir))
+    for path in sorted(glob.glob(sbx.host_fs(name, "/etc/kubernetes/*.conf"))):
+        cert = kubeconfig.client_certificate(path)
+        signer = cert and issuer(cert)
+        if signer and kubeconfig.resign_embedded(path, signer[0], signer[1], not_after=not_after):
+            renewed.append(os.path.basename(path))
+    return renewed
+
+
+# --- the catalogue ------------------------------------------------------------------------------------------
+
+FAULTS = {
+    "partition": partition, "heal": heal, "power-off": power_off, "power-on": power_on,
+    "kubelet-stop": kubelet_stop, "kubelet-start": kubelet_start,
+    "etcd-kill": etcd_kill, "etcd-stop": etcd_stop, "etcd-start": etcd_start,
+    "etcd-alarm-nospace": etcd_alarm_nospace, "etcd-alarm-clear": etcd_alarm_clear,
+    "join-fail-next": join_fail_next, "certs-expire-soon": certs_expire_soon,
+}
+
+
+def inject(sbx, kind, name, args):
+    """Apply fault ``kind`` to host ``name``; returns what the fault reports (or None)."""
+    problems = []
+    if kind not in FAULTS:
+        problems.append("fault %r: not one of %s" % (kind, ", ".join(sorted(FAULTS))))
+    if name not in sbx.hosts:
+        problems.append("host %r: sandbox %s has no such host (it has: %s)"
+                        % (name, sbx.name, ", ".join(sorted(sbx.hosts)) or "none"))
+    extra = []
+    if kind == "certs-expire-soon":
+        if len(args) != 1 or not args[0].isdigit() or int(args[0]) < 1:
+            problems.append("certs-expire-soon <days>: days must be a whole number of at least 1")
+        else:
+            extra = [int(args[0])]
+    elif args:
+        problems.append("fault %s takes no arguments (got %s)" % (kind, " ".join(args)))
+    if problems:
+        raise InvalidArguments(problems)
+    return FAULTS[kind](sbx, name, *extra)

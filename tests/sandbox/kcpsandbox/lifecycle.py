@@ -1,0 +1,173 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Bringing a whole sandbox up, tearing it down, and describing it.
+
+``up`` checks every argument first, then builds the release bundles (state dir only), and only then
+touches the machine: guards, bridge, the routing check, hosts, load balancer, inventory. If a step fails,
+what was made is torn down again. ``down`` removes everything the record names and everything that
+carries the sandbox's names (netns, links, iptables rules), so it also cleans up after an ``up`` that was
+killed half way; it is idempotent.
+"""
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+
+from . import addressing, host, net, node_software, placement, provider
+from .commands import run, wait_until
+from .errors import InvalidArguments, SandboxError
+from .lb import LoadBalancer
+from .state import Sandbox, exclusive, write_file
+
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+VERSION = re.compile(r"^v\d+\.\d+\.\d+$")
+DOWN_WAIT = 4.0
+
+
+def parse_environment(pairs):
+    """``KEY=VALUE`` strings into a dict; (dict, problems)."""
+    env, problems = {}, []
+    for pair in pairs or []:
+        key, eq, value = pair.partition("=")
+        if not eq or not ENV_NAME.match(key) or any(c in value for c in "\"\n"):
+            problems.append("--env %r: must be KEY=VALUE with KEY of letters, digits and '_' and a value "
+                            "without double quotes or newlines" % pair)
+        else:
+            env[key] = value
+    return env, problems
+
+
+def up_problems(name, subnet, machines, failure_domains, version, prefix):
+    problems = addressing.sandbox_name_problems(name) + addressing.subnet_problems(subnet)
+    if not 1 <= machines <= addressing.MAX_SLOTS:
+        problems.append("--machines %d: must be 1 to %d" % (machines, addressing.MAX_SLOTS))
+    if not 1 <= failure_domains <= 26:
+        problems.append("--failure-domains %d: must be 1 to 26" % failure_domains)
+    if version is not None and not VERSION.match(version):
+        problems.append("--version %r: must look like v1.30.6" % version)
+    problems += addressing.host_name_problems("%s-%d" % (prefix, addressing.MAX_SLOTS), "--prefix")
+    return problems
+
+
+def up(name, subnet, machines, failure_domains, version=None, prefix="cp", environment=()):
+    env, env_problems = parse_environment(environment)
+    problems = up_problems(name, subnet, machines, failure_domains, version, prefix) + env_problems
+    if problems:
+        raise InvalidArguments(problems)
+    sbx = Sandbox(name)
+    with sbx.locked():
+        if sbx.exists():
+            raise SandboxError("sandbox %s is already up (state in %s); `sandbox --name %s down` first"
+                               % (name, sbx.dir, name))
+        network = addressing.network(name, subnet)
+        try:
+            # From here on the state dir exists, and `down` removes it (and stops the build it records).
+            sbx.data = {"name": name}
+            sbx.save()
+            os.makedirs(sbx.logs_dir, exist_ok=True)
+            if node_software.available():
+                node_software.build(sbx)
+                node_software.choose_version(sbx.releases_dir, version)
+            elif version:
+                raise InvalidArguments(["--version %s: no node software to install (tests/sandbox/kcpsim/build.py "
+                                        "does not exist yet)" % version])
+            with exclusive(sbx.root, ".network"):
+                claimed = net.subnet_in_use(network) or (net.link_exists(network.bridge) and network.bridge)
+                if claimed:
+                    raise SandboxError("--subnet %s: already in use on this machine (%s); pick another subnet, or "
+                                       "`sandbox --name %s down` if it is this sandbox's leftover"
+                                       % (subnet, claimed, name))
+                # The subnet is recorded only now that it is ours: `down` removes its blackhole route.
+                sbx.data.update(subnet=network.subnet, prefix=prefix, environment=env, hosts={}, next_number=1,
+                                last_slot=0, failure_domains=placement.failure_domain_names(failure_domains))
+                sbx.save()
+                net.create_guards(network)
+                net.create_bridge(network)
+                net.require_routed_via_bridge(network)
+            make_ssh_key(sbx)
+            provider.create_machines(sbx, [{"version": version}] * machines)
+        except BaseException:
+            teardown(sbx)
+            raise
+    return sbx
+
+
+def make_ssh_key(sbx):
+    private, public = host.new_key_pair()
+    write_file(sbx.ssh_key, private, 0o600)
+    write_file(sbx.ssh_key + ".pub", public + "\n", 0o644)
+
+
+def down(name):
+    """Tear sandbox ``name`` down; whether there was anything to remove."""
+    sbx = Sandbox(name)
+    with sbx.locked():
+        had_something = sbx.exists() or os.path.exists(sbx.dir) or bool(net.sandbox_netns(name) or
+                                                                        net.sandbox_links(name))
+        teardown(sbx)
+    return had_something
+
+
+def teardown(sbx):
+    close_ssh_masters(sbx)
+    LoadBalancer(sbx).stop()
+    for name in list(sbx.hosts):
+        with contextlib.suppress(SandboxError):
+            host.power_off(sbx, name)
+    # Whatever else was started and recorded (a build, a host whose record was not written yet).
+    processes = sbx.recorded_processes()
+    for ref in processes.values():
+        ref.signal(signal.SIGKILL)
+    wait_until(lambda: not any(ref.alive() for ref in processes.values()), DOWN_WAIT,
+               "%s to end" % ", ".join(sorted(processes)))
+    netns_list = sorted(set(net.sandbox_netns(sbx.name)) | {r["netns"] for r in sbx.hosts.values()})
+    for netns in netns_list:
+        # Whatever still runs inside the sandbox's netns (found by namespace, not by name) is ours.
+        for pid in net.netns_pids(netns):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: not any(net.netns_pids(ns) for ns in netns_list), DOWN_WAIT,
+               "processes in %s to end" % ", ".join(netns_list))
+    for netns in netns_list:
+        if net.netns_exists(netns):
+            run(["ip", "netns", "del", netns])
+    subnet = sbx.data.get("subnet")
+    net.delete_network(addressing.network(sbx.name, subnet) if subnet else None, sbx.name)
+    sbx.remove_dir()
+    sbx.data = {}
+
+
+def close_ssh_masters(sbx):
+    """Ask ssh control masters of this sandbox (ControlPersist) to exit; they would outlive their hosts."""
+    if not os.path.isdir(sbx.ssh_dir):
+        return
+    for entry in os.listdir(sbx.ssh_dir):
+        if entry.startswith("cm-"):
+            subprocess.run(["ssh", "-F", "/dev/null", "-o", "ControlPath=" + os.path.join(sbx.ssh_dir, entry),
+                            "-O", "exit", "sandbox-host"], capture_output=True, timeout=5, check=False)
+
+
+def status(name):
+    """A description of sandbox ``name`` (plain data, for ``status`` and ``status --json``)."""
+    sbx = Sandbox(name).load()
+    if not sbx.is_up():
+        return {"name": name, "up": False}
+    network = sbx.network
+    backends = LoadBalancer(sbx).server_states()
+    hosts = []
+    for host_name, record in sorted(sbx.hosts.items(), key=lambda item: item[1]["slot"]):
+        hosts.append({
+            "name": host_name, "ip": record["ip"], "failure_domain": record["failure_domain"],
+            "state": "running" if host.is_running(sbx, host_name) else "off", "version": record.get("version"),
+            "partitioned": record.get("partitioned", False), "lb_backend": backends.get(host_name, "absent"),
+        })
+    return {
+        "name": name, "up": True, "state_dir": sbx.dir, "subnet": network.subnet, "bridge": network.bridge,
+        "endpoint": "%s:%d" % (network.vip, addressing.API_PORT),
+        "load_balancer": "running" if LoadBalancer(sbx).master() else "stopped",
+        "failure_domains": sbx.data["failure_domains"], "inventory": sbx.inventory, "ssh_config": sbx.ssh_config,
+        "hosts": hosts,
+    }

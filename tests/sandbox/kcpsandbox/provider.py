@@ -1,0 +1,124 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The sandbox as a machine provider: create machines (a booted host with sshd, in the inventory and
+behind the load balancer) and delete them (powered off, gone from inventory and load balancer, data
+removed). Both are idempotent by machine name. The caller holds the sandbox's lock.
+"""
+
+import os
+
+from . import addressing, host, inventory, net, node_software, placement
+from .errors import InvalidArguments, SandboxError
+from .lb import LoadBalancer
+
+
+def machine_view(name, record):
+    """What ``machine create`` prints."""
+    return {"name": name, "host": record["ip"], "failure_domain": record["failure_domain"]}
+
+
+def plan_machines(sbx, requests):
+    """Names, failure domains, slots and versions for new machines; InvalidArguments lists every problem.
+
+    ``requests``: [{"name", "failure_domain", "version"}] with None for "choose for me".
+    """
+    problems, planned = [], []
+    domains = sbx.data["failure_domains"]
+    counts = {}
+    for record in sbx.hosts.values():
+        counts[record["failure_domain"]] = counts.get(record["failure_domain"], 0) + 1
+    used_slots = {record["slot"] for record in sbx.hosts.values()}
+    last_slot = sbx.data.get("last_slot", 0)
+    number = sbx.data.get("next_number", 1)
+    for request in requests:
+        name = request.get("name")
+        if name is None:
+            while "%s-%d" % (sbx.data["prefix"], number) in sbx.hosts:
+                number += 1
+            name = "%s-%d" % (sbx.data["prefix"], number)
+            number += 1
+        problems += addressing.host_name_problems(name)
+        domain = request.get("failure_domain") or placement.choose_failure_domain(domains, counts)
+        if domain not in domains:
+            problems.append("--failure-domain %r: not one of this sandbox's failure domains (%s)"
+                            % (domain, ", ".join(domains)))
+        counts[domain] = counts.get(domain, 0) + 1
+        slot = addressing.free_slot(used_slots, last_slot)
+        if slot is None:
+            problems.append("no free address left in %s (%d hosts at most)" % (sbx.data["subnet"],
+                                                                               addressing.MAX_SLOTS))
+            break
+        used_slots.add(slot)
+        last_slot = slot
+        version = request.get("version")
+        if node_software.available():
+            try:
+                version = node_software.choose_version(sbx.releases_dir, version)
+            except SandboxError as exc:
+                problems.append(str(exc))
+        elif version:
+            problems.append("--version %s: no node software to install (tests/sandbox/kcpsim/build.py does not "
+                            "exist yet)" % version)
+        planned.append({"name": name, "failure_domain": domain, "slot": slot, "version": version})
+    if len({p["name"] for p in planned}) != len(planned):
+        problems.append("--name: the same machine name twice")
+    if problems:
+        raise InvalidArguments(problems)
+    sbx.data["next_number"] = number
+    return planned
+
+
+def create_machines(sbx, requests):
+    """Create (or find) the requested machines; returns their views in request order."""
+    for request in requests:
+        record = sbx.hosts.get(request.get("name"))
+        if record and request.get("failure_domain") not in (None, record["failure_domain"]):
+            raise SandboxError("machine %s exists in %s, not %s" % (request["name"], record["failure_domain"],
+                                                                    request["failure_domain"]))
+    planned = plan_machines(sbx, [r for r in requests if r.get("name") not in sbx.hosts])
+    new_names = iter(p["name"] for p in planned)
+    names = [r["name"] if r.get("name") in sbx.hosts else next(new_names) for r in requests]
+    network = sbx.network
+    for plan in planned:
+        address = addressing.host_address(network, plan["slot"])
+        # Recorded before it is made, so `down` finds it even if this run dies half way.
+        sbx.hosts[plan["name"]] = {
+            "slot": plan["slot"], "ip": address.ip, "mac": address.mac, "veth": address.veth,
+            "netns": addressing.netns_name(sbx.name, plan["name"]), "failure_domain": plan["failure_domain"],
+            "version": plan["version"], "partitioned": False,
+        }
+        sbx.data["last_slot"] = plan["slot"]
+        sbx.save()
+    with open(sbx.ssh_key + ".pub") as handle:
+        authorized_key = handle.read().strip()
+    for plan in planned:
+        name = plan["name"]
+        record = sbx.hosts[name]
+        net.create_host_link(network, addressing.host_address(network, plan["slot"]), record["netns"])
+        host.prepare_disk(sbx, name, record["ip"], authorized_key)
+        host.write_environment(sbx, name, sbx.data.get("environment", {}))
+        if plan["version"]:
+            node_software.install(sbx, name, plan["version"])
+        host.boot(sbx, name)
+    publish(sbx)
+    host.wait_for_ssh([sbx.hosts[p["name"]]["ip"] for p in planned])
+    return [machine_view(name, sbx.hosts[name]) for name in names]
+
+
+def delete_machine(sbx, name):
+    """Remove machine ``name`` (a no-op when it does not exist); whether it existed."""
+    if name not in sbx.hosts:
+        return False
+    host.delete(sbx, name)
+    del sbx.hosts[name]
+    sbx.save()
+    publish(sbx)
+    return True
+
+
+def publish(sbx):
+    """Inventory, ssh files and load balancer backends as the hosts are now."""
+    keys = {name: host.public_host_key(sbx, name) for name in sbx.hosts if os.path.isdir(sbx.host_dir(name))}
+    inventory.write_all(sbx, keys)
+    LoadBalancer(sbx).sync()

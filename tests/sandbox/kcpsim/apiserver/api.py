@@ -1,0 +1,597 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The REST API: one request in, one response out, independent of HTTP and TLS plumbing (server.py).
+
+Routes: discovery (``/api``, ``/apis``, …), ``/version``, health (``/livez``, ``/readyz``, ``/healthz`` and their
+``/<check>`` paths), and resources at ``/api/v1/…`` and ``/apis/<group>/<version>/…``: list (with label and field
+selectors, or as a Table for kubectl), watch, get, create, update (PUT), patch (the three patch types),
+delete, deletecollection, and the subresources status, approval, finalize, pods/eviction (deletes the pod; no
+PodDisruptionBudget check) and pods/binding. ``?dryRun=All`` does everything but the write.
+
+Writes follow the real server's optimistic concurrency: an update or patch that carries a resourceVersion other
+than the stored one is a 409 Conflict; one that carries none is retried on a fresh read when a concurrent
+write got there first. An update that changes nothing is not written (the resourceVersion stays). Deleting a
+namespace deletes what it holds at once (no Terminating phase); ``default``, ``kube-system`` and
+``kube-public`` cannot be deleted. Objects are deleted at once: no finalizers, no graceful deletion.
+"""
+
+import collections
+import datetime
+import json
+import queue
+import random
+import threading
+import time
+import traceback
+import urllib.parse
+import uuid
+
+import yaml
+
+from kcpsim import version
+from kcpsim.apiserver import auth, discovery, errors, patch, resources, selectors, storage, strategy, tables
+
+# ``alive()`` says whether the client is still connected (a watch ends when it is not).
+Request = collections.namedtuple("Request", "method path query headers body peer_cert alive")
+Response = collections.namedtuple("Response", "status content_type body stream")
+
+JSON = "application/json"
+TEXT = "text/plain; charset=utf-8"
+UPDATE_ATTEMPTS = 8
+WATCH_CHECK = 0.5
+WATCH_DEFAULT_TIMEOUT = 1800
+UNDELETABLE_NAMESPACES = ("default", "kube-system", "kube-public")
+_NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_VERBS = {"GET": "get", "HEAD": "get", "POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+
+Target = collections.namedtuple("Target", "resource namespace name subresource")
+
+
+def json_response(status, body):
+    return Response(status, JSON, json.dumps(body, separators=(",", ":")).encode("utf-8"), None)
+
+
+def text_response(status, text):
+    return Response(status, TEXT, text.encode("utf-8"), None)
+
+
+def rfc3339(moment):
+    return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def utcnow():
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def parse_target(path):
+    """The resource request a path names, None for a non-resource path, or ApiError 404."""
+    parts = [urllib.parse.unquote(part) for part in path.split("/") if part]
+    if parts[:1] == ["api"] and len(parts) > 2:
+        group, version_name, rest = "", parts[1], parts[2:]
+    elif parts[:1] == ["apis"] and len(parts) > 3:
+        group, version_name, rest = parts[1], parts[2], parts[3:]
+    else:
+        return None
+    namespace = None
+    if rest[0] == "namespaces" and len(rest) >= 3:
+        inner = resources.lookup(group, version_name, rest[2])
+        if inner is not None and inner.namespaced:
+            namespace, rest = rest[1], rest[2:]
+    resource = resources.lookup(group, version_name, rest[0])
+    if resource is None or len(rest) > 3:
+        raise errors.not_found_path()
+    name = rest[1] if len(rest) > 1 else None
+    subresource = rest[2] if len(rest) > 2 else None
+    if subresource and subresource not in resource.subresources:
+        raise errors.not_found_path()
+    if resource.namespaced and name and namespace is None:
+        raise errors.not_found_path()
+    return Target(resource, namespace, name, subresource)
+
+
+def _list_kind(resource, items, revision):
+    for item in items:
+        # The real server leaves kind and apiVersion out of list items.
+        item.pop("kind", None)
+        item.pop("apiVersion", None)
+    return {"kind": resource.kind + "List", "apiVersion": resources.group_version(resource),
+            "metadata": {"resourceVersion": str(revision)}, "items": items}
+
+
+def _success(code=200, details=None):
+    body = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
+    if details:
+        body["details"] = details
+    if code != 200:
+        body["code"] = code
+    return body
+
+
+class Api:
+    """The API server's behaviour over a Store. Thread-safe; one instance serves every connection."""
+
+    def __init__(self, store, server_address, bootstrap_token_auth=True, ready_timeout=1.0, clock=utcnow,
+                 log=None):
+        self.store = store
+        self.server_address = server_address
+        self.bootstrap_token_auth = bootstrap_token_auth
+        self.ready_timeout = ready_timeout
+        self.clock = clock
+        self.log = log or (lambda message, level="I": None)
+        self.bootstrapped = threading.Event()
+        self.stopping = threading.Event()
+        self._etcd_healthy = None
+
+    # --- start-up --------------------------------------------------------------------------------------
+
+    def bootstrap(self, retry_interval=1.0):
+        """Create the system namespaces that are missing; retried until etcd answers or the server stops."""
+        namespaces = resources.lookup("", "v1", "namespaces")
+        while not self.stopping.is_set():
+            try:
+                for name in resources.SYSTEM_NAMESPACES:
+                    key = resources.key(namespaces, None, name)
+                    if self.store.get(key) is None:
+                        obj = strategy.prepare_create(namespaces, {"metadata": {"name": name}}, None,
+                                                      auth.User("system:apiserver", (), ""), str(uuid.uuid4()),
+                                                      rfc3339(self.clock()), "")
+                        try:
+                            self.store.create(key, obj)
+                        except storage.Exists:
+                            pass
+                self.bootstrapped.set()
+                self.log("system namespaces are in place")
+                return
+            except (storage.StoreUnavailable, storage.StoreError) as exc:
+                self.log("waiting for etcd to create the system namespaces: %s" % exc)
+                self.stopping.wait(retry_interval)
+
+    # --- entry point -----------------------------------------------------------------------------------
+
+    def handle(self, request):
+        try:
+            return self._handle(request)
+        except errors.ApiError as exc:
+            return json_response(exc.code, exc.status())
+        except storage.StoreUnavailable as exc:
+            self.log("%s %s: etcd unavailable: %s" % (request.method, request.path, exc))
+            error = errors.timeout()
+            return json_response(error.code, error.status())
+        except storage.StoreError as exc:
+            error = errors.internal(str(exc))
+            return json_response(error.code, error.status())
+        except Exception:  # noqa: BLE001 - a bug in the emulation answers 500, like a recovered panic
+            self.log("%s %s: %s" % (request.method, request.path, traceback.format_exc()), "E")
+            error = errors.internal("the emulated API server failed; see its log")
+            return json_response(error.code, error.status())
+
+    def _handle(self, request):
+        # As in the real server: authenticate, authorize, then route (anonymous gets 403, not 404).
+        user = self._authenticate(request)
+        try:
+            target = parse_target(request.path)
+        except errors.ApiError:
+            if user is auth.ANONYMOUS:
+                raise errors.forbidden(user.name, _VERBS.get(request.method, "get"), None, None, None,
+                                       path=request.path)
+            raise
+        if user is auth.ANONYMOUS:
+            if target is None:
+                allowed = auth.anonymous_allowed(request.method, request.path)
+            else:
+                allowed = auth.anonymous_allowed(request.method, request.path, target.resource, target.namespace,
+                                                 target.name)
+            if not allowed:
+                verb = _VERBS.get(request.method, request.method.lower())
+                if target is None:
+                    raise errors.forbidden(user.name, verb, None, None, None, path=request.path)
+                raise errors.forbidden(user.name, verb if target.name else "list", target.resource.plural,
+                                       target.resource.group, target.namespace, target.name)
+        if target is None:
+            return self._non_resource(request)
+        return self._resource(request, target, user)
+
+    def _authenticate(self, request):
+        user = auth.certificate_user(request.peer_cert)
+        if user:
+            return user
+        header = request.headers.get("authorization", "")
+        if not header:
+            return auth.ANONYMOUS
+        scheme, bearer = header.partition(" ")[::2]
+        token = auth.bootstrap_token_id(bearer.strip()) if scheme.lower() == "bearer" else None
+        if token is None or not self.bootstrap_token_auth:
+            raise errors.unauthorized()
+        secrets = resources.lookup("", "v1", "secrets")
+        try:
+            secret = self.store.get(resources.key(secrets, "kube-system", "bootstrap-token-" + token[0]))
+        except (storage.StoreUnavailable, storage.StoreError):
+            raise errors.unauthorized()
+        user = auth.bootstrap_token_user(secret, token[0], token[1], self.clock())
+        if user is None:
+            raise errors.unauthorized()
+        return user
+
+    # --- non-resource paths ----------------------------------------------------------------------------
+
+    def _non_resource(self, request):
+        if request.method not in ("GET", "HEAD"):
+            raise errors.method_not_allowed(request.method)
+        path = request.path.rstrip("/") or "/"
+        parts = [part for part in path.split("/") if part]
+        if path == "/":
+            return json_response(200, discovery.root_paths())
+        if path == "/version":
+            return json_response(200, version.info())
+        if parts[0] in ("livez", "readyz", "healthz"):
+            return self._health(parts[0], parts[1:], "verbose" in request.query)
+        if path == "/openapi/v3":
+            return json_response(200, discovery.openapi_v3_root(version.current()))
+        if parts[:2] == ["openapi", "v3"]:
+            group, version_name = ("", parts[3]) if parts[2:3] == ["api"] and len(parts) == 4 else (
+                (parts[3], parts[4]) if parts[2:3] == ["apis"] and len(parts) == 5 else (None, None))
+            document = discovery.openapi_v3_document(group, version_name, version.current())
+            if group is not None and document:
+                return json_response(200, document)
+        if path == "/api":
+            return json_response(200, discovery.api_versions(self.server_address))
+        if path == "/api/v1":
+            return json_response(200, discovery.api_resource_list("", "v1"))
+        if path == "/apis":
+            return json_response(200, discovery.api_group_list())
+        if parts[0] == "apis" and len(parts) == 2:
+            versions = resources.groups().get(parts[1])
+            if versions:
+                return json_response(200, discovery.api_group(parts[1], versions))
+        if parts[0] == "apis" and len(parts) == 3:
+            listing = discovery.api_resource_list(parts[1], parts[2])
+            if listing:
+                return json_response(200, listing)
+        raise errors.not_found_path()
+
+    def _etcd_ok(self):
+        try:
+            self.store.revision(timeout=self.ready_timeout)
+            healthy, why = True, "ok"
+        except (storage.StoreUnavailable, storage.StoreError) as exc:
+            healthy, why = False, str(exc)
+        if healthy != self._etcd_healthy:
+            # Logged on change only: load balancers probe every half second.
+            self._etcd_healthy = healthy
+            self.log("health check: etcd %s" % ("answers" if healthy else "failed: " + why))
+        return healthy
+
+    def _health(self, endpoint, sub, verbose):
+        """``/livez`` answers while the process serves; ``/readyz`` and ``/healthz`` also need etcd and the
+        system namespaces. ``/<endpoint>/<check>`` runs one check."""
+        checks = [("ping", lambda: True)]
+        if endpoint != "livez":
+            checks += [("etcd", self._etcd_ok),
+                       ("poststarthook/bootstrap-namespaces", self.bootstrapped.is_set)]
+        if sub:
+            wanted = "/".join(sub)
+            chosen = [check for check in checks if check[0] == wanted]
+            if not chosen:
+                raise errors.not_found_path()
+            name, probe = chosen[0]
+            if probe():
+                return text_response(200, "ok")
+            return text_response(500, "internal server error: %s check failed" % name)
+        results = [(name, probe()) for name, probe in checks]
+        healthy = all(ok for name, ok in results)
+        if healthy and not verbose:
+            return text_response(200, "ok")
+        lines = ["[+]%s ok" % name if ok else "[-]%s failed: reason withheld" % name for name, ok in results]
+        lines.append("%s check %s" % (endpoint, "passed" if healthy else "failed"))
+        return text_response(200 if healthy else 500, "\n".join(lines) + "\n")
+
+    # --- resources -------------------------------------------------------------------------------------
+
+    def _resource(self, request, target, user):
+        method, name, sub = request.method, target.name, target.subresource
+        if method in ("GET", "HEAD"):
+            if name is None:
+                if request.query.get("watch") in ("true", "1"):
+                    return self._watch(request, target)
+                return self._list(request, target)
+            if sub in (None, "status", "approval"):
+                return self._get(request, target)
+        elif method == "POST":
+            if name is None and (target.namespace or not target.resource.namespaced):
+                return self._create(request, target, user)
+            if sub == "eviction":
+                return self._evict(request, target)
+            if sub == "binding":
+                return self._bind(request, target)
+        elif method == "PUT" and name and sub != "eviction" and sub != "binding":
+            return self._update(request, target)
+        elif method == "PATCH" and name and sub in (None, "status", "approval"):
+            return self._patch(request, target)
+        elif method == "DELETE" and sub is None:
+            if name:
+                return self._delete(request, target)
+            return self._delete_collection(request, target)
+        raise errors.method_not_allowed(method)
+
+    def _key(self, target, name=None):
+        return resources.key(target.resource, target.namespace, name or target.name)
+
+    def _body(self, request):
+        content_type = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
+        try:
+            if "yaml" in content_type:
+                return yaml.safe_load(request.body or b"")
+            return json.loads(request.body or b"null")
+        except (ValueError, yaml.YAMLError) as exc:
+            raise errors.bad_request("couldn't get version/kind; json parse error: %s" % exc)
+
+    def _dry_run(self, request):
+        return request.query.get("dryRun") == "All"
+
+    def _wants_table(self, request):
+        return "as=Table" in request.headers.get("accept", "")
+
+    def _matcher(self, request, target):
+        """A predicate for the request's label and field selectors; 400 when they do not parse."""
+        try:
+            labels = selectors.parse_labels(request.query.get("labelSelector", ""))
+            fields = selectors.parse_fields(request.query.get("fieldSelector", ""), target.resource.plural)
+        except selectors.SelectorError as exc:
+            raise errors.bad_request(str(exc))
+        return lambda obj: (selectors.labels_match(labels, (obj.get("metadata") or {}).get("labels"))
+                            and selectors.fields_match(fields, obj))
+
+    def _selected(self, request, target, objects):
+        matches = self._matcher(request, target)
+        return [obj for obj in objects if matches(obj)]
+
+    def _read(self, target):
+        obj = self.store.get(self._key(target))
+        if obj is None:
+            raise errors.not_found(target.resource, target.name)
+        return obj
+
+    def _get(self, request, target):
+        if target.resource.dropped:
+            raise errors.not_found(target.resource, target.name)
+        obj = self._read(target)
+        if self._wants_table(request):
+            return json_response(200, tables.table(target.resource, [obj], obj["metadata"]["resourceVersion"],
+                                                   self.clock(), request.query.get("includeObject")))
+        return json_response(200, obj)
+
+    def _list(self, request, target):
+        if target.resource.dropped:
+            return json_response(200, _list_kind(target.resource, [], 0))
+        objects, revision = self.store.list(resources.prefix(target.resource, target.namespace))
+        objects = self._selected(request, target, objects)
+        if self._wants_table(request):
+            return json_response(200, tables.table(target.resource, objects, revision, self.clock(),
+                                                   request.query.get("includeObject")))
+        return json_response(200, _list_kind(target.resource, objects, revision))
+
+    def _create(self, request, target, user):
+        resource = target.resource
+        suffix = "".join(random.choice(_NAME_SUFFIX_ALPHABET) for position in range(5))
+        obj = strategy.prepare_create(resource, self._body(request), target.namespace, user, str(uuid.uuid4()),
+                                      rfc3339(self.clock()), suffix)
+        if resource.dropped:
+            return json_response(201, obj)
+        if resource.namespaced:
+            namespaces = resources.lookup("", "v1", "namespaces")
+            if self.store.get(resources.key(namespaces, None, target.namespace)) is None:
+                raise errors.namespace_not_found(target.namespace)
+        if self._dry_run(request):
+            return json_response(201, obj)
+        try:
+            stored = self.store.create(self._key(target, obj["metadata"]["name"]), obj)
+        except storage.Exists:
+            raise errors.already_exists(resource, obj["metadata"]["name"])
+        return json_response(201, stored)
+
+    def _write(self, request, target, change):
+        """Read, ``change(old) -> new``, compare-and-swap; retried on a concurrent write unless the new object
+        pins a resourceVersion (then that write wins and this one is a 409)."""
+        if target.resource.dropped:
+            raise errors.not_found(target.resource, target.name)
+        key = self._key(target)
+        for attempt in range(UPDATE_ATTEMPTS):
+            old = self._read(target)
+            new = change(old)
+            wanted = (new.get("metadata") or {}).get("resourceVersion")
+            if wanted and wanted != old["metadata"]["resourceVersion"]:
+                raise errors.conflict(target.resource, target.name)
+            if storage.encode(new) == storage.encode(old) or self._dry_run(request):
+                new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
+                return json_response(200, new)
+            try:
+                return json_response(200, self.store.update(key, new, int(old["metadata"]["resourceVersion"])))
+            except storage.Stale:
+                continue
+            except storage.Missing:
+                raise errors.not_found(target.resource, target.name)
+        raise errors.conflict(target.resource, target.name)
+
+    def _update(self, request, target):
+        body = self._body(request)
+        strategy.check_body(target.resource, body, target.namespace, target.name)
+        sub = target.subresource if target.subresource != "finalize" else None
+        return self._write(request, target, lambda old: strategy.prepare_update(target.resource, old, body, sub))
+
+    def _patch(self, request, target):
+        content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if content_type not in patch.TYPES:
+            raise errors.unsupported_media_type(content_type)
+        body = self._body(request)
+
+        def change(old):
+            try:
+                patched = patch.apply(content_type, old, body)
+            except patch.PatchError as exc:
+                raise errors.ApiError(422, "Invalid", str(exc))
+            strategy.check_body(target.resource, patched, target.namespace, target.name)
+            return strategy.prepare_update(target.resource, old, patched, target.subresource)
+
+        return self._write(request, target, change)
+
+    def _delete(self, request, target, options=None):
+        resource = target.resource
+        if resource.dropped:
+            raise errors.not_found(resource, target.name)
+        if resource.plural == "namespaces" and target.name in UNDELETABLE_NAMESPACES:
+            raise errors.ApiError(403, "Forbidden", 'namespaces "%s" is forbidden: this namespace may not be deleted'
+                                  % target.name)
+        if options is None:
+            options = self._body(request) if request.body else {}
+        preconditions = (options or {}).get("preconditions") or {}
+        for attempt in range(UPDATE_ATTEMPTS):
+            old = self._read(target)
+            metadata = old["metadata"]
+            for field, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+                if preconditions.get(field) and preconditions[field] != metadata.get(field):
+                    raise errors.conflict(resource, target.name, "Precondition failed: %s in precondition: %s, %s "
+                                          "in object meta: %s" % (label, preconditions[field], label,
+                                                                  metadata.get(field)))
+            if self._dry_run(request):
+                break
+            if resource.plural == "namespaces":
+                for inner in resources.RESOURCES:
+                    if inner.namespaced and not inner.dropped:
+                        self.store.delete_prefix(resources.prefix(inner, target.name))
+            try:
+                self.store.delete(self._key(target), int(metadata["resourceVersion"]))
+                break
+            except storage.Stale:
+                continue
+            except storage.Missing:
+                raise errors.not_found(resource, target.name)
+        else:
+            raise errors.conflict(resource, target.name)
+        if resource.plural == "pods":
+            return json_response(200, old)
+        details = {"name": target.name, "kind": resource.plural, "uid": metadata.get("uid")}
+        if resource.group:
+            details["group"] = resource.group
+        return json_response(200, _success(details=details))
+
+    def _delete_collection(self, request, target):
+        if target.resource.dropped:
+            return json_response(200, _list_kind(target.resource, [], 0))
+        objects, revision = self.store.list(resources.prefix(target.resource, target.namespace))
+        deleted = []
+        for obj in self._selected(request, target, objects):
+            one = Target(target.resource, obj["metadata"].get("namespace"), obj["metadata"]["name"], None)
+            try:
+                self._delete(request, one, options={})
+                deleted.append(obj)
+            except errors.ApiError as exc:
+                if exc.code != 404:
+                    raise
+        return json_response(200, _list_kind(target.resource, deleted, revision))
+
+    def _evict(self, request, target):
+        body = self._body(request) or {}
+        if not isinstance(body, dict) or body.get("kind") not in (None, "Eviction"):
+            raise errors.bad_request("the body of an eviction must be a policy/v1 Eviction")
+        named = (body.get("metadata") or {}).get("name")
+        if named and named != target.name:
+            raise errors.bad_request("name in URL does not match name in Eviction object")
+        pod = Target(target.resource, target.namespace, target.name, None)
+        self._delete(request, pod, options=body.get("deleteOptions") or {})
+        return json_response(201, _success(code=201))
+
+    def _bind(self, request, target):
+        body = self._body(request) or {}
+        node = ((body or {}).get("target") or {}).get("name")
+        if not node:
+            raise errors.invalid(target.resource, target.name, [("target.name", "Required value")])
+
+        def change(old):
+            assigned = (old.get("spec") or {}).get("nodeName")
+            if assigned:
+                raise errors.conflict(target.resource, target.name, 'pod %s is already assigned to node "%s"'
+                                      % (target.name, assigned))
+            new = json.loads(json.dumps(old))
+            new["spec"]["nodeName"] = node
+            return new
+
+        self._write(request, Target(target.resource, target.namespace, target.name, None), change)
+        return json_response(201, _success(code=201))
+
+    # --- watch -----------------------------------------------------------------------------------------
+
+    def _watch(self, request, target):
+        """etcd's own watch on the resource's prefix, relayed as watch events. Without a resourceVersion (or
+        with "0") the current objects come first as ADDED; with one, every change after it. An object that
+        starts or stops matching the selectors is ADDED / DELETED, as in the real server. The stream ends at
+        ``timeoutSeconds``, when the client leaves, or when etcd ends it (a compacted start revision is a 410
+        ERROR event)."""
+        resource = target.resource
+        matches = self._matcher(request, target)
+        since = request.query.get("resourceVersion", "")
+        try:
+            timeout = float(request.query.get("timeoutSeconds") or WATCH_DEFAULT_TIMEOUT)
+            start = int(since) + 1 if since and since != "0" else 0
+        except ValueError:
+            raise errors.bad_request("timeoutSeconds and resourceVersion must be numbers")
+        initial = []
+        if not start and not resource.dropped:
+            objects, revision = self.store.list(resources.prefix(resource, target.namespace))
+            initial, start = [obj for obj in objects if matches(obj)], revision + 1
+        table, include = self._wants_table(request), request.query.get("includeObject")
+
+        def event(kind, obj):
+            if table and kind != "ERROR":
+                obj = tables.table(resource, [obj], obj["metadata"]["resourceVersion"], self.clock(), include)
+            return (json.dumps({"type": kind, "object": obj}, separators=(",", ":")) + "\n").encode("utf-8")
+
+        def translate(change):
+            was = change.previous is not None and matches(change.previous)
+            now = change.obj is not None and matches(change.obj)
+            if change.obj is None:
+                if not was:
+                    return None
+                gone = change.previous
+                gone["metadata"]["resourceVersion"] = str(change.revision)
+                return event("DELETED", gone)
+            if now:
+                return event("MODIFIED" if was else "ADDED", change.obj)
+            return event("DELETED", change.obj) if was else None
+
+        watch = None if resource.dropped else self.store.watch(resources.prefix(resource, target.namespace), start)
+        changes = queue.Queue()
+
+        def pump():
+            try:
+                for change in watch.changes():
+                    changes.put(change)
+            except storage.Compacted as exc:
+                changes.put(exc)
+            changes.put(None)
+
+        if watch is not None:
+            threading.Thread(target=pump, name="watch-pump", daemon=True).start()
+
+        def stream():
+            try:
+                for obj in initial:
+                    yield event("ADDED", obj)
+                ends = time.monotonic() + timeout
+                while not self.stopping.is_set() and time.monotonic() < ends and request.alive():
+                    try:
+                        item = changes.get(timeout=WATCH_CHECK)
+                    except queue.Empty:
+                        continue
+                    if isinstance(item, storage.Compacted):
+                        yield event("ERROR", errors.expired("too old resource version: %s" % since).status())
+                    if item is None or isinstance(item, Exception):
+                        return
+                    chunk = translate(item)
+                    if chunk:
+                        yield chunk
+            finally:
+                if watch is not None:
+                    watch.close()
+
+        return Response(200, JSON, None, stream())

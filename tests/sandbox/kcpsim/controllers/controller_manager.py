@@ -1,0 +1,310 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""``kube-controller-manager`` emulation: the controllers a kubeadm control plane relies on, run by the leader.
+
+Flags as kubeadm renders them (kubeadm-reference.md §1.3): --kubeconfig (the authentication / authorization
+kubeconfigs are accepted and ignored), --bind-address / --secure-port (HTTPS /healthz, default 10257),
+--leader-elect and its timings, --cluster-signing-cert-file / --cluster-signing-key-file /
+--cluster-signing-duration, --node-monitor-grace-period (40s), --node-monitor-period (5s),
+--node-startup-grace-period (1m), --controllers (``*`` = every default controller, a name adds one, ``-name``
+removes one; bootstrapsigner and tokencleaner are off unless named, as in the real one). Others are ignored.
+
+Controllers (decisions in the modules named): nodelifecycle (nodelifecycle.py), csrapproving and csrsigning
+(csr.py), bootstrapsigner and tokencleaner (bootstrap.py), garbagecollector (gc.py), job and ttl-after-finished
+(jobs.py). Each runs on its own period, polling the API server; a failed API call is logged and retried on the
+next period.
+"""
+
+import base64
+import datetime
+import sys
+import time
+
+from kcpsim import kubeclient, pki
+from kcpsim.apiserver import api, resources
+from kcpsim.controllers import bootstrap, component, csr, gc, jobs, nodelifecycle
+
+FLAGS = {
+    "secure-port": ("int", 10257),
+    "cluster-signing-cert-file": ("str", ""),
+    "cluster-signing-key-file": ("str", ""),
+    "cluster-signing-duration": ("duration", 8760 * 3600.0),
+    "node-monitor-grace-period": ("duration", 40.0),
+    "node-monitor-period": ("duration", 5.0),
+    "node-startup-grace-period": ("duration", 60.0),
+    "controllers": ("list", ["*"]),
+    "cluster-name": ("str", "kubernetes"),
+}
+
+# Controller names as --controllers takes them, with the long names 1.28+ also accepts.
+ALIASES = {"node-lifecycle-controller": "nodelifecycle",
+           "certificatesigningrequest-approving-controller": "csrapproving",
+           "certificatesigningrequest-signing-controller": "csrsigning",
+           "bootstrap-signer-controller": "bootstrapsigner", "token-cleaner-controller": "tokencleaner",
+           "garbage-collector-controller": "garbagecollector", "job-controller": "job",
+           "ttl-after-finished-controller": "ttl-after-finished"}
+DEFAULT_ON = ("nodelifecycle", "csrapproving", "csrsigning", "garbagecollector", "job", "ttl-after-finished")
+DEFAULT_OFF = ("bootstrapsigner", "tokencleaner")
+TICK = 0.25
+
+
+def enabled_controllers(names):
+    """The controllers ``--controllers`` turns on (see the module docstring)."""
+    chosen = set()
+    for name in names:
+        negated = name.startswith("-")
+        name = ALIASES.get(name.lstrip("-"), name.lstrip("-"))
+        if name == "*":
+            chosen.update(DEFAULT_ON)
+        elif negated:
+            chosen.discard(name)
+        elif name in DEFAULT_ON + DEFAULT_OFF:
+            chosen.add(name)
+    # A later "-name" wins over "*": apply the removals again after the additions.
+    for name in names:
+        if name.startswith("-"):
+            chosen.discard(ALIASES.get(name[1:], name[1:]))
+    return chosen
+
+
+def utcnow():
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+class Controllers:
+    """Every controller's sync, over one API client; ``syncs()`` says which run and how often."""
+
+    def __init__(self, client, values, log, signer=None, clock=utcnow):
+        self.client = client
+        self.values = values
+        self.log = log
+        self.signer = signer  # (CA cert, CA key) or None: csrsigning then leaves CSRs unsigned
+        self.clock = clock
+
+    def syncs(self, enabled):
+        table = {"nodelifecycle": (self.values["node-monitor-period"], self.sync_nodes),
+                 "csrapproving": (1.0, self.sync_csr_approval),
+                 "csrsigning": (1.0, self.sync_csr_signing),
+                 "bootstrapsigner": (1.0, self.sync_bootstrap_signer),
+                 "tokencleaner": (1.0, self.sync_token_cleaner),
+                 "garbagecollector": (5.0, self.sync_garbage),
+                 "job": (1.0, self.sync_jobs),
+                 "ttl-after-finished": (2.0, self.sync_ttl)}
+        return [(name,) + table[name] for name in sorted(enabled) if name in table]
+
+    # --- node lifecycle --------------------------------------------------------------------------------
+
+    def sync_nodes(self):
+        now = self.clock()
+        stamp = api.rfc3339(now)
+        grace = datetime.timedelta(seconds=self.values["node-monitor-grace-period"])
+        startup = datetime.timedelta(seconds=self.values["node-startup-grace-period"])
+        leases = {lease["metadata"]["name"]: lease
+                  for lease in self.client.list("coordination.k8s.io/v1", "leases", "kube-node-lease")["items"]}
+        for node in self.client.list("v1", "nodes")["items"]:
+            name = node["metadata"]["name"]
+            conditions = nodelifecycle.silenced_conditions(node, leases.get(name), now, grace, startup, stamp)
+            if conditions is not None:
+                node.setdefault("status", {})["conditions"] = conditions
+                try:
+                    node = self.client.update("v1", "nodes", node, subresource="status")
+                except kubeclient.Conflict:
+                    continue  # the kubelet wrote meanwhile: judge again next period
+                self.log("node %s: kubelet stopped posting node status, Ready is now Unknown" % name)
+                self._mark_pods_not_ready(name, stamp)
+            taints = nodelifecycle.wanted_taints(node, stamp)
+            if taints is not None:
+                self.client.patch("v1", "nodes", name, {"spec": {"taints": taints}})
+
+    def _mark_pods_not_ready(self, node_name, stamp):
+        pods = self.client.list("v1", "pods", field_selector="spec.nodeName=" + node_name)["items"]
+        for pod, status in nodelifecycle.pods_to_mark_not_ready(pods, stamp):
+            pod["status"] = status
+            try:
+                self.client.update("v1", "pods", pod, pod["metadata"]["namespace"], subresource="status")
+            except (kubeclient.Conflict, kubeclient.NotFound):
+                pass
+
+    # --- certificate signing requests ------------------------------------------------------------------
+
+    def _csrs(self):
+        return self.client.list("certificates.k8s.io/v1", "certificatesigningrequests")["items"]
+
+    def sync_csr_approval(self):
+        stamp = api.rfc3339(self.clock())
+        for request in self._csrs():
+            try:
+                reason = csr.approval_reason(request)
+            except csr.BadRequest:
+                continue  # the signer marks it Failed
+            if reason is None:
+                continue
+            request.setdefault("status", {}).setdefault("conditions", []).append(csr.approved_condition(stamp))
+            try:
+                self.client.update("certificates.k8s.io/v1", "certificatesigningrequests", request,
+                                   subresource="approval")
+                self.log("approved CSR %s (%s)" % (request["metadata"]["name"], reason))
+            except kubeclient.Conflict:
+                pass
+
+    def sync_csr_signing(self):
+        if self.signer is None:
+            return
+        ca_cert, ca_key = self.signer
+        now = self.clock()
+        limit = datetime.timedelta(seconds=self.values["cluster-signing-duration"])
+        for request in self._csrs():
+            if not csr.wants_signing(request):
+                continue
+            status = request.setdefault("status", {})
+            try:
+                certificate = pki.sign_csr(csr.request_pem(request), ca_cert, ca_key,
+                                           usages=csr.certificate_usages(request),
+                                           validity=csr.validity(request, limit), now=now)
+                status["certificate"] = base64.b64encode(pki.cert_pem(certificate)).decode("ascii")
+            except (csr.BadRequest, pki.PKIError) as exc:
+                status.setdefault("conditions", []).append(csr.failed_condition(api.rfc3339(now), str(exc)))
+            try:
+                self.client.update("certificates.k8s.io/v1", "certificatesigningrequests", request,
+                                   subresource="status")
+                self.log("signed CSR %s" % request["metadata"]["name"] if status.get("certificate")
+                         else "CSR %s failed: %s" % (request["metadata"]["name"], status["conditions"][-1]["message"]))
+            except kubeclient.Conflict:
+                pass
+
+    # --- bootstrap tokens ------------------------------------------------------------------------------
+
+    def _token_secrets(self):
+        secrets = self.client.list("v1", "secrets", "kube-system", field_selector="type=" + bootstrap.SECRET_TYPE)
+        return secrets["items"]
+
+    def sync_bootstrap_signer(self):
+        try:
+            cluster_info = self.client.get("v1", "configmaps", "cluster-info", "kube-public")
+        except kubeclient.NotFound:
+            return
+        data = bootstrap.signed_cluster_info(cluster_info.get("data") or {},
+                                             bootstrap.signing_tokens(self._token_secrets(), self.clock()))
+        if data is None:
+            return
+        cluster_info["data"] = data
+        try:
+            self.client.update("v1", "configmaps", cluster_info, "kube-public")
+        except kubeclient.Conflict:
+            pass
+
+    def sync_token_cleaner(self):
+        for secret in bootstrap.expired_tokens(self._token_secrets(), self.clock()):
+            metadata = secret["metadata"]
+            try:
+                self.client.delete("v1", "secrets", metadata["name"], "kube-system",
+                                   body={"preconditions": {"uid": metadata["uid"]}})
+                self.log("deleted expired bootstrap token %s" % metadata["name"])
+            except (kubeclient.NotFound, kubeclient.Conflict):
+                pass
+
+    # --- garbage collector -----------------------------------------------------------------------------
+
+    def _live_uid(self, resource, namespace, name):
+        try:
+            owner = self.client.get(resources.group_version(resource), resource.plural, name, namespace)
+        except kubeclient.NotFound:
+            return None
+        return owner["metadata"].get("uid")
+
+    def sync_garbage(self):
+        stored = [resource for resource in resources.RESOURCES if not resource.dropped]
+        objects, uids = [], {}
+        for resource in stored:
+            for obj in self.client.list(resources.group_version(resource), resource.plural)["items"]:
+                metadata = obj["metadata"]
+                uids[(resource.plural, metadata.get("namespace"), metadata["name"])] = metadata.get("uid")
+                if metadata.get("ownerReferences"):
+                    objects.append((resource, obj))
+        for resource, obj in objects:
+            if not gc.is_orphan(obj, lambda owner, namespace, name: uids.get((owner.plural, namespace, name))):
+                continue
+            if not gc.is_orphan(obj, self._live_uid):  # the lists are not one snapshot: ask again
+                continue
+            metadata = obj["metadata"]
+            try:
+                self.client.delete(resources.group_version(resource), resource.plural, metadata["name"],
+                                   metadata.get("namespace"), body={"preconditions": {"uid": metadata["uid"]}})
+                self.log("garbage collected %s %s/%s: its owners are gone"
+                         % (resource.kind, metadata.get("namespace") or "", metadata["name"]))
+            except (kubeclient.NotFound, kubeclient.Conflict):
+                pass
+
+    # --- jobs ------------------------------------------------------------------------------------------
+
+    def sync_jobs(self):
+        stamp = api.rfc3339(self.clock())
+        nodes = None
+        for job in self.client.list("batch/v1", "jobs")["items"]:
+            if jobs.finished(job) or (job.get("spec") or {}).get("suspend"):
+                continue
+            if nodes is None:
+                nodes = self.client.list("v1", "nodes")["items"]
+            status = jobs.next_status(job, nodes, stamp)
+            if status is None:
+                continue
+            job["status"] = status
+            try:
+                self.client.update("batch/v1", "jobs", job, job["metadata"]["namespace"], subresource="status")
+                if jobs.finished(job):
+                    self.log("job %s/%s completed" % (job["metadata"]["namespace"], job["metadata"]["name"]))
+            except (kubeclient.Conflict, kubeclient.NotFound):
+                pass
+
+    def sync_ttl(self):
+        now = self.clock()
+        for job in self.client.list("batch/v1", "jobs")["items"]:
+            if not jobs.ttl_expired(job, now):
+                continue
+            metadata = job["metadata"]
+            try:
+                self.client.delete("batch/v1", "jobs", metadata["name"], metadata["namespace"],
+                                   body={"preconditions": {"uid": metadata["uid"]},
+                                         "propagationPolicy": "Background"})
+            except (kubeclient.NotFound, kubeclient.Conflict):
+                pass
+
+
+def run_controllers(values, enabled, signer, log):
+    """The leader's work: each controller's sync on its period, until stopped or no longer leading."""
+    def work(client, stopping, leading):
+        table = Controllers(client, values, log, signer).syncs(enabled)
+        next_run = {entry[0]: 0.0 for entry in table}
+        log("started controllers: %s" % ", ".join(entry[0] for entry in table))
+        while not stopping.is_set() and leading.is_set():
+            for name, period, sync in table:
+                if time.monotonic() < next_run[name]:
+                    continue
+                next_run[name] = time.monotonic() + period
+                try:
+                    sync()
+                except (kubeclient.ApiUnavailable, kubeclient.ApiError) as exc:
+                    log("%s: %s" % (name, exc), "E")
+            stopping.wait(TICK)
+    return work
+
+
+def main(argv=None):
+    values, log = component.parse(sys.argv[1:] if argv is None else argv, "kube-controller-manager", FLAGS)
+    if values is None:
+        return 1
+    enabled = enabled_controllers(values["controllers"])
+    signer = None
+    if values["cluster-signing-cert-file"] or values["cluster-signing-key-file"]:
+        try:
+            signer = (pki.load_cert(values["cluster-signing-cert-file"]),
+                      pki.load_key(values["cluster-signing-key-file"]))
+        except pki.PKIError as exc:
+            log("Error: failed to start certificate controller: %s" % exc, "E")
+            return 1
+    return component.run("kube-controller-manager", values, log, run_controllers(values, enabled, signer, log))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

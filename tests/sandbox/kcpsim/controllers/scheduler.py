@@ -1,0 +1,78 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""``kube-scheduler`` emulation: leader election on Lease ``kube-system/kube-scheduler``, HTTPS /healthz (default
+127.0.0.1:10259 as kubeadm configures it), and binding: every second the leader binds each pod that has no
+``spec.nodeName`` and asks for ``default-scheduler`` to the node placement.choose picks, through the
+``pods/binding`` subresource as the real scheduler does. Pods that fit nowhere stay Pending.
+
+Flags: --kubeconfig, --bind-address, --secure-port, --leader-elect and its timings; others are ignored.
+"""
+
+import sys
+
+from kcpsim import kubeclient
+from kcpsim.controllers import component, placement
+
+FLAGS = {"secure-port": ("int", 10259)}
+PERIOD = 1.0
+SCHEDULER_NAME = "default-scheduler"
+
+
+def pending_pods(pods):
+    """The pods this scheduler should place."""
+    return [pod for pod in pods if not (pod.get("spec") or {}).get("nodeName")
+            and (pod.get("spec") or {}).get("schedulerName", SCHEDULER_NAME) == SCHEDULER_NAME]
+
+
+def schedule_once(client, log):
+    """Bind every pending pod that fits somewhere; returns how many were bound."""
+    pods = client.list("v1", "pods")["items"]
+    pending = pending_pods(pods)
+    if not pending:
+        return 0
+    nodes = client.list("v1", "nodes")["items"]
+    per_node = {}
+    for pod in pods:
+        node = (pod.get("spec") or {}).get("nodeName")
+        if node:
+            per_node[node] = per_node.get(node, 0) + 1
+    bound = 0
+    for pod in pending:
+        metadata = pod["metadata"]
+        node = placement.choose(nodes, pod.get("spec") or {}, per_node)
+        if node is None:
+            continue
+        body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": metadata["name"]},
+                "target": {"apiVersion": "v1", "kind": "Node", "name": node}}
+        try:
+            client.request("POST", kubeclient.resource_path("v1", "pods", metadata["namespace"], metadata["name"],
+                                                            "binding"), body)
+        except (kubeclient.Conflict, kubeclient.NotFound):
+            continue
+        per_node[node] = per_node.get(node, 0) + 1
+        bound += 1
+        log("Successfully bound pod to node: pod=%s/%s node=%s" % (metadata["namespace"], metadata["name"], node))
+    return bound
+
+
+def work(log):
+    def loop(client, stopping, leading):
+        while not stopping.is_set() and leading.is_set():
+            try:
+                schedule_once(client, log)
+            except (kubeclient.ApiUnavailable, kubeclient.ApiError) as exc:
+                log("scheduling: %s" % exc, "E")
+            stopping.wait(PERIOD)
+    return loop
+
+
+def main(argv=None):
+    values, log = component.parse(sys.argv[1:] if argv is None else argv, "kube-scheduler", FLAGS)
+    if values is None:
+        return 1
+    return component.run("kube-scheduler", values, log, work(log))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

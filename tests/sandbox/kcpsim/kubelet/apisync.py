@@ -1,0 +1,171 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The kubelet's API side, on its own thread so static pods never wait for the API server.
+
+Once per start it registers the Node (an existing one is kept, its default labels brought up to date, as
+the real kubelet does); every heartbeat it renews the Lease in kube-node-lease and writes the Node's
+status; every second it makes the mirror pods match the static pods (create, recreate when the manifest
+hash changed, delete when the static pod is gone, write status when phase / readiness / restarts
+changed). Any API failure backs off (0.5 s doubling to 10 s) and the round is tried again.
+"""
+
+import datetime
+import logging
+import threading
+import time
+
+from kcpsim import kubeclient
+from kcpsim.kubelet import backoff, objects
+
+LOG = logging.getLogger("kubelet")
+MIRROR_PERIOD = 1.0
+CORE = "v1"
+COORDINATION = "coordination.k8s.io/v1"
+
+
+def utcnow():
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+class ApiSync(threading.Thread):
+    def __init__(self, connect, node_name, flag_labels, taints, machine, runtime_up, pods, heartbeat,
+                 lease_duration, stop):
+        super().__init__(name="api-sync", daemon=True)
+        self.connect = connect            # () -> KubeClient for this node's identity
+        self.node_name = node_name
+        self.flag_labels = flag_labels
+        self.taints = taints
+        self.machine = machine            # facts for the Node status (see objects.node_status)
+        self.runtime_up = runtime_up      # () -> bool
+        self.pods = pods                  # PodWorkers (snapshot())
+        self.heartbeat = heartbeat
+        self.lease_duration = lease_duration
+        self.stop = stop
+        self.api = None
+        self.node_uid = None
+        self.next_heartbeat = 0.0
+        self.first_seen = {}              # (pod name, config hash) -> datetime the kubelet first saw it
+        self.last_error = None
+
+    def run(self):
+        failures = 0
+        while not self.stop.is_set():
+            try:
+                self.step()
+                failures, wait = 0, min(MIRROR_PERIOD, self.heartbeat)
+                self.last_error = None
+            except Exception as exc:  # noqa: BLE001 - the heartbeat must outlive any one bad round
+                failures += 1
+                if isinstance(exc, kubeclient.Unauthorized):
+                    self.api = None  # kubelet.conf may have been rewritten: reload it
+                if str(exc) != self.last_error:
+                    expected = isinstance(exc, (kubeclient.ApiUnavailable, kubeclient.ApiError))
+                    LOG.warning("API: %s", exc, exc_info=not expected)
+                    self.last_error = str(exc)
+                wait = backoff.api_retry_delay(failures)
+            self.stop.wait(wait)
+
+    def step(self):
+        if self.api is None:
+            self.api = self.connect()
+        if self.node_uid is None:
+            self.register()
+        if time.monotonic() >= self.next_heartbeat:
+            self.renew_lease()
+            self.post_node_status()
+            self.next_heartbeat = time.monotonic() + self.heartbeat
+        self.sync_mirror_pods()
+
+    # --- node ------------------------------------------------------------------------------------------
+
+    def register(self):
+        try:
+            node = self.api.create(CORE, "nodes", objects.node(self.node_name, self.flag_labels, self.taints))
+            LOG.info("registered node %s", self.node_name)
+        except kubeclient.Conflict:
+            node = self.api.get(CORE, "nodes", self.node_name)
+            defaults = objects.node_labels(self.node_name, {})
+            labels = (node.get("metadata") or {}).get("labels") or {}
+            stale = {k: v for k, v in defaults.items() if labels.get(k) != v}
+            if stale:
+                node = self.api.patch(CORE, "nodes", self.node_name, {"metadata": {"labels": stale}})
+            LOG.info("node %s was already registered", self.node_name)
+        self.node_uid = node["metadata"].get("uid", "")
+        self.post_node_status(node)
+
+    def post_node_status(self, node=None):
+        for attempt in (1, 2):
+            node = node or self.api.get(CORE, "nodes", self.node_name)
+            node["status"] = objects.node_status(self.machine, self.runtime_up(),
+                                                 (node.get("status") or {}).get("conditions"), utcnow())
+            try:
+                self.api.update(CORE, "nodes", node, subresource="status")
+                return
+            except kubeclient.Conflict:
+                if attempt == 2:
+                    raise
+                node = None
+
+    def renew_lease(self):
+        body = objects.lease(self.node_name, self.node_uid, self.lease_duration, utcnow())
+        try:
+            current = self.api.get(COORDINATION, "leases", self.node_name, objects.NODE_LEASE_NAMESPACE)
+        except kubeclient.NotFound:
+            self.api.create(COORDINATION, "leases", body, objects.NODE_LEASE_NAMESPACE)
+            return
+        current["spec"] = dict(current.get("spec") or {}, **body["spec"])
+        self.api.update(COORDINATION, "leases", current, objects.NODE_LEASE_NAMESPACE)
+
+    # --- mirror pods -----------------------------------------------------------------------------------
+
+    def _existing_mirrors(self, namespaces):
+        mirrors = {}
+        for namespace in sorted(namespaces):
+            for pod in self.api.list(CORE, "pods", namespace).get("items") or []:
+                metadata = pod.get("metadata") or {}
+                if (pod.get("spec") or {}).get("nodeName") == self.node_name and \
+                        "kubernetes.io/config.mirror" in (metadata.get("annotations") or {}):
+                    mirrors[(namespace, metadata["name"])] = pod
+        return mirrors
+
+    def sync_mirror_pods(self):
+        states = self.pods.snapshot()
+        namespaces = {state.manifest.namespace for state in states.values()} | {"kube-system"}
+        existing = self._existing_mirrors(namespaces)
+        now = utcnow()
+        for name, state in sorted(states.items()):
+            manifest = state.manifest
+            key = (manifest.namespace, objects.mirror_name(name, self.node_name))
+            seen = self.first_seen.setdefault((name, manifest.config_hash), now)
+            pod = existing.pop(key, None)
+            if pod is not None and pod["metadata"]["annotations"].get("kubernetes.io/config.mirror") != \
+                    manifest.config_hash:
+                LOG.info("recreating mirror pod %s/%s: its manifest changed", *key)
+                self._delete_mirror(*key)
+                pod = None
+            if pod is None:
+                mirror = objects.mirror_pod(manifest, self.node_name, self.node_uid, seen)
+                try:
+                    pod = self.api.create(CORE, "pods", mirror, manifest.namespace)
+                except kubeclient.Conflict:
+                    continue  # the old one is still being deleted: next round
+            status = objects.pod_status(state, self.machine["node_ip"], (pod.get("status") or {}).get("conditions"),
+                                        now, seen)
+            if objects.status_fingerprint(status) != objects.status_fingerprint(pod.get("status")):
+                pod["status"] = status
+                try:
+                    self.api.update(CORE, "pods", pod, manifest.namespace, subresource="status")
+                except kubeclient.Conflict:
+                    pass  # changed meanwhile: next round reads it again
+        for key in sorted(existing):
+            LOG.info("deleting mirror pod %s/%s: no such static pod", *key)
+            self._delete_mirror(*key)
+        live = {(name, state.manifest.config_hash) for name, state in states.items()}
+        self.first_seen = {k: v for k, v in self.first_seen.items() if k in live}
+
+    def _delete_mirror(self, namespace, name):
+        try:
+            self.api.delete(CORE, "pods", name, namespace)
+        except kubeclient.NotFound:
+            pass

@@ -1,0 +1,71 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The KubeletConfiguration file (``--config``, kubeadm writes /var/lib/kubelet/config.yaml).
+
+Only the fields the emulation acts on are read; their defaults are the real kubelet's. Environment
+overrides, named as sandbox speed-ups: ``KCPSIM_HEARTBEAT`` (seconds between Lease / Node status updates)
+and ``KCPSIM_PROBE_SCALE`` (factor on probe delays, periods and timeouts).
+"""
+
+import os
+
+import yaml
+
+from kcpsim.kubeadm import durations
+
+API_VERSION = "kubelet.config.k8s.io/v1beta1"
+
+
+class ConfigError(Exception):
+    """The file is missing or invalid; the message names the path and the field (the kubelet exits 1)."""
+
+
+class KubeletConfig:
+    def __init__(self, data):
+        self.static_pod_path = data.get("staticPodPath") or ""
+        self.node_status_update_frequency = _seconds(data, "nodeStatusUpdateFrequency", "10s")
+        self.node_lease_duration = int(data.get("nodeLeaseDurationSeconds", 40))
+        self.healthz_port = int(data.get("healthzPort", 10248))
+        self.healthz_bind_address = data.get("healthzBindAddress") or "127.0.0.1"
+        self.port = int(data.get("port", 10250))
+        self.address = data.get("address") or "0.0.0.0"
+        self.register_with_taints = list(data.get("registerWithTaints") or [])
+        heartbeat = os.environ.get("KCPSIM_HEARTBEAT")
+        self.heartbeat = float(heartbeat) if heartbeat else self.node_status_update_frequency
+        scale = os.environ.get("KCPSIM_PROBE_SCALE")
+        self.probe_scale = float(scale) if scale else 1.0
+
+
+def _seconds(data, field, default):
+    try:
+        return durations.parse(data.get(field) or default)
+    except ValueError as exc:
+        raise ConfigError("%s: %s" % (field, exc))
+
+
+def parse(text, source):
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError("failed to load kubelet config file, path: %s, error: %s" % (source, exc))
+    if not isinstance(data, dict):
+        raise ConfigError("failed to load kubelet config file, path: %s, error: not a mapping" % source)
+    kind, api_version = data.get("kind"), data.get("apiVersion")
+    if (kind, api_version) != ("KubeletConfiguration", API_VERSION):
+        raise ConfigError("failed to load kubelet config file, path: %s, error: kind %r apiVersion %r is not "
+                          "KubeletConfiguration %s" % (source, kind, api_version, API_VERSION))
+    try:
+        return KubeletConfig(data)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError("failed to load kubelet config file, path: %s, error: %s" % (source, exc))
+
+
+def load(path):
+    try:
+        with open(path, "r", encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as exc:
+        raise ConfigError("failed to load kubelet config file, path: %s, error: open %s: %s"
+                          % (path, path, (exc.strerror or str(exc)).lower()))
+    return parse(text, path)

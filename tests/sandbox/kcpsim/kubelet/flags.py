@@ -1,0 +1,114 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The kubelet command line, as kubeadm's systemd drop-in and ``kubeadm-flags.env`` build it. Pure.
+
+Flags are ``--name=value`` or ``--name value`` (value flags only), booleans ``--name`` or
+``--name=true|false``. Flags the emulation does not use are accepted and ignored, as long as they are
+well-formed, so any kubeletExtraArgs kubeadm passes on are harmless.
+
+``--node-labels`` follows the real kubelet's rule: labels in the ``kubernetes.io`` / ``k8s.io`` namespaces
+are refused unless they are on the kubelet's allowed list or under ``kubelet.kubernetes.io`` /
+``node.kubernetes.io`` (so ``node-role.kubernetes.io/control-plane`` cannot be set this way).
+"""
+
+import re
+
+VALUE_FLAGS = {
+    "bootstrap-kubeconfig", "kubeconfig", "config", "cert-dir", "container-runtime-endpoint", "node-ip",
+    "hostname-override", "node-labels", "register-with-taints", "pod-infra-container-image", "root-dir", "v",
+    "runtime-request-timeout", "cgroup-driver", "provider-id",
+}
+BOOL_FLAGS = {"version", "help", "register-node"}
+
+ALLOWED_KUBERNETES_LABELS = {
+    "kubernetes.io/hostname", "kubernetes.io/arch", "kubernetes.io/os", "beta.kubernetes.io/arch",
+    "beta.kubernetes.io/os", "beta.kubernetes.io/instance-type", "node.kubernetes.io/instance-type",
+    "failure-domain.beta.kubernetes.io/region", "failure-domain.beta.kubernetes.io/zone",
+    "topology.kubernetes.io/region", "topology.kubernetes.io/zone",
+}
+ALLOWED_LABEL_NAMESPACES = ("kubelet.kubernetes.io", "node.kubernetes.io")
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+_LABEL_NAME = re.compile(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
+_LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
+
+
+class FlagError(ValueError):
+    """A malformed command line; the message names the flag (the kubelet exits 1 with it)."""
+
+
+class Flags:
+    """The parsed command line: ``values`` by flag name (last one wins), plus derived fields."""
+
+    def __init__(self, values):
+        self.values = values
+        self.labels = parse_labels(values.get("node-labels", ""))
+        self.taints = parse_taints(values.get("register-with-taints", ""))
+
+    def get(self, name, default=None):
+        return self.values.get(name, default)
+
+    @property
+    def runtime_socket(self):
+        """The socket path of ``--container-runtime-endpoint`` (``unix:///run/...`` or a bare path)."""
+        endpoint = self.values.get("container-runtime-endpoint", "unix:///run/containerd/containerd.sock")
+        return endpoint[len("unix://"):] if endpoint.startswith("unix://") else endpoint
+
+
+def parse(argv):
+    """Flags from ``argv`` (without the program name); FlagError naming what is wrong."""
+    values, index = {}, 0
+    while index < len(argv):
+        arg = argv[index]
+        index += 1
+        if arg == "":
+            continue  # an empty $KUBELET_EXTRA_ARGS word
+        if not arg.startswith("-") or arg in ("-", "--"):
+            raise FlagError("unexpected argument %r: the kubelet takes flags only" % arg)
+        name, has_value, value = arg.lstrip("-").partition("=")
+        if name in VALUE_FLAGS and not has_value:
+            if index >= len(argv):
+                raise FlagError("flag needs an argument: --%s" % name)
+            value = argv[index]
+            index += 1
+        elif name in BOOL_FLAGS or not has_value:
+            if has_value and value not in ("true", "false"):
+                raise FlagError("invalid argument %r for --%s: a boolean is true or false" % (value, name))
+            value = value if has_value else "true"
+        values[name] = value
+    return Flags(values)
+
+
+def parse_labels(text):
+    """``{key: value}`` from ``a=b,c=d``; FlagError for malformed or restricted labels."""
+    labels, restricted = {}, []
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not _LABEL_NAME.match(key) or not _LABEL_VALUE.match(value):
+            raise FlagError("invalid --node-labels entry %r: expected <name>=<value> with valid label syntax" % item)
+        prefix = key.partition("/")[0] if "/" in key else ""
+        in_kubernetes = any(prefix == ns or prefix.endswith("." + ns) for ns in ("kubernetes.io", "k8s.io"))
+        allowed_ns = any(prefix == ns or prefix.endswith("." + ns) for ns in ALLOWED_LABEL_NAMESPACES)
+        if in_kubernetes and not allowed_ns and key not in ALLOWED_KUBERNETES_LABELS:
+            restricted.append(key)
+        labels[key] = value
+    if restricted:
+        raise FlagError("unknown 'kubernetes.io' or 'k8s.io' labels specified with --node-labels: %s"
+                        % sorted(restricted))
+    return labels
+
+
+def parse_taints(text):
+    """Taints from ``key=value:Effect,key:Effect``; FlagError naming a malformed one."""
+    taints = []
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        spec, sep, effect = item.rpartition(":")
+        if not sep or effect not in TAINT_EFFECTS:
+            raise FlagError("invalid --register-with-taints entry %r: expected <key>[=<value>]:<effect> with "
+                            "effect one of %s" % (item, ", ".join(TAINT_EFFECTS)))
+        key, unused_sep, value = spec.partition("=")
+        taint = {"key": key, "effect": effect}
+        if value:
+            taint["value"] = value
+        taints.append(taint)
+    return taints

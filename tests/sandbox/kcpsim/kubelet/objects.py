@@ -1,0 +1,211 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The API objects the kubelet writes: Node, Node status, Lease, mirror Pod and its status, CSR. Pure.
+
+Shapes follow the real kubelet where a reader can see them: the Node's default labels and conditions,
+``nodeInfo``, the Lease in ``kube-node-lease``, mirror pods named ``<pod>-<node>`` carrying the manifest's
+labels and annotations plus ``kubernetes.io/config.{hash,mirror,seen,source}``, owned by the Node.
+A condition's ``lastTransitionTime`` only moves when its status changes.
+"""
+
+import base64
+import datetime
+import hashlib
+
+from kcpsim import version
+
+SIGNER_KUBELET_CLIENT = "kubernetes.io/kube-apiserver-client-kubelet"
+NODE_LEASE_NAMESPACE = "kube-node-lease"
+KUBELET_PORT = 10250
+
+
+def rfc3339(moment):
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def from_epoch(seconds):
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc)
+
+
+def rfc3339_micro(moment):
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _condition(kind, status, reason, message, previous, now):
+    """A condition whose lastTransitionTime is kept from ``previous`` ({type: condition}) if status is unchanged."""
+    old = previous.get(kind) or {}
+    transition = old.get("lastTransitionTime") if old.get("status") == status else None
+    condition = {"type": kind, "status": status, "lastTransitionTime": transition or rfc3339(now)}
+    if reason:
+        condition["reason"] = reason
+    if message:
+        condition["message"] = message
+    return condition
+
+
+def _node_condition(kind, status, reason, message, previous, now):
+    return dict(_condition(kind, status, reason, message, previous, now), lastHeartbeatTime=rfc3339(now))
+
+
+def by_type(conditions):
+    return {c.get("type"): c for c in conditions or [] if isinstance(c, dict)}
+
+
+def owner_node(node_name, node_uid, controller=False):
+    reference = {"apiVersion": "v1", "kind": "Node", "name": node_name, "uid": node_uid}
+    if controller:
+        reference["controller"] = True
+    return reference
+
+
+def node_labels(node_name, flag_labels):
+    labels = {
+        "beta.kubernetes.io/arch": "amd64", "beta.kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+        "kubernetes.io/hostname": node_name, "kubernetes.io/os": "linux",
+    }
+    labels.update(flag_labels)
+    return labels
+
+
+def node(node_name, flag_labels, taints):
+    """The Node the kubelet registers (status follows with ``node_status``)."""
+    body = {
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": node_name, "labels": node_labels(node_name, flag_labels),
+                     "annotations": {"node.alpha.kubernetes.io/ttl": "0",
+                                     "volumes.kubernetes.io/controller-managed-attach-detach": "true"}},
+        "spec": {},
+    }
+    if taints:
+        body["spec"]["taints"] = [dict(t) for t in taints]
+    return body
+
+
+def node_status(machine, runtime_up, previous_conditions, now):
+    """The Node's status: Ready True while the runtime answers, else False (reason KubeletNotReady)."""
+    previous = by_type(previous_conditions)
+    if runtime_up:
+        ready = _node_condition("Ready", "True", "KubeletReady", "kubelet is posting ready status", previous, now)
+    else:
+        down = "container runtime is down: %s is missing" % machine["runtime_socket"]
+        ready = _node_condition("Ready", "False", "KubeletNotReady", down, previous, now)
+    resources = {"cpu": str(machine["cpus"]), "memory": "%dKi" % machine["memory_kib"], "pods": "110",
+                 "ephemeral-storage": "%dKi" % machine["storage_kib"]}
+    return {
+        "conditions": [
+            _node_condition("MemoryPressure", "False", "KubeletHasSufficientMemory",
+                            "kubelet has sufficient memory available", previous, now),
+            _node_condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure",
+                            previous, now),
+            _node_condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available",
+                            previous, now),
+            ready,
+        ],
+        "addresses": [{"type": "InternalIP", "address": machine["node_ip"]},
+                      {"type": "Hostname", "address": machine["hostname"]}],
+        "capacity": resources,
+        "allocatable": dict(resources),
+        "daemonEndpoints": {"kubeletEndpoint": {"Port": KUBELET_PORT}},
+        "nodeInfo": {
+            "architecture": "amd64", "operatingSystem": "linux", "osImage": machine["os_image"],
+            "kernelVersion": machine["kernel"], "machineID": machine["machine_id"],
+            "systemUUID": machine["machine_id"], "bootID": machine["boot_id"],
+            "containerRuntimeVersion": "containerd://" + version.CONTAINERD_VERSION,
+            "kubeletVersion": machine["kubelet_version"], "kubeProxyVersion": machine["kubelet_version"],
+        },
+    }
+
+
+def lease(node_name, node_uid, duration, now):
+    return {
+        "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+        "metadata": {"name": node_name, "namespace": NODE_LEASE_NAMESPACE,
+                     "ownerReferences": [owner_node(node_name, node_uid)]},
+        "spec": {"holderIdentity": node_name, "leaseDurationSeconds": duration, "renewTime": rfc3339_micro(now)},
+    }
+
+
+def mirror_name(pod_name, node_name):
+    return "%s-%s" % (pod_name, node_name)
+
+
+def mirror_pod(manifest, node_name, node_uid, seen):
+    """The mirror pod of a static pod manifest (its status follows with ``pod_status``)."""
+    metadata = manifest.metadata
+    annotations = dict(metadata.get("annotations") or {})
+    annotations.update({
+        "kubernetes.io/config.hash": manifest.config_hash,
+        "kubernetes.io/config.mirror": manifest.config_hash,
+        "kubernetes.io/config.seen": rfc3339_micro(seen),
+        "kubernetes.io/config.source": "file",
+    })
+    spec = dict(manifest.spec)
+    spec["nodeName"] = node_name
+    return {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": mirror_name(manifest.name, node_name), "namespace": manifest.namespace,
+                     "labels": dict(metadata.get("labels") or {}), "annotations": annotations,
+                     "ownerReferences": [owner_node(node_name, node_uid, controller=True)]},
+        "spec": spec,
+    }
+
+
+def container_id(name, started_at):
+    return "containerd://" + hashlib.sha256(("%s/%r" % (name, started_at)).encode("utf-8")).hexdigest()
+
+
+def pod_status(state, node_ip, previous_conditions, now, started):
+    """A mirror pod's status from a PodState; ``started`` is when the kubelet first saw the pod."""
+    previous = by_type(previous_conditions)
+    ready = "True" if state.ready else "False"
+    not_ready_reason = None if state.ready else "ContainersNotReady"
+
+    def condition(kind, status, reason=None):
+        return dict(_condition(kind, status, reason, None, previous, now), lastProbeTime=None)
+
+    container = state.manifest.container
+    status = {"name": container.get("name") or state.manifest.name, "image": container["image"],
+              "imageID": container["image"], "ready": state.ready, "restartCount": state.restarts,
+              "started": state.running}
+    if state.running:
+        status["containerID"] = container_id(state.manifest.name, state.started_at)
+        status["state"] = {"running": {"startedAt": rfc3339(from_epoch(state.started_at))}}
+    else:
+        status["state"] = {"waiting": {"reason": state.waiting_reason or "ContainerCreating",
+                                       "message": state.message or ""}}
+    if state.last_exit_code is not None:
+        status["lastState"] = {"terminated": {"exitCode": state.last_exit_code,
+                                              "reason": "Completed" if state.last_exit_code == 0 else "Error"}}
+    return {
+        "phase": state.phase,
+        "conditions": [
+            condition("PodReadyToStartContainers", "True"),
+            condition("Initialized", "True"),
+            condition("Ready", ready, not_ready_reason),
+            condition("ContainersReady", ready, not_ready_reason),
+            condition("PodScheduled", "True"),
+        ],
+        "hostIP": node_ip, "hostIPs": [{"ip": node_ip}], "podIP": node_ip, "podIPs": [{"ip": node_ip}],
+        "qosClass": "Burstable", "startTime": rfc3339(started),
+        "containerStatuses": [status],
+    }
+
+
+def status_fingerprint(status):
+    """What makes a mirror pod status worth writing again: phase, readiness, restarts, container identity."""
+    status = status or {}
+    containers = status.get("containerStatuses") or [{}]
+    first = containers[0]
+    return (status.get("phase"), by_type(status.get("conditions")).get("Ready", {}).get("status"),
+            first.get("restartCount"), first.get("containerID"), tuple(sorted((first.get("state") or {}).keys())),
+            ((first.get("state") or {}).get("waiting") or {}).get("reason"))
+
+
+def csr(name, request_pem, usages):
+    return {
+        "apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+        "metadata": {"name": name},
+        "spec": {"request": base64.b64encode(request_pem).decode("ascii"), "signerName": SIGNER_KUBELET_CLIENT,
+                 "usages": list(usages)},
+    }

@@ -1,0 +1,39 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Fixtures for the tests of the sandbox's infrastructure (sandboxes and names: infra_support.py).
+All of them need root: they skip without it."""
+
+import pytest
+
+from infra_support import DOWN_NAME, INFRA_MACHINES, INFRA_NAME, INFRA_SUBNET, SandboxHandle, needs_root
+from kcpsandbox import state
+
+# Two test runs on one machine (two people, or CI and a person) would tear down each other's sandbox: each
+# run holds the sandbox's test lock while it uses it, the second waits.
+TEST_LOCK_TIMEOUT = 1800
+
+
+@pytest.fixture(scope="session")
+def infra_sandbox():
+    """The shared ``t-infra`` sandbox: 3 hosts in 3 failure domains, one sandbox-wide environment variable;
+    torn down at the end of the session."""
+    needs_root()
+    handle = SandboxHandle(INFRA_NAME)
+    with state.exclusive(state.state_root(), INFRA_NAME + ".tests", TEST_LOCK_TIMEOUT):
+        handle.cli("down")  # whatever an aborted earlier run left
+        handle.cli("up", "--machines", str(INFRA_MACHINES), "--failure-domains", "3", "--subnet", INFRA_SUBNET,
+                   "--env", "KCP_INFRA_ENV=set by sandbox up")
+        yield handle
+        handle.cli("down")
+
+
+@pytest.fixture()
+def down_sandbox():
+    """The ``t-down`` sandbox's handle, for tests that bring it up and down themselves; always down after."""
+    needs_root()
+    handle = SandboxHandle(DOWN_NAME)
+    with state.exclusive(state.state_root(), DOWN_NAME + ".tests", TEST_LOCK_TIMEOUT):
+        handle.cli("down")
+        yield handle
+        handle.cli("down")

@@ -1,0 +1,87 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The sandbox as a machine provider: machines come and go with the inventory, the ssh files and the load
+balancer following; both operations are idempotent by name."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from kcpsandbox import net
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("t-infra")]
+
+
+def inventory_hosts(sandbox):
+    done = subprocess.run(["ansible-inventory", "-i", sandbox.record.inventory, "--list"], capture_output=True,
+                          text=True, env=sandbox.ansible_env(), check=True)
+    parsed = json.loads(done.stdout)
+    return {name: parsed["_meta"]["hostvars"][name]["failure_domain"]
+            for name in parsed["control_plane_candidates"]["hosts"]}
+
+
+def lb_backends(sandbox):
+    return {h["name"] for h in sandbox.status()["hosts"] if h["lb_backend"] != "absent"}
+
+
+def test_a_created_machine_joins_inventory_and_load_balancer_and_a_deleted_one_leaves_both(infra_sandbox):
+    before = set(infra_sandbox.hosts())
+    created = json.loads(infra_sandbox.cli("machine", "create").stdout)
+    name = created["name"]
+    try:
+        assert name not in before
+        assert set(created) == {"name", "host", "failure_domain"}
+        assert created["failure_domain"] == "fd-1", "3 machines over 3 domains: the tie goes to fd-1"
+        assert inventory_hosts(infra_sandbox)[name] == "fd-1"
+        assert name in lb_backends(infra_sandbox)
+        assert infra_sandbox.ssh(name, "hostname").stdout.strip() == name
+        assert infra_sandbox.ssh(name, "ip -4 -o addr show eth0").stdout.split()[3] == created["host"] + "/24"
+
+        again = json.loads(infra_sandbox.cli("machine", "create", "--name", name).stdout)
+        assert again == created, "creating an existing machine changes nothing"
+        assert set(infra_sandbox.hosts()) == before | {name}
+
+        record = infra_sandbox.record.hosts[name]
+        host_dir = infra_sandbox.record.host_dir(name)
+        assert json.loads(infra_sandbox.cli("machine", "delete", name).stdout) == {"name": name, "deleted": True}
+        assert name not in inventory_hosts(infra_sandbox)
+        assert name not in lb_backends(infra_sandbox)
+        assert not net.netns_exists(record["netns"]) and not net.link_exists(record["veth"])
+        assert not os.path.exists(host_dir)
+        assert json.loads(infra_sandbox.cli("machine", "delete", name).stdout) == {"name": name, "deleted": False}
+    finally:
+        infra_sandbox.cli("machine", "delete", name)
+    assert set(infra_sandbox.hosts()) == before
+
+
+def test_a_machine_goes_to_the_failure_domain_asked_for(infra_sandbox):
+    created = json.loads(infra_sandbox.cli("machine", "create", "--failure-domain", "fd-3", "--name",
+                                           "infra-extra").stdout)
+    try:
+        assert (created["name"], created["failure_domain"]) == ("infra-extra", "fd-3")
+        assert inventory_hosts(infra_sandbox)["infra-extra"] == "fd-3"
+        conflicting = infra_sandbox.cli("machine", "create", "--failure-domain", "fd-1", "--name", "infra-extra",
+                                        check=False)
+        assert conflicting.returncode == 1 and "exists in fd-3" in conflicting.stderr
+    finally:
+        infra_sandbox.cli("machine", "delete", "infra-extra")
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["--failure-domain", "fd-9"], ["--failure-domain 'fd-9': not one of this sandbox's failure domains"]),
+    (["--name", "Bad_Name", "--failure-domain", "fd-7"], ["--name 'Bad_Name': must be a DNS-1123 label",
+                                                          "--failure-domain 'fd-7'"]),
+    (["--version", "v0.0.1"], ["--version v0.0.1"]),
+], ids=["an unknown failure domain is refused", "every bad argument is named at once",
+        "a version without a release bundle is refused"])
+def test_bad_machine_requests_fail_before_anything_is_made(infra_sandbox, args, fragments):
+    before = set(infra_sandbox.hosts())
+    done = infra_sandbox.cli("machine", "create", *args, check=False)
+    assert done.returncode == 2
+    for fragment in fragments:
+        assert fragment in done.stderr
+    assert "Traceback" not in done.stderr
+    assert set(infra_sandbox.hosts()) == before

@@ -1,0 +1,147 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The files the harness generates, checked by the tools that read them: HAProxy's config by ``haproxy -c``,
+the inventory by ``ansible-inventory``, ssh_config by ``ssh -G``, known_hosts by ``ssh-keygen -F``; and
+the node software layout a host gets from a release bundle."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from kcpsandbox import faults, inventory, lb, node_software
+from kcpsandbox.host import new_key_pair
+from kcpsandbox.state import Sandbox
+
+from infra_support import VENV_BIN
+
+HOSTS = {"cp-1": {"ip": "172.31.251.11", "failure_domain": "fd-1"},
+         "cp-2": {"ip": "172.31.251.12", "failure_domain": "fd-2"}}
+
+
+def test_haproxy_accepts_the_config_and_checks_readyz_over_tls(tmp_path):
+    text = lb.render_config("172.31.251.100", [("cp-1", "172.31.251.11"), ("cp-2", "172.31.251.12")],
+                            str(tmp_path / "admin.sock"), str(tmp_path / "server-state"))
+    (tmp_path / "haproxy.cfg").write_text(text)
+    done = subprocess.run(["haproxy", "-c", "-f", str(tmp_path / "haproxy.cfg")], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "    bind 172.31.251.100:6443" in text
+    assert "    option httpchk GET /readyz" in text
+    assert "    default-server check check-ssl verify none inter 500ms fall 2 rise 1" in text
+    assert "    source 172.31.251.100" in text
+    assert text.endswith("    server cp-1 172.31.251.11:6443\n    server cp-2 172.31.251.12:6443\n")
+
+
+def test_haproxy_accepts_a_config_without_backends(tmp_path):
+    (tmp_path / "haproxy.cfg").write_text(lb.render_config("10.1.2.100", [], str(tmp_path / "a.sock"),
+                                                           str(tmp_path / "state")))
+    assert subprocess.run(["haproxy", "-c", "-q", "-f", str(tmp_path / "haproxy.cfg")], check=False).returncode == 0
+
+
+@pytest.fixture()
+def written(tmp_path):
+    """Inventory, ssh_config and known_hosts written for HOSTS into a scratch sandbox dir."""
+    sbx = Sandbox("t-render", root=str(tmp_path))
+    sbx.data = {"subnet": "172.31.251.0/24", "failure_domains": ["fd-1", "fd-2", "fd-3"],
+                "hosts": {name: dict(rec) for name, rec in HOSTS.items()}}
+    keys = {name: new_key_pair()[1] for name in HOSTS}
+    inventory.write_all(sbx, keys)
+    return sbx, keys
+
+
+def test_ansible_reads_the_inventory_groups_and_vars(written):
+    sbx = written[0]
+    done = subprocess.run([os.path.join(VENV_BIN, "ansible-inventory"), "-i", sbx.inventory, "--list"],
+                          capture_output=True, text=True, check=True)
+    parsed = json.loads(done.stdout)
+    assert parsed["control_plane_candidates"]["hosts"] == ["cp-1", "cp-2"]
+    cp2 = parsed["_meta"]["hostvars"]["cp-2"]
+    assert cp2["ansible_host"] == "172.31.251.12"
+    assert cp2["failure_domain"] == "fd-2"
+    assert cp2["ansible_python_interpreter"] == "/usr/bin/python3"
+    assert cp2["ansible_ssh_common_args"] == "-F %s" % sbx.ssh_config
+    assert cp2["sandbox_endpoint_host"] == "172.31.251.100"
+    assert cp2["sandbox_endpoint_port"] == 6443
+    assert cp2["sandbox_failure_domains"] == ["fd-1", "fd-2", "fd-3"]
+    assert os.stat(sbx.inventory).st_mode & 0o777 == 0o600
+
+
+def test_ssh_resolves_host_names_and_pins_host_keys(written):
+    sbx = written[0]
+    done = subprocess.run(["ssh", "-G", "-F", sbx.ssh_config, "cp-1"], capture_output=True, text=True, check=True)
+    effective = dict(line.split(" ", 1) for line in done.stdout.splitlines() if " " in line)
+    assert effective["hostname"] == "172.31.251.11"
+    assert effective["user"] == "root"
+    assert effective["stricthostkeychecking"] == "true"
+    assert effective["userknownhostsfile"] == sbx.known_hosts
+    assert effective["identityfile"] == sbx.ssh_key
+    assert effective["batchmode"] == "yes"
+
+
+@pytest.mark.parametrize("lookup", ["cp-2", "172.31.251.12"], ids=["by host name", "by IP address"])
+def test_known_hosts_holds_each_host_key(written, lookup):
+    sbx, keys = written
+    done = subprocess.run(["ssh-keygen", "-F", lookup, "-f", sbx.known_hosts], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0
+    assert keys["cp-2"] in done.stdout and keys["cp-1"] not in done.stdout
+
+
+def test_a_partition_keeps_loopback_and_the_controller_before_dropping_the_subnet():
+    rules = faults.partition_rules("172.31.251.1", "172.31.251.0/24").splitlines()
+    inbound = [r for r in rules if r.startswith("-A KCP-PARTITION-IN")]
+    outbound = [r for r in rules if r.startswith("-A KCP-PARTITION-OUT")]
+    assert inbound == ["-A KCP-PARTITION-IN -i lo -j RETURN", "-A KCP-PARTITION-IN -s 172.31.251.1/32 -j RETURN",
+                       "-A KCP-PARTITION-IN -s 172.31.251.0/24 -j DROP"]
+    assert outbound == ["-A KCP-PARTITION-OUT -o lo -j RETURN", "-A KCP-PARTITION-OUT -d 172.31.251.1/32 -j RETURN",
+                        "-A KCP-PARTITION-OUT -d 172.31.251.0/24 -j DROP"]
+
+
+@pytest.mark.parametrize("versions, expected", [
+    (["v1.29.10", "v1.30.6", "v1.31.2", "v1.30.5"], "v1.31.2"),
+    (["v1.9.0", "v1.10.0"], "v1.10.0"),
+    (["v1.30.6", "containerd", "images.json"], "v1.30.6"),
+    ([], None),
+], ids=["the newest of the bundles", "numeric, not alphabetical", "other entries are not versions", "none"])
+def test_the_default_version_is_the_newest_bundle(versions, expected):
+    assert node_software.newest(versions) == expected
+
+
+def _bundle(releases, version, programs):
+    os.makedirs(os.path.join(releases, version, "bin"))
+    (open(os.path.join(releases, version, "VERSION"), "w")).write(version + "\n")
+    for program in programs:
+        with open(os.path.join(releases, version, "bin", program), "w") as handle:
+            handle.write("#!/usr/bin/python3\n# %s %s\n" % (program, version))
+    for component, files in (("containerd/1.7.22", ["containerd"]), ("cni/1.5.1", ["bridge", "loopback"])):
+        os.makedirs(os.path.join(releases, component), exist_ok=True)
+        for name in files:
+            with open(os.path.join(releases, component, name), "w") as handle:
+                handle.write("#!/usr/bin/python3\n")
+
+
+@pytest.mark.parametrize("programs, kubelet_unit", [
+    (["kubeadm", "kubelet"], True),
+    (["kubeadm"], False),
+], ids=["a full bundle installs kubeadm, kubelet and its units", "a bundle without a kubelet installs no kubelet unit"])
+def test_node_software_lands_where_the_packages_put_it(tmp_path, programs, kubelet_unit):
+    sbx = Sandbox("t-node", root=str(tmp_path))
+    _bundle(sbx.releases_dir, "v1.30.6", programs)
+    node_software.install(sbx, "cp-1", "v1.30.6")
+    bin_dir = sbx.host_fs("cp-1", "/usr/local/bin")
+    for program in programs + ["containerd"]:
+        assert os.stat(os.path.join(bin_dir, program)).st_mode & 0o777 == 0o755
+    assert sorted(os.listdir(sbx.host_fs("cp-1", "/opt/cni/bin"))) == ["bridge", "loopback"]
+    units = os.path.join(sbx.host_overlay("cp-1", "/etc"), "systemd", "system")
+    wants = os.path.join(units, "multi-user.target.wants")
+    assert os.readlink(os.path.join(wants, "containerd.service")) == "/etc/systemd/system/containerd.service"
+    assert os.path.exists(os.path.join(units, "kubelet.service.d", "10-kubeadm.conf")) is kubelet_unit
+    assert os.path.lexists(os.path.join(wants, "kubelet.service")) is kubelet_unit
+    if kubelet_unit:
+        with open(os.path.join(units, "kubelet.service.d", "10-kubeadm.conf")) as handle:
+            dropin = handle.read()
+        assert "EnvironmentFile=-/var/lib/kubelet/kubeadm-flags.env" in dropin
+        assert "--config=/var/lib/kubelet/config.yaml" in dropin

@@ -1,0 +1,365 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The kubeadm command line against a scratch root (KCPSIM_ROOT): PKI layout and modes, kubeconfigs,
+manifests on disk, check-expiration, renew, version output, exit codes and refusals.
+
+Every address here is on loopback: nothing may leave the machine.
+"""
+
+import datetime
+import io
+import json
+import os
+import shutil
+import stat
+
+import pytest
+import yaml
+
+from kcpsim import kubeconfig, pki
+from kcpsim.kubeadm import expiration
+from kcpsim.kubeadm.__main__ import _build_parser, _flags_of, main
+from kcpsim.kubeadm.context import Context
+
+ADV = "127.0.0.11"
+ENDPOINT = "127.0.0.100:6443"
+INIT_FLAGS = ["--apiserver-advertise-address", ADV, "--control-plane-endpoint", ENDPOINT, "--node-name", "cp-1"]
+
+
+class Run:
+    """One kubeadm invocation's exit status and output."""
+
+    def __init__(self, root, argv, version="v1.30.6", stdin="", extra_env=None):
+        environ = {"KCPSIM_ROOT": str(root), "KCPSIM_KEY_ALGORITHM": "ECDSA-P256", "PATH": os.environ["PATH"]}
+        environ.update(extra_env or {})
+        self.stdout, self.stderr = io.StringIO(), io.StringIO()
+        ctx = Context(stdout=self.stdout, stderr=self.stderr, stdin=io.StringIO(stdin), environ=environ,
+                      version=version)
+        self.code = main(argv, ctx=ctx)
+        self.out, self.err = self.stdout.getvalue(), self.stderr.getvalue()
+
+
+def kubeadm(root, *argv, **kwargs):
+    return Run(root, list(argv), **kwargs)
+
+
+@pytest.fixture(scope="module")
+def node_root(tmp_path_factory):
+    """A control plane node's files as init's certs, kubeconfig, etcd and control-plane phases write them."""
+    root = tmp_path_factory.mktemp("cp-1")
+    for phase in (["certs", "all"], ["kubeconfig", "all"], ["etcd", "local"], ["control-plane", "all"]):
+        result = kubeadm(root, "init", "phase", *phase, *INIT_FLAGS)
+        assert result.code == 0, result.err
+    return root
+
+
+def mode(root, path):
+    return stat.S_IMODE(os.stat(os.path.join(str(root), path.lstrip("/"))).st_mode)
+
+
+CERTS = ["ca", "apiserver", "apiserver-kubelet-client", "front-proxy-ca", "front-proxy-client",
+         "apiserver-etcd-client", "etcd/ca", "etcd/server", "etcd/peer", "etcd/healthcheck-client"]
+
+
+@pytest.mark.parametrize("path, expected", [("/etc/kubernetes/pki/%s.crt" % c, 0o644) for c in CERTS]
+                         + [("/etc/kubernetes/pki/%s.key" % c, 0o600) for c in CERTS]
+                         + [("/etc/kubernetes/pki/sa.key", 0o600), ("/etc/kubernetes/pki/sa.pub", 0o600)]
+                         + [("/etc/kubernetes/%s.conf" % k, 0o600) for k in
+                            ("admin", "super-admin", "kubelet", "controller-manager", "scheduler")]
+                         + [("/etc/kubernetes/manifests/%s.yaml" % m, 0o600) for m in
+                            ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")]
+                         + [("/etc/kubernetes/manifests", 0o700), ("/var/lib/etcd", 0o700),
+                            ("/etc/kubernetes/pki", 0o755), ("/etc/kubernetes/pki/etcd", 0o755)])
+def test_files_and_modes(node_root, path, expected):
+    assert mode(node_root, path) == expected
+
+
+def load_cert(root, name):
+    return pki.load_cert(os.path.join(str(root), "etc/kubernetes/pki", name + ".crt"))
+
+
+@pytest.mark.parametrize("name, common_name, orgs, usages, ca", [
+    ("apiserver", "kube-apiserver", [], {"server"}, "ca"),
+    ("apiserver-kubelet-client", "kube-apiserver-kubelet-client", ["kubeadm:cluster-admins"], {"client"}, "ca"),
+    ("front-proxy-client", "front-proxy-client", [], {"client"}, "front-proxy-ca"),
+    ("etcd/server", "cp-1", [], {"server", "client"}, "etcd/ca"),
+    ("etcd/peer", "cp-1", [], {"server", "client"}, "etcd/ca"),
+    ("etcd/healthcheck-client", "kube-etcd-healthcheck-client", [], {"client"}, "etcd/ca"),
+    ("apiserver-etcd-client", "kube-apiserver-etcd-client", [], {"client"}, "etcd/ca"),
+], ids=["the apiserver serves", "the apiserver's kubelet client is a cluster admin", "the front proxy client",
+        "etcd serves as the node", "etcd peers as the node", "the etcd health check client",
+        "the apiserver's etcd client"])
+def test_leaf_subjects(node_root, name, common_name, orgs, usages, ca):
+    cert = load_cert(node_root, name)
+    assert pki.common_name(cert) == common_name
+    assert pki.organizations(cert) == orgs
+    assert pki.ext_key_usages(cert) == usages
+    assert pki.signed_by(cert, load_cert(node_root, ca))
+    assert pki.key_algorithm(cert.public_key()) == "ECDSA-P256"
+    lifetime = pki.not_after(cert) - pki.not_before(cert)
+    assert datetime.timedelta(days=364) < lifetime < datetime.timedelta(days=366)
+
+
+def test_sans(node_root):
+    dns, ips = pki.sans(load_cert(node_root, "apiserver"))
+    assert dns == ["cp-1", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
+                   "kubernetes.default.svc.cluster.local"]
+    assert ips == ["10.96.0.1", ADV, "127.0.0.100"]
+    assert pki.sans(load_cert(node_root, "etcd/server")) == (["cp-1", "localhost"], [ADV, "127.0.0.1", "::1"])
+
+
+def test_cas_last_ten_years(node_root):
+    cert = load_cert(node_root, "ca")
+    assert pki.is_ca(cert) and pki.common_name(cert) == "kubernetes"
+    assert pki.not_after(cert) - pki.not_before(cert) > datetime.timedelta(days=3649)
+
+
+@pytest.mark.parametrize("name, user, orgs, server", [
+    ("admin.conf", "kubernetes-admin", ["kubeadm:cluster-admins"], "https://" + ENDPOINT),
+    ("super-admin.conf", "kubernetes-super-admin", ["system:masters"], "https://" + ENDPOINT),
+    ("kubelet.conf", "system:node:cp-1", ["system:nodes"], "https://" + ENDPOINT),
+    ("controller-manager.conf", "system:kube-controller-manager", [], "https://%s:6443" % ADV),
+    ("scheduler.conf", "system:kube-scheduler", [], "https://%s:6443" % ADV),
+], ids=["admin.conf is a cluster admin through the endpoint", "super-admin.conf is system:masters",
+        "kubelet.conf is the node", "controller-manager.conf talks to the local API server",
+        "scheduler.conf talks to the local API server"])
+def test_kubeconfigs(node_root, name, user, orgs, server):
+    path = os.path.join(str(node_root), "etc/kubernetes", name)
+    creds = kubeconfig.load_credentials(path)
+    assert creds.server == server
+    cert = kubeconfig.client_certificate(path)
+    assert pki.common_name(cert) == user and pki.organizations(cert) == orgs
+    assert pki.signed_by(cert, load_cert(node_root, "ca"))
+    assert creds.user_name == user and creds.cluster_name == "kubernetes"
+
+
+def test_manifests_on_disk(node_root):
+    etcd = yaml.safe_load(open(os.path.join(str(node_root), "etc/kubernetes/manifests/etcd.yaml")).read())
+    assert etcd["spec"]["containers"][0]["image"] == "registry.k8s.io/etcd:3.5.15-0"
+    assert "--initial-cluster=cp-1=https://%s:2380" % ADV in etcd["spec"]["containers"][0]["command"]
+
+
+def test_existing_files_are_reused(node_root):
+    before = open(os.path.join(str(node_root), "etc/kubernetes/pki/apiserver.crt"), "rb").read()
+    result = kubeadm(node_root, "init", "phase", "certs", "all", *INIT_FLAGS)
+    assert result.code == 0
+    assert "Using existing ca certificate authority" in result.out
+    assert "Using existing apiserver certificate and key on disk" in result.out
+    assert open(os.path.join(str(node_root), "etc/kubernetes/pki/apiserver.crt"), "rb").read() == before
+
+
+def test_a_leaf_missing_a_wanted_san_is_refused(node_root):
+    result = kubeadm(node_root, "init", "phase", "certs", "apiserver", "--apiserver-advertise-address", ADV,
+                     "--control-plane-endpoint", "127.0.0.200:6443", "--node-name", "cp-1")
+    assert result.code == 1
+    assert "error execution phase certs/apiserver" in result.err and "does not contain the SANs 127.0.0.200" in result.err
+
+
+def test_check_expiration_table(node_root, tmp_path):
+    root = tmp_path / "joined"
+    shutil.copytree(str(node_root), str(root))
+    os.unlink(str(root / "etc/kubernetes/super-admin.conf"))
+    result = kubeadm(root, "certs", "check-expiration")
+    assert result.code == 0
+    lines = result.out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("CERTIFICATE "))
+    rows = [line.split()[0] for line in lines[header + 1:header + 12]]
+    assert rows == ["admin.conf", "apiserver", "apiserver-etcd-client", "apiserver-kubelet-client",
+                    "controller-manager.conf", "etcd-healthcheck-client", "etcd-peer", "etcd-server",
+                    "front-proxy-client", "scheduler.conf", "!MISSING!"]
+    assert "!MISSING! super-admin.conf" in result.out
+    assert "364d" in lines[header + 1] and " ca " in lines[header + 1]
+    assert any(line.startswith("ca ") and "9y" in line for line in lines)
+    assert "kubelet.conf" not in result.out
+    assert "Falling back to default configuration" in result.err
+
+
+@pytest.mark.parametrize("version, output, code", [
+    ("v1.29.10", "json", 1), ("v1.30.6", "json", 0), ("v1.31.2", "yaml", 0),
+], ids=["1.29 has no -o for check-expiration", "1.30 prints JSON", "1.31 prints YAML"])
+def test_check_expiration_structured(node_root, version, output, code):
+    result = kubeadm(node_root, "certs", "check-expiration", "-o", output, version=version)
+    assert result.code == code
+    if code:
+        assert "unknown shorthand flag: 'o'" in result.err
+        return
+    info = json.loads(result.out) if output == "json" else yaml.safe_load(result.out)  # stdout holds only the document
+    assert info["kind"] == "CertificateExpirationInfo"
+    assert info["apiVersion"] == "output.kubeadm.k8s.io/v1alpha3"
+    assert [c["name"] for c in info["certificateAuthorities"]] == ["ca", "etcd-ca", "front-proxy-ca"]
+    assert all(c["residualTime"] > 0 for c in info["certificates"])
+
+
+def test_renew_resigns_and_keeps_the_key(node_root, tmp_path):
+    root = tmp_path / "renew"
+    shutil.copytree(str(node_root), str(root))
+    before = load_cert(root, "apiserver")
+    result = kubeadm(root, "certs", "renew", "all")
+    assert result.code == 0
+    assert "certificate for serving the Kubernetes API renewed" in result.out
+    assert "certificate embedded in the kubeconfig file for the admin to use and for kubeadm itself renewed" \
+        in result.out
+    assert "You must restart the kube-apiserver, kube-controller-manager, kube-scheduler and etcd" in result.out
+    after = load_cert(root, "apiserver")
+    assert after.serial_number != before.serial_number
+    assert pki.sans(after) == pki.sans(before) and pki.matches_key(after, pki.load_key(
+        str(root / "etc/kubernetes/pki/apiserver.key")))
+    assert mode(root, "/etc/kubernetes/pki/apiserver.crt") == 0o644
+
+
+def test_renewing_an_unknown_certificate_is_refused(node_root):
+    result = kubeadm(node_root, "certs", "renew", "kubelet.conf")
+    assert result.code == 1 and 'unknown command "kubelet.conf"' in result.err
+
+
+def test_human_durations():
+    table = {30: "30s", 150: "2m30s", 3600 * 5 + 60 * 7: "5h7m", 3600 * 30: "30h", 86400 * 3 + 3600: "3d1h",
+             86400 * 364: "364d", 86400 * (365 * 6 + 362): "6y362d", 86400 * 365 * 9 + 100: "9y", -5: "<invalid>"}
+    assert {k: expiration.human_duration(k) for k in table} == table
+
+
+@pytest.mark.parametrize("version, argv, out", [
+    ("v1.30.6", ["version", "-o", "short"], "v1.30.6\n"),
+    ("v1.29.10", ["version", "-o", "short"], "v1.29.10\n"),
+], ids=["version -o short prints only the version", "each release prints its own"])
+def test_version_short(tmp_path, version, argv, out):
+    assert kubeadm(tmp_path, *argv, version=version).out == out
+
+
+def test_version_json_and_bare(tmp_path):
+    info = json.loads(kubeadm(tmp_path, "version", "-o", "json").out)["clientVersion"]
+    assert info["gitVersion"] == "v1.30.6" and info["minor"] == "30"
+    assert kubeadm(tmp_path, "version").out.startswith('kubeadm version: &version.Info{Major:"1", Minor:"30"')
+
+
+def test_certificate_key_is_64_hex(tmp_path):
+    key = kubeadm(tmp_path, "certs", "certificate-key").out.strip()
+    assert len(key) == 64 and int(key, 16) >= 0
+
+
+@pytest.mark.parametrize("argv, code, fragment", [
+    (["frobnicate"], 1, 'unknown command "frobnicate"'),
+    (["init", "--no-such-flag"], 1, "unknown flag"),
+    (["init", "--config", "/c.yaml", "--certificate-key", "a" * 64], 1, "can not mix '--config' with arguments"),
+    (["init", "--apiserver-advertise-address", "nope", "--node-name", "Bad_Name", "--certificate-key", "12"], 3,
+     "localAPIEndpoint.advertiseAddress"),
+    (["init", "--kubernetes-version", "v1.28.9", "--apiserver-advertise-address", ADV], 1,
+     "only supports deploying clusters with the control plane version >= v1.29.0"),
+    (["join", "127.0.0.100:6443", "--token", "abcdef.0123456789abcdef"], 3, "without caCertHashes can be unsafe"),
+    (["token", "create", "--certificate-key", "a" * 64], 1, "cannot use --certificate-key without --print-join-command"),
+    (["upgrade", "apply", "v1.31.2"], 1, "failed to load admin kubeconfig"),
+], ids=["an unknown command exits 1", "an unknown flag exits 1", "mixing --config with flags exits 1",
+        "invalid init configuration exits 3 naming every field", "a control plane below kubeadm's minor-1 is refused",
+        "an unpinned token join exits 3", "--certificate-key alone is refused by token create",
+        "upgrade without an admin kubeconfig fails"])
+def test_refusals(tmp_path, argv, code, fragment):
+    result = kubeadm(tmp_path, *argv)
+    assert result.code == code, result.err
+    assert fragment in result.err
+    assert "To see the stack trace of this error execute with --v=5 or higher" in result.err
+    assert "Traceback" not in result.err
+
+
+def test_validation_reports_every_error_at_once(tmp_path):
+    result = kubeadm(tmp_path, "init", "--apiserver-advertise-address", "nope", "--node-name", "Bad_Name",
+                     "--certificate-key", "12", "--pod-network-cidr", "x")
+    for field in ("localAPIEndpoint.advertiseAddress", "nodeRegistration.name", "certificateKey",
+                  "networking.podSubnet"):
+        assert field in result.err
+    assert not os.listdir(str(tmp_path))
+
+
+def test_a_v1beta4_file_is_refused_by_1_30_and_read_by_1_31(tmp_path):
+    path = tmp_path / "init.yaml"
+    path.write_text("apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.31.2\n")
+    root = tmp_path / "root"
+    root.mkdir()
+    refused = kubeadm(root, "config", "images", "list", "--config", str(path), version="v1.30.6")
+    assert refused.code == 1 and "is registered for version" in refused.err
+    accepted = kubeadm(root, "config", "images", "list", "--config", str(path), version="v1.31.2")
+    assert accepted.code == 0 and "registry.k8s.io/kube-apiserver:v1.31.2" in accepted.out
+
+
+def test_reset_without_force_aborts_on_eof_and_removes_nothing(node_root, tmp_path):
+    root = tmp_path / "reset"
+    shutil.copytree(str(node_root), str(root))
+    os.unlink(str(root / "etc/kubernetes/kubelet.conf"))  # no node identity: no API call is attempted
+    result = kubeadm(root, "reset", stdin="")
+    assert result.code == 1
+    assert "won't proceed; the user didn't answer (Y|y) in order to continue" in result.err
+    assert "Unable to fetch the kubeadm-config ConfigMap from cluster" in result.err
+    assert (root / "etc/kubernetes/pki/ca.key").exists() and (root / "etc/kubernetes/manifests/etcd.yaml").exists()
+
+
+def test_reset_refuses_to_drive_the_real_kubelet_from_a_scratch_root(node_root, tmp_path):
+    root = tmp_path / "reset-f"
+    shutil.copytree(str(node_root), str(root))
+    os.unlink(str(root / "etc/kubernetes/kubelet.conf"))
+    result = kubeadm(root, "reset", "-f")
+    assert result.code == 0
+    assert "refusing to drive the real kubelet while KCPSIM_ROOT" in result.err
+    assert not (root / "etc/kubernetes/pki/ca.key").exists() and (root / "etc/kubernetes/pki").is_dir()
+    assert not (root / "etc/kubernetes/admin.conf").exists()
+    assert not os.listdir(str(root / "etc/kubernetes/manifests"))
+    assert "Deleted contents of the etcd data directory: /var/lib/etcd" in result.out
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["join", "lb:6443", "--token", "abcdef.0123456789abcdef", "--discovery-token-ca-cert-hash", "sha256:a,sha256:b",
+      "--control-plane"],
+     {"token": "abcdef.0123456789abcdef", "discovery-token-ca-cert-hash": ["sha256:a", "sha256:b"],
+      "control-plane": True}),
+    (["token", "create", "--print-join-command", "--certificate-key", "k"],
+     {"print-join-command": True, "certificate-key": "k"}),
+    (["init", "--skip-phases=addon/kube-proxy", "--skip-phases", "addon/coredns", "--ignore-preflight-errors=all"],
+     {"skip-phases": ["addon/kube-proxy", "addon/coredns"], "ignore-preflight-errors": ["all"]}),
+    (["upgrade", "apply", "v1.31.2", "-y", "--etcd-upgrade=false"], {"yes": True, "etcd-upgrade": False}),
+], ids=["join flags keep --token apart from positionals", "token create keeps --print-join-command",
+        "list flags take commas and repeats", "upgrade apply takes -y and boolean values"])
+def test_command_line_flags(argv, expected):
+    assert _flags_of(_build_parser().parse_args(argv)) == expected
+
+
+def test_join_gives_up_on_an_unreachable_endpoint_after_the_discovery_timeout(tmp_path):
+    config_file = tmp_path / "join.yaml"
+    config_file.write_text(yaml.safe_dump({
+        "apiVersion": "kubeadm.k8s.io/v1beta3", "kind": "JoinConfiguration",
+        "nodeRegistration": {"name": "cp-9"},
+        "discovery": {"timeout": "2s", "bootstrapToken": {
+            "token": "abcdef.0123456789abcdef", "apiServerEndpoint": "127.0.0.1:1",
+            "caCertHashes": ["sha256:" + "0" * 64]}}}))
+    root = tmp_path / "root"
+    root.mkdir()
+    result = kubeadm(root, "join", "--config", str(config_file), "--ignore-preflight-errors=all")
+    assert result.code == 1, result.err
+    assert "error execution phase preflight: couldn't validate the identity of the API Server" in result.err
+    assert "timed out after 2s" in result.err
+    assert not (root / "etc").exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ["init", "--dry-run", "--apiserver-advertise-address", ADV],
+    ["init", "--patches", "/tmp/patches", "--apiserver-advertise-address", ADV],
+    ["upgrade", "apply", "v1.30.6", "--dry-run"],
+    ["reset", "-f", "--dry-run"],
+], ids=["init --dry-run is refused, not faked", "--patches is refused, not ignored",
+        "upgrade --dry-run is refused", "reset --dry-run is refused"])
+def test_what_is_not_emulated_is_refused(tmp_path, argv):
+    result = kubeadm(tmp_path, *argv)
+    assert result.code == 1
+    assert "not emulated by the sandbox's kubeadm" in result.err
+    assert not os.listdir(str(tmp_path))
+
+
+def test_public_keys_ecdsa_gate_makes_ecdsa_keys(tmp_path):
+    config_file = tmp_path / "c.yaml"
+    config_file.write_text("apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\n"
+                           "featureGates:\n  PublicKeysECDSA: true\n---\n"
+                           "apiVersion: kubeadm.k8s.io/v1beta3\nkind: InitConfiguration\n"
+                           "localAPIEndpoint:\n  advertiseAddress: %s\n" % ADV)
+    root = tmp_path / "root"
+    result = kubeadm(root, "init", "phase", "certs", "ca", "--config", str(config_file),
+                     extra_env={"KCPSIM_KEY_ALGORITHM": ""})
+    assert result.code == 0, result.err
+    assert pki.key_algorithm(load_cert(root, "ca").public_key()) == "ECDSA-P256"

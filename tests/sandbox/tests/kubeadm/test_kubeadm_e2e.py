@@ -1,0 +1,265 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The operator's manual walk with the kubeadm emulation, end to end, on a sandbox of its own
+(``t-kubeadm``, subnet 172.31.254.0/24): ``kubeadm init`` on cp-1, ``kubeadm join --control-plane`` on cp-2
+(the stacked etcd member goes learner -> voter), kubectl through the load balancer, a patch upgrade with
+``upgrade apply`` / ``upgrade node``, refusals, and ``kubeadm reset`` removing cp-2's etcd member.
+
+Every kubeadm command runs over SSH, as an operator (and the collection) runs it. Needs root; the sandbox
+is torn down by ``sandbox down`` even when a step fails.
+"""
+
+import json
+import os
+import re
+import subprocess
+import threading
+import time
+
+import pytest
+
+from kcpsim import etcdclient
+
+pytestmark = pytest.mark.sandbox
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SANDBOX = os.path.join(HERE, "..", "..", "sandbox")
+NAME = "t-kubeadm"
+SUBNET = "172.31.254.0/24"
+STATE = "/srv/kcp-sandbox/" + NAME
+ENDPOINT = "172.31.254.100:6443"
+IPS = {"cp-1": "172.31.254.11", "cp-2": "172.31.254.12", "cp-3": "172.31.254.13"}
+OLD, NEW = "v1.30.5", "v1.30.6"
+
+
+def sandbox(*argv, timeout=120):
+    return subprocess.run([SANDBOX, "--name", NAME] + list(argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=timeout, check=False)
+
+
+class Result:
+    def __init__(self, completed):
+        self.code = completed.returncode
+        self.out = completed.stdout
+        self.err = completed.stderr
+
+    def __repr__(self):
+        return "exit %d\n--- stdout\n%s\n--- stderr\n%s" % (self.code, self.out[-3000:], self.err[-3000:])
+
+
+def ssh(host, command, timeout=300, stdin=None):
+    """Run ``command`` on ``host`` over SSH with the sandbox's generated configuration."""
+    completed = subprocess.run(["ssh", "-F", STATE + "/ssh/ssh_config", host, command], input=stdin or "",
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                               timeout=timeout, check=False)
+    return Result(completed)
+
+
+def host_file(host, path):
+    return "%s/hosts/%s/fs/%s" % (STATE, host, path.lstrip("/"))
+
+
+def kubectl_json(host, args):
+    result = ssh(host, "kubectl --kubeconfig /etc/kubernetes/admin.conf %s -o json" % args, timeout=60)
+    assert result.code == 0, result
+    return json.loads(result.out)
+
+
+def etcd_members(via="cp-1"):
+    pki = host_file(via, "/etc/kubernetes/pki")
+    client = etcdclient.Etcd.connect("https://%s:2379" % IPS[via], pki + "/etcd/ca.crt",
+                                     pki + "/apiserver-etcd-client.crt", pki + "/apiserver-etcd-client.key",
+                                     timeout=3.0)
+    try:
+        return client.members()
+    finally:
+        client.close()
+
+
+def poll(condition, timeout, what, interval=0.5):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail("timed out after %ss waiting for %s" % (timeout, what))
+        time.sleep(interval)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    if os.geteuid() != 0:
+        pytest.skip("the sandbox needs root")
+    if not os.path.exists(os.path.join(HERE, "..", "..", "kcpsim", "build.py")):
+        pytest.skip("the release bundles cannot be built yet (kcpsim/build.py is missing)")
+    sandbox("down", timeout=60)
+    up = sandbox("up", "--machines", "3", "--failure-domains", "1", "--subnet", SUBNET, "--version", OLD,
+                 "--env", "KCPSIM_KEY_ALGORITHM=ECDSA-P256", "--env", "KCPSIM_HEARTBEAT=2", timeout=180)
+    try:
+        assert up.returncode == 0, up.stdout
+        for host in IPS:
+            # A real operator enables forwarding before kubeadm (its preflight checks it).
+            assert ssh(host, "sysctl -qw net.ipv4.ip_forward=1").code == 0
+        yield {}
+    finally:
+        down = sandbox("down", timeout=60)
+        assert down.returncode == 0, down.stdout
+
+
+def test_01_init_on_the_first_host(cluster):
+    result = ssh("cp-1", "kubeadm init --control-plane-endpoint %s --upload-certs" % ENDPOINT)
+    assert result.code == 0, result
+    assert "Your Kubernetes control-plane has initialized successfully!" in result.out
+    lines = result.out.splitlines()
+    key = lines[lines.index("[upload-certs] Using certificate key:") + 1]
+    assert re.match(r"^[0-9a-f]{64}$", key)
+    cluster["certificate_key"] = key
+    assert "--control-plane --certificate-key %s" % key in result.out
+    stored = kubectl_json("cp-1", "-n kube-system get configmap kubeadm-config")["data"]["ClusterConfiguration"]
+    assert "apiVersion: kubeadm.k8s.io/v1beta3" in stored and "controlPlaneEndpoint: %s" % ENDPOINT in stored
+    assert "kubernetesVersion: %s" % OLD in stored
+
+
+def test_02_print_join_command_is_one_line(cluster):
+    result = ssh("cp-1", "kubeadm token create --print-join-command --certificate-key %s" % cluster["certificate_key"])
+    assert result.code == 0, result
+    line = result.out.strip()
+    assert "\n" not in line
+    assert re.match(r"^kubeadm join %s --token [a-z0-9]{6}\.[a-z0-9]{16} --discovery-token-ca-cert-hash "
+                    r"sha256:[0-9a-f]{64} --control-plane --certificate-key [0-9a-f]{64}$" % re.escape(ENDPOINT), line)
+    cluster["join"] = line
+
+
+def test_03_an_injected_join_fault_fails_after_preflight_and_changes_nothing(cluster):
+    assert sandbox("fault", "join-fail-next", "cp-2").returncode == 0
+    result = ssh("cp-2", cluster["join"])
+    assert result.code == 1, result
+    assert "sandbox fault injection" in result.err and "error execution phase preflight" in result.err
+    assert not os.path.exists(host_file("cp-2", "/var/lib/kcpsim/faults/join-fail-next"))
+    manifests = host_file("cp-2", "/etc/kubernetes/manifests")
+    assert not os.path.isdir(manifests) or not os.listdir(manifests)
+    assert [m.name for m in etcd_members()] == ["cp-1"]
+
+
+def test_04_control_plane_join_adds_a_learner_then_promotes_it(cluster):
+    seen = []
+    stop = threading.Event()
+
+    def watch():
+        while not stop.is_set():
+            try:
+                seen.extend((m.name or m.peer_urls[0], m.is_learner) for m in etcd_members())
+            except (etcdclient.EtcdUnavailable, etcdclient.EtcdError):
+                pass
+            stop.wait(0.05)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        result = ssh("cp-2", cluster["join"])
+    finally:
+        stop.set()
+        watcher.join(5)
+    assert result.code == 0, result
+    assert "This node has joined the cluster and a new control plane instance was created" in result.out
+    assert "[etcd] Announced new etcd member joining to the existing etcd cluster" in result.out
+    assert any(learner for member, learner in seen), "cp-2's member was never seen as a learner"
+    members = poll(lambda: [m for m in etcd_members() if m.name] if len(
+        [m for m in etcd_members() if m.name and not m.is_learner]) == 2 else None, 30, "two voting members")
+    assert sorted(m.name for m in members) == ["cp-1", "cp-2"]
+    assert not any(m.is_learner for m in members)
+
+
+def test_05_nodes_are_registered_as_control_planes(cluster):
+    nodes = {n["metadata"]["name"]: n for n in kubectl_json("cp-1", "get nodes")["items"]}
+    assert sorted(nodes) == ["cp-1", "cp-2"]
+    for node in nodes.values():
+        labels = node["metadata"]["labels"]
+        assert labels["node-role.kubernetes.io/control-plane"] == ""
+        assert labels["node.kubernetes.io/exclude-from-external-load-balancers"] == ""
+        assert {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"} in node["spec"]["taints"]
+        assert node["metadata"]["annotations"]["kubeadm.alpha.kubernetes.io/cri-socket"] == \
+            "unix:///var/run/containerd/containerd.sock"
+    poll(lambda: all(any(c["type"] == "Ready" and c["status"] == "True" for c in n["status"]["conditions"])
+                     for n in kubectl_json("cp-1", "get nodes")["items"]), 60, "both nodes Ready")
+    assert not os.path.exists(host_file("cp-2", "/etc/kubernetes/super-admin.conf"))
+    assert not os.path.exists(host_file("cp-2", "/etc/kubernetes/bootstrap-kubelet.conf"))
+
+
+def test_06_kubectl_get_nodes_through_the_load_balancer(cluster, tmp_path):
+    config = tmp_path / "admin.conf"
+    config.write_bytes(open(host_file("cp-1", "/etc/kubernetes/admin.conf"), "rb").read())
+    os.chmod(str(config), 0o600)
+    result = subprocess.run(["kubectl", "--kubeconfig", str(config), "get", "nodes"], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, universal_newlines=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stdout
+    assert re.search(r"^cp-1\s+Ready\s+control-plane", result.stdout, re.M)
+    assert re.search(r"^cp-2\s+Ready\s+control-plane", result.stdout, re.M)
+
+
+def test_07_a_second_ready_node_with_the_same_name_is_refused(cluster):
+    token = cluster["join"].split("--token ")[1].split()[0]
+    ca_hash = cluster["join"].split("--discovery-token-ca-cert-hash ")[1].split()[0]
+    result = ssh("cp-3", "kubeadm join %s --token %s --discovery-token-ca-cert-hash %s --node-name cp-2"
+                 % (ENDPOINT, token, ca_hash))
+    assert result.code == 1, result
+    assert 'a Node with name "cp-2" and status "Ready" already exists in the cluster' in result.err
+
+
+def test_08_a_worker_joins_without_control_plane_labels(cluster):
+    token = cluster["join"].split("--token ")[1].split()[0]
+    ca_hash = cluster["join"].split("--discovery-token-ca-cert-hash ")[1].split()[0]
+    result = ssh("cp-3", "kubeadm join %s --token %s --discovery-token-ca-cert-hash %s" % (ENDPOINT, token, ca_hash))
+    assert result.code == 0, result
+    assert "This node has joined the cluster:" in result.out
+    node = kubectl_json("cp-1", "get node cp-3")
+    assert "node-role.kubernetes.io/control-plane" not in node["metadata"]["labels"]
+    assert not node["spec"].get("taints")
+    assert [m.name for m in etcd_members() if m.name == "cp-3"] == []
+
+
+def test_09_upgrade_refuses_a_version_newer_than_kubeadm(cluster):
+    result = ssh("cp-1", "kubeadm upgrade apply v1.31.2 -y")
+    assert result.code == 1, result
+    assert "at least one minor release higher than the kubeadm minor release" in result.err
+
+
+def test_10_upgrade_apply_then_upgrade_node(cluster):
+    for host in ("cp-1", "cp-2", "cp-3"):
+        install = ssh(host, "install -m 0755 /opt/kcpsim/releases/%s/bin/kubeadm /usr/local/bin/kubeadm" % NEW)
+        assert install.code == 0, install
+    plan = ssh("cp-1", "kubeadm upgrade plan")
+    assert plan.code == 0, plan
+    assert "kubeadm upgrade apply %s" % NEW in plan.out
+    apply = ssh("cp-1", "kubeadm upgrade apply %s -y" % NEW, timeout=600)
+    assert apply.code == 0, apply
+    assert '[upgrade/successful] SUCCESS! Your cluster was upgraded to "%s"' % NEW in apply.out
+    assert "skip upgrade addons because control plane instances [cp-2] have not been upgraded" in apply.out
+    node = ssh("cp-2", "kubeadm upgrade node", timeout=600)
+    assert node.code == 0, node
+    assert "[upgrade] The control plane instance for this node was successfully upgraded!" in node.out
+    worker = ssh("cp-3", "kubeadm upgrade node", timeout=300)
+    assert worker.code == 0, worker
+    assert "[upgrade/control-plane] Skipping phase. Not a control plane node." in worker.out
+    for host in ("cp-1", "cp-2"):
+        pod = kubectl_json("cp-1", "-n kube-system get pod kube-apiserver-%s" % host)
+        assert pod["spec"]["containers"][0]["image"] == "registry.k8s.io/kube-apiserver:%s" % NEW
+    stored = kubectl_json("cp-1", "-n kube-system get configmap kubeadm-config")["data"]["ClusterConfiguration"]
+    assert "kubernetesVersion: %s" % NEW in stored
+    backups = os.listdir(host_file("cp-1", "/etc/kubernetes/tmp"))
+    assert any(b.startswith("kubeadm-backup-manifests-") for b in backups)
+    assert any(b.startswith("kubeadm-backup-etcd-") for b in backups)
+
+
+def test_11_reset_removes_the_member_and_the_files(cluster):
+    result = ssh("cp-2", "kubeadm reset -f")
+    assert result.code == 0, result
+    assert "Deleted contents of the etcd data directory" in result.out
+    members = poll(lambda: etcd_members() if len(etcd_members()) == 1 else None, 30, "cp-2's member to go")
+    assert [m.name for m in members] == ["cp-1"]
+    assert not os.path.exists(host_file("cp-2", "/etc/kubernetes/admin.conf"))
+    assert not os.listdir(host_file("cp-2", "/etc/kubernetes/manifests"))
+    assert not os.listdir(host_file("cp-2", "/var/lib/etcd"))
+    assert not os.path.exists(host_file("cp-2", "/etc/kubernetes/pki/ca.key"))

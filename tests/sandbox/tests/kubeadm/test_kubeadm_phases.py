@@ -1,0 +1,138 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The phase runner, preflight verdicts, durations, certificate plans and node patches."""
+
+import pytest
+
+from kcpsim.kubeadm import certplan, clusterobjects, config, durations, preflight
+from kcpsim.kubeadm.context import KubeadmError, Phase, run_phases
+from kcpsim.kubeadm.etcd import _retryable
+from kcpsim import etcdclient
+
+
+def _recorder():
+    ran = []
+
+    def step(name, fail=None):
+        def run(data):
+            ran.append(name)
+            if fail:
+                raise fail
+        return run
+    return ran, step
+
+
+def _phases(step, failing=None):
+    return [
+        Phase("preflight", step("preflight")),
+        Phase("certs", step("certs"), [Phase("ca", step("certs/ca")),
+                                       Phase("apiserver", step("certs/apiserver", failing))]),
+        Phase("addon", None, [Phase("coredns", step("addon/coredns")), Phase("kube-proxy", step("addon/kube-proxy"))]),
+    ]
+
+
+@pytest.mark.parametrize("skip, only, expected", [
+    ([], None, ["preflight", "certs", "certs/ca", "certs/apiserver", "addon/coredns", "addon/kube-proxy"]),
+    (["addon/kube-proxy", "preflight"], None, ["certs", "certs/ca", "certs/apiserver", "addon/coredns"]),
+    (["certs"], None, ["preflight", "addon/coredns", "addon/kube-proxy"]),
+    ([], "certs/apiserver", ["certs", "certs/apiserver"]),
+    ([], "addon/all", ["addon/coredns", "addon/kube-proxy"]),
+], ids=["every phase runs in order", "a skipped phase or sub-phase does not run", "skipping a phase skips its children",
+        "init phase certs apiserver runs only that sub-phase", "all runs every sub-phase"])
+def test_phase_selection(skip, only, expected):
+    ran, step = _recorder()
+    run_phases(_phases(step), None, skip, only=only)
+    assert ran == expected
+
+
+@pytest.mark.parametrize("error, message, code", [
+    (KubeadmError("boom"), "error execution phase certs/apiserver: boom", 1),
+    (KubeadmError("bad config", exit_code=3), "error execution phase certs/apiserver: bad config", 3),
+    (OSError(13, "Permission denied"), "error execution phase certs/apiserver: [Errno 13] Permission denied", 1),
+], ids=["a phase error is wrapped with the phase name", "the exit status is kept",
+        "any other failure is reported the same way, without a traceback"])
+def test_phase_errors_are_wrapped(error, message, code):
+    ran, step = _recorder()
+    with pytest.raises(KubeadmError) as caught:
+        run_phases(_phases(step, failing=error), None, [])
+    assert caught.value.message == message and caught.value.exit_code == code
+    assert ran[-1] == "certs/apiserver"
+
+
+def test_preflight_verdict():
+    results = [preflight.Result("Swap", "warning", "swap on"), preflight.Result("NumCPU", "error", "1 CPU"),
+               preflight.Result("Port-6443", "error", "in use")]
+    fatal, warnings = preflight.classify(results, ["numcpu"])
+    assert [r.name for r in fatal] == ["Port-6443"]
+    assert [r.name for r in warnings] == ["Swap", "NumCPU"]
+    assert preflight.classify(results, ["all"])[0] == []
+    text = str(preflight.PreflightError(fatal))
+    assert "[preflight] Some fatal errors occurred:" in text and "\t[ERROR Port-6443]: in use" in text
+
+
+@pytest.mark.parametrize("text, seconds, rendered", [
+    ("24h", 86400, "24h0m0s"), ("4m0s", 240, "4m0s"), ("1h30m", 5400, "1h30m0s"), ("500ms", 0.5, "500ms"),
+    ("8760h0m0s", 8760 * 3600, "8760h0m0s"), ("0", 0, "0s"), ("1.5s", 1.5, "1.5s"),
+], ids=["hours", "minutes", "hours and minutes", "milliseconds", "a year of hours", "zero", "fractions"])
+def test_go_durations(text, seconds, rendered):
+    assert durations.parse(text) == seconds
+    assert durations.render(seconds) == rendered
+
+
+@pytest.mark.parametrize("text", ["", "5", "1d", "h1", "1h-5m"], ids=[
+    "empty", "a bare number", "days are not Go units", "a unit without a number", "a sign inside"])
+def test_bad_durations(text):
+    with pytest.raises(ValueError):
+        durations.parse(text)
+
+
+@pytest.mark.parametrize("configured, environment, expected", [
+    ("", "", "RSA-2048"), ("", "ECDSA-P256", "ECDSA-P256"), ("RSA-2048", "ECDSA-P256", "ECDSA-P256"),
+    ("RSA-3072", "ECDSA-P256", "RSA-3072"), ("", "RSA-4096", "RSA-2048"),
+], ids=["RSA-2048 by default", "the sandbox speed-up makes ECDSA keys instead",
+        "the speed-up also replaces a configured RSA-2048", "any other configured algorithm wins",
+        "the speed-up knows only ECDSA-P256"])
+def test_key_algorithm(configured, environment, expected):
+    assert certplan.key_algorithm(configured, environment) == expected
+
+
+def test_join_writes_no_super_admin_or_kubelet_kubeconfig():
+    cluster = config.default_cluster({"controlPlaneEndpoint": "lb.example:7443"}, "v1.30.6")
+    init = certplan.kubeconfigs(cluster, "cp-1", "10.0.0.11", 6443, with_super_admin=True, with_kubelet=True)
+    join = certplan.kubeconfigs(cluster, "cp-2", "10.0.0.12", 6443, with_super_admin=False, with_kubelet=False)
+    assert [k.name for k in init] == ["admin.conf", "super-admin.conf", "kubelet.conf", "controller-manager.conf",
+                                      "scheduler.conf"]
+    assert [k.name for k in join] == ["admin.conf", "controller-manager.conf", "scheduler.conf"]
+    assert join[0].server == "https://lb.example:7443" and join[1].server == "https://10.0.0.12:6443"
+
+
+def test_external_etcd_drops_the_etcd_pki():
+    cluster = config.default_cluster({"etcd": {"external": {"endpoints": ["https://e:2379"]}}}, "v1.30.6")
+    assert [ca.name for ca in certplan.cas(cluster)] == ["ca", "front-proxy-ca"]
+    assert [leaf.name for leaf in certplan.leaves(cluster, "cp-1", "10.0.0.11")] == [
+        "apiserver", "apiserver-kubelet-client", "front-proxy-client"]
+    assert "etcd/ca.crt" not in certplan.shared_files(cluster)
+
+
+def test_mark_control_plane_keeps_existing_taints():
+    existing = [{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]
+    wanted = [{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]
+    patch = clusterobjects.control_plane_node_patch(existing, wanted)
+    assert patch["spec"]["taints"] == existing + wanted
+    assert patch["metadata"]["labels"] == {"node-role.kubernetes.io/control-plane": "",
+                                           "node.kubernetes.io/exclude-from-external-load-balancers": ""}
+    assert clusterobjects.control_plane_node_patch(existing + wanted, wanted)["spec"]["taints"] == existing + wanted
+
+
+@pytest.mark.parametrize("error, retry", [
+    (etcdclient.EtcdError("e", 14, "etcdserver: unhealthy cluster"), True),
+    (etcdclient.EtcdError("e", 9, "etcdserver: can only promote a learner member which is in sync with leader"), True),
+    (etcdclient.EtcdError("e", 9, "etcdserver: too many learner members in cluster"), True),
+    (etcdclient.EtcdUnavailable("e", "connection refused"), True),
+    (etcdclient.EtcdError("e", 6, "etcdserver: Peer URLs already exists"), False),
+], ids=["a cluster just reconfigured is retried", "a learner not yet in sync is retried",
+        "a second learner waits for the first", "an unreachable member is retried",
+        "a duplicate peer URL is final"])
+def test_which_etcd_errors_kubeadm_retries(error, retry):
+    assert _retryable(error) is retry

@@ -1,0 +1,185 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# Apache License 2.0 (see LICENSE)
+"""build.py makes the release bundles of DESIGN.md, reproducibly, runnable by Debian's python3."""
+
+import hashlib
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import SYSTEM_PYTHON, free_port, wait_for
+from kcpsim import build, version
+from kcpsim.runtime import images
+
+COMPONENTS = sorted(build.KUBERNETES_BINARIES)
+
+
+def _built(releases, release, name):
+    path = releases / release / "bin" / name
+    if not path.exists():
+        assert not build.module_exists(build.KUBERNETES_BINARIES[name]), "%s exists but was not built" % name
+        pytest.skip("%s's entry module %s is not written yet" % (name, build.KUBERNETES_BINARIES[name]))
+    return path
+
+
+def _run(argv, **kwargs):
+    return subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False, **kwargs)
+
+
+def test_every_release_has_its_version_file_and_the_shared_runtime(releases):
+    for release in version.RELEASES:
+        assert (releases / release / "VERSION").read_text() == release + "\n"
+        assert os.access(releases / release / "bin" / "kubelet", os.X_OK)
+    assert os.access(releases / "containerd" / version.CONTAINERD_VERSION / "containerd", os.X_OK)
+    for plugin in build.CNI_PLUGINS:
+        assert os.access(releases / "cni" / version.CNI_PLUGINS_VERSION / plugin, os.X_OK)
+    assert os.access(releases / "etcd" / version.ETCD_BINARY_VERSION / "etcd", os.X_OK)
+
+
+def _tree(root):
+    """``{relative path: (mode, sha256)}`` of every file under ``root``."""
+    tree = {}
+    for directory, unused_dirs, names in os.walk(root):
+        for name in names:
+            path = os.path.join(directory, name)
+            with open(path, "rb") as handle:
+                tree[os.path.relpath(path, root)] = (os.stat(path).st_mode, hashlib.sha256(handle.read()).hexdigest())
+    return tree
+
+
+def test_a_second_build_is_byte_identical_and_a_rebuild_rewrites_nothing(releases, tmp_path):
+    assert build.build(str(tmp_path))["written"] > 0
+    assert _tree(str(tmp_path)) == _tree(str(releases))
+    assert build.build(str(tmp_path))["written"] == 0
+
+
+@pytest.mark.parametrize("release", version.RELEASES)
+@pytest.mark.parametrize("name", COMPONENTS)
+def test_each_binary_is_a_python3_zipapp_with_its_version_stamped(releases, release, name):
+    path = _built(releases, release, name)
+    assert path.read_bytes().startswith(b"#!/usr/bin/python3\n")
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); from kcpsim import version, etcdclient; "
+              "print(version.current(), etcdclient.GatewayClient.__name__)")
+    result = _run([SYSTEM_PYTHON, "-c", script, str(path)], env={"KCPSIM_VERSION": "v0.0.1"})
+    assert result.stdout.split() == [release, "GatewayClient"], result.stderr
+
+
+@pytest.mark.parametrize("name, argv, expected", [
+    ("kubelet", ["--version"], "Kubernetes v1.30.6"),
+    ("kube-apiserver", ["--version"], "Kubernetes v1.30.6"),
+    ("kube-controller-manager", ["--version"], "Kubernetes v1.30.6"),
+    ("kube-scheduler", ["--version"], "Kubernetes v1.30.6"),
+    ("kubeadm", ["version", "-o", "short"], "v1.30.6"),
+], ids=[
+    "kubelet --version prints Kubernetes v1.30.6",
+    "kube-apiserver --version prints Kubernetes v1.30.6",
+    "kube-controller-manager --version prints Kubernetes v1.30.6",
+    "kube-scheduler --version prints Kubernetes v1.30.6",
+    "kubeadm version -o short prints v1.30.6",
+])
+def test_binaries_print_their_version_when_run_directly(releases, name, argv, expected):
+    result = _run([str(_built(releases, "v1.30.6", name))] + argv)
+    assert (result.returncode, result.stdout.strip()) == (0, expected), result.stderr
+
+
+def test_images_json_maps_every_static_pod_image_to_a_bundled_executable(releases):
+    index = json.loads((releases / "images.json").read_text())
+    resolver = images.ImageIndex(str(releases / "images.json"))
+    for tag in version.ETCD_IMAGE_TAGS:
+        assert resolver.resolve("registry.k8s.io/etcd:%s" % tag) == str(releases / "etcd" / "3.5.1" / "etcd")
+    for release in version.RELEASES:
+        assert index["registry.k8s.io/kube-proxy:%s" % release] is None
+        for name in build.STATIC_POD_IMAGES:
+            image = "registry.k8s.io/%s:%s" % (name, release)
+            if build.module_exists(build.KUBERNETES_BINARIES[name]):
+                assert resolver.resolve(image) == str(releases / release / "bin" / name)
+            else:
+                assert index[image] is None
+
+
+@pytest.mark.parametrize("image, outcome", [
+    ("registry.k8s.io/etcd:3.5.15-0", "etcd/3.5.1/etcd"),
+    ("mirror.example.com/k8s/etcd:3.5.12-0", "etcd/3.5.1/etcd"),
+    ("registry.k8s.io/pause:3.9", "nothing that runs it"),
+    ("registry.k8s.io/etcd:3.6.0-0", "is not in the mirror"),
+], ids=[
+    "a kubeadm etcd image resolves to the real etcd",
+    "an image from a custom repository resolves by name and tag",
+    "pause is listed but not runnable",
+    "an unknown tag is not in the mirror",
+])
+def test_image_resolution(releases, image, outcome):
+    resolver = images.ImageIndex(str(releases / "images.json"))
+    if outcome.startswith("etcd/"):
+        assert resolver.resolve(image) == str(releases / outcome)
+    else:
+        with pytest.raises(images.ImageNotFound, match=outcome):
+            resolver.resolve(image)
+
+
+def test_containerd_reports_its_version_and_prints_a_default_config(releases):
+    containerd = str(releases / "containerd" / version.CONTAINERD_VERSION / "containerd")
+    assert _run([containerd, "--version"]).stdout.startswith(
+        "containerd github.com/containerd/containerd v%s " % version.CONTAINERD_VERSION)
+    assert '[grpc]\n  address = "/run/containerd/containerd.sock"' in _run([containerd, "config", "default"]).stdout
+
+
+def test_containerd_serves_the_socket_named_in_its_config_and_removes_it_on_sigterm(releases, tmp_path, procs):
+    sock = tmp_path / "run" / "containerd.sock"
+    (tmp_path / "config.toml").write_text('version = 2\n[grpc]\n  address = "%s"\n' % sock)
+    process = procs.start([str(releases / "containerd" / version.CONTAINERD_VERSION / "containerd"),
+                           "--config", str(tmp_path / "config.toml")])
+    wait_for(sock.is_socket, 10, "containerd's socket")
+    procs.stop(process)
+    assert process.returncode == 0 and not sock.exists()
+
+
+@pytest.mark.parametrize("plugin", build.CNI_PLUGINS)
+def test_cni_plugins_answer_version_and_about(releases, plugin):
+    path = str(releases / "cni" / version.CNI_PLUGINS_VERSION / plugin)
+    answer = _run([path], env={"CNI_COMMAND": "VERSION"})
+    assert json.loads(answer.stdout) == {"cniVersion": "1.1.0", "supportedVersions": list(version.CNI_SPEC_VERSIONS)}
+    about = _run([path], env={})
+    banner = "CNI %s plugin v%s" % (plugin, version.CNI_PLUGINS_VERSION)
+    assert about.returncode == 0 and about.stderr.startswith(banner)
+    refused = _run([path], env={"CNI_COMMAND": "ADD"})
+    assert refused.returncode == 1 and json.loads(refused.stdout)["code"] == 4
+
+
+def test_the_pki_works_with_debians_python3_cryptography(releases):
+    script = """
+import sys, datetime
+sys.path.insert(0, sys.argv[1])
+import cryptography
+from kcpsim import pki
+for algorithm in pki.ALGORITHMS[:1] + pki.ALGORITHMS[-1:]:
+    ca, key = pki.new_ca("kubernetes", algorithm=algorithm)
+    cert, _ = pki.new_leaf(ca, key, "cp-1", dns_names=["cp-1"], ip_addresses=["10.0.0.1"], usages=("server", "client"),
+                           algorithm=algorithm)
+    soon = pki.utcnow() + datetime.timedelta(days=2)
+    again = pki.resign(cert, ca, key, not_after=soon)
+    csr = pki.new_csr(pki.new_key("ECDSA-P256"), "system:node:cp-1", ["system:nodes"])
+    signed = pki.sign_csr(csr, ca, key)
+    assert pki.signed_by(again, ca) and pki.signed_by(signed, ca) and pki.sans(again) == pki.sans(cert)
+    assert pki.not_after(again) == soon.replace(microsecond=0)
+    assert pki.ca_cert_hash(ca).startswith("sha256:")
+print(cryptography.__version__)
+"""
+    result = _run([SYSTEM_PYTHON, "-c", script, str(releases / "v1.30.6" / "bin" / "kubelet")])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "38.0.4"
+
+
+def test_the_build_script_runs_standalone_and_reports(tmp_path):
+    result = _run([SYSTEM_PYTHON, os.path.join(build.HERE, "build.py"), "--out", str(tmp_path),
+                   "--version", "v1.31.2"])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("build: ")
+    assert sorted(p for p in os.listdir(tmp_path) if p.startswith("v")) == ["v1.31.2"]
+
+
+def test_free_port_is_usable():
+    assert 1024 < free_port() < 65536

@@ -1,0 +1,289 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The kubelet against a real etcd and the kube-apiserver emulation, both run by the kubelet itself.
+
+Like an init node: the kubelet starts etcd and the apiserver from their manifests before any API exists,
+then registers its Node, heartbeats its Lease and mirrors its static pods. A second kubelet joins by TLS
+bootstrap; the CSR approver here stands in for the controller manager (signing with the cluster CA).
+Everything listens on loopback ports picked at random.
+"""
+
+import base64
+import datetime
+import os
+import stat
+import threading
+
+import pytest
+import yaml
+
+from conftest import KubeletHost, Processes, free_port, wait_for
+from kcpsim import kubeclient, kubeconfig, pki
+from kcpsim.kubelet import manifests
+
+pytestmark = pytest.mark.etcd
+
+NODE = "cp-1"
+
+
+def _probe(port, path, scheme, period=1):
+    return {"httpGet": {"host": "127.0.0.1", "port": port, "path": path, "scheme": scheme},
+            "initialDelaySeconds": 0, "periodSeconds": period, "timeoutSeconds": 15, "failureThreshold": 3}
+
+
+def _pod(name, image, command, **probes):
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "kube-system",
+                         "labels": {"component": name, "tier": "control-plane"},
+                         "annotations": {"kubeadm.kubernetes.io/%s.advertise-address.endpoint" % name: "127.0.0.1"}},
+            "spec": {"hostNetwork": True, "priorityClassName": "system-node-critical",
+                     "containers": [dict({"name": name, "image": image, "command": command}, **probes)]}}
+
+
+class ControlPlane:
+    """PKI, manifests and clients of a one-node control plane run by ``host``'s kubelet."""
+
+    def __init__(self, host):
+        self.host = host
+        self.pki = host.root / "pki"
+        self.ports = {"client": free_port(), "peer": free_port(), "metrics": free_port(), "api": free_port()}
+        self.server = "https://127.0.0.1:%d" % self.ports["api"]
+        self._write_pki()
+
+    def _write_pki(self):
+        d, alg = str(self.pki), "ECDSA-P256"
+        etcd_ca, etcd_key = pki.new_ca("etcd-ca", algorithm=alg)
+        pki.write_pair(d, "etcd/ca", etcd_ca, etcd_key)
+        pki.write_pair(d, "etcd/server", *pki.new_leaf(etcd_ca, etcd_key, NODE, dns_names=["localhost"],
+                                                       ip_addresses=["127.0.0.1"], usages=("server", "client"),
+                                                       algorithm=alg))
+        pki.write_pair(d, "apiserver-etcd-client", *pki.new_leaf(etcd_ca, etcd_key, "kube-apiserver-etcd-client",
+                                                                 usages=("client",), algorithm=alg))
+        self.ca, self.ca_key = pki.new_ca("kubernetes", algorithm=alg)
+        pki.write_pair(d, "ca", self.ca, self.ca_key)
+        pki.write_pair(d, "apiserver", *pki.new_leaf(self.ca, self.ca_key, "kube-apiserver",
+                                                     dns_names=["kubernetes"], ip_addresses=["127.0.0.1"],
+                                                     usages=("server",), algorithm=alg))
+        pki.write_sa_pair(d, pki.new_key(alg))
+        self.admin = self._client_kubeconfig("admin.conf", "kubernetes-admin", ["system:masters"])
+        self.kubelet_conf = self._client_kubeconfig("kubelet.conf", "system:node:" + NODE, ["system:nodes"])
+
+    def _client_kubeconfig(self, name, cn, groups):
+        cert, key = pki.new_leaf(self.ca, self.ca_key, cn, groups, usages=("client",), algorithm="ECDSA-P256")
+        path = str(self.host.root / name)
+        kubeconfig.write(path, kubeconfig.build(self.server, pki.cert_pem(self.ca), cn,
+                                                client_cert_pem=pki.cert_pem(cert), client_key_pem=pki.key_pem(key)))
+        return path
+
+    def write_manifests(self, etcd_extra=()):
+        d, p = self.pki, self.ports
+        etcd = _pod("etcd", "registry.k8s.io/etcd:3.5.15-0", [
+            "etcd", "--name=%s" % NODE, "--data-dir=%s" % (self.host.root / "etcd-data"),
+            "--listen-client-urls=https://127.0.0.1:%d" % p["client"],
+            "--advertise-client-urls=https://127.0.0.1:%d" % p["client"],
+            "--listen-peer-urls=http://127.0.0.1:%d" % p["peer"],
+            "--initial-advertise-peer-urls=http://127.0.0.1:%d" % p["peer"],
+            "--initial-cluster=%s=http://127.0.0.1:%d" % (NODE, p["peer"]),
+            "--listen-metrics-urls=http://127.0.0.1:%d" % p["metrics"],
+            "--cert-file=%s/etcd/server.crt" % d, "--key-file=%s/etcd/server.key" % d,
+            "--trusted-ca-file=%s/etcd/ca.crt" % d, "--client-cert-auth=true"] + list(etcd_extra),
+            startupProbe=_probe(p["metrics"], "/health?serializable=false", "HTTP", period=10))
+        apiserver = _pod("kube-apiserver", "registry.k8s.io/kube-apiserver:v1.30.6", [
+            "kube-apiserver", "--advertise-address=127.0.0.1", "--bind-address=127.0.0.1",
+            "--secure-port=%d" % p["api"], "--etcd-servers=https://127.0.0.1:%d" % p["client"],
+            "--etcd-cafile=%s/etcd/ca.crt" % d, "--etcd-certfile=%s/apiserver-etcd-client.crt" % d,
+            "--etcd-keyfile=%s/apiserver-etcd-client.key" % d, "--tls-cert-file=%s/apiserver.crt" % d,
+            "--tls-private-key-file=%s/apiserver.key" % d, "--client-ca-file=%s/ca.crt" % d,
+            "--enable-bootstrap-token-auth=true", "--service-account-issuer=https://kubernetes.default.svc",
+            "--service-account-key-file=%s/sa.pub" % d, "--service-account-signing-key-file=%s/sa.key" % d],
+            readinessProbe=_probe(p["api"], "/readyz", "HTTPS"))
+        for pod in (etcd, apiserver):
+            (self.host.manifests / (pod["metadata"]["name"] + ".yaml")).write_text(yaml.safe_dump(pod))
+        return {"etcd": etcd, "kube-apiserver": apiserver}
+
+    def client(self):
+        return kubeclient.KubeClient.from_kubeconfig(self.admin, timeout=5)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory, releases):
+    """A control plane node whose kubelet runs etcd + the apiserver; yields once its Node is Ready."""
+    procs = Processes()
+    host = KubeletHost(tmp_path_factory.mktemp("cp-1"), releases, procs, node_name=NODE)
+    plane = ControlPlane(host)
+    try:
+        plane.pods = plane.write_manifests()
+        host.start_containerd()
+        host.start_kubelet("--kubeconfig=%s" % plane.kubelet_conf,
+                           "--bootstrap-kubeconfig=%s" % (host.root / "bootstrap-kubelet.conf"),
+                           "--cert-dir=%s" % (host.root / "kubelet-pki"),
+                           "--node-labels=topology.kubernetes.io/zone=fd-a")
+        api = plane.client()
+        wait_for(lambda: _ready(api, NODE), 60, "node %s to be registered and Ready" % NODE, interval=0.2)
+        yield plane
+    finally:
+        procs.cleanup()
+
+
+def _get(api, *args):
+    try:
+        return api.get(*args)
+    except (kubeclient.ApiError, kubeclient.ApiUnavailable):
+        return None
+
+
+def _ready(api, node):
+    found = _get(api, "v1", "nodes", node)
+    conditions = {c["type"]: c for c in ((found or {}).get("status") or {}).get("conditions") or []}
+    return found if conditions.get("Ready", {}).get("status") == "True" else None
+
+
+def _mirror(api, name, want=lambda pod: True):
+    pod = _get(api, "v1", "pods", "%s-%s" % (name, NODE), "kube-system")
+    return pod if pod and want(pod) else None
+
+
+def _pod_ready(pod):
+    conditions = {c["type"]: c["status"] for c in (pod.get("status") or {}).get("conditions") or []}
+    return pod["status"].get("phase") == "Running" and conditions.get("Ready") == "True"
+
+
+def test_the_node_is_registered_with_its_version_labels_and_address(cluster):
+    node = cluster.client().get("v1", "nodes", NODE)
+    labels = node["metadata"]["labels"]
+    assert labels["kubernetes.io/hostname"] == NODE
+    assert labels["topology.kubernetes.io/zone"] == "fd-a"
+    assert node["status"]["nodeInfo"]["kubeletVersion"] == "v1.30.6"
+    assert {"type": "InternalIP", "address": "127.0.0.1"} in node["status"]["addresses"]
+
+
+def test_the_lease_is_renewed(cluster):
+    api = cluster.client()
+    first = wait_for(lambda: _get(api, "coordination.k8s.io/v1", "leases", NODE, "kube-node-lease"), 15,
+                     "the node's lease")
+    assert first["spec"]["holderIdentity"] == NODE
+    assert first["metadata"]["ownerReferences"][0]["name"] == NODE
+    wait_for(lambda: api.get("coordination.k8s.io/v1", "leases", NODE, "kube-node-lease")["spec"]["renewTime"]
+             != first["spec"]["renewTime"], 10, "the lease to be renewed")
+
+
+@pytest.mark.parametrize("component", ["etcd", "kube-apiserver"],
+                         ids=["etcd has a Running, Ready mirror pod", "the apiserver has a Running, Ready mirror pod"])
+def test_static_pods_are_mirrored_with_labels_hash_and_readiness(cluster, component):
+    pod = wait_for(lambda: _mirror(cluster.client(), component, _pod_ready), 30, "mirror pod %s ready" % component)
+    annotations = pod["metadata"]["annotations"]
+    assert pod["metadata"]["labels"] == {"component": component, "tier": "control-plane"}
+    assert annotations["kubernetes.io/config.hash"] == manifests.config_hash(cluster.pods[component])
+    assert annotations["kubernetes.io/config.source"] == "file"
+    assert "kubeadm.kubernetes.io/%s.advertise-address.endpoint" % component in annotations
+    assert pod["spec"]["nodeName"] == NODE
+    assert pod["metadata"]["ownerReferences"][0]["kind"] == "Node"
+
+
+def test_the_embedded_client_cert_seeds_the_kubelet_cert_store(cluster):
+    current = cluster.host.root / "kubelet-pki" / "kubelet-client-current.pem"
+    assert stat.S_IMODE(os.stat(current).st_mode) == 0o600
+    cert = pki.load_cert_pems(current.read_bytes())[0]
+    assert pki.common_name(cert) == "system:node:" + NODE
+
+
+def test_a_changed_manifest_gives_a_new_mirror_pod_hash(cluster):
+    api = cluster.client()
+    old = wait_for(lambda: _mirror(api, "etcd", _pod_ready), 30, "etcd's mirror pod")
+    changed = cluster.write_manifests(etcd_extra=["--snapshot-count=5000"])["etcd"]
+    new_hash = manifests.config_hash(changed)
+    assert new_hash != old["metadata"]["annotations"]["kubernetes.io/config.hash"]
+    pod = wait_for(lambda: _mirror(api, "etcd", lambda p: p["metadata"]["annotations"]["kubernetes.io/config.hash"]
+                                   == new_hash and _pod_ready(p)), 60, "etcd's mirror pod with the new hash, Ready")
+    assert pod["metadata"]["uid"] != old["metadata"]["uid"]
+    cluster.pods["etcd"] = changed
+
+
+def test_the_node_is_not_ready_while_the_runtime_socket_is_missing(cluster):
+    api = cluster.client()
+    containerd = cluster.host.procs.started[0]
+    cluster.host.procs.stop(containerd)
+
+    def not_ready():
+        node = _get(api, "v1", "nodes", NODE)
+        conditions = {c["type"]: c for c in ((node or {}).get("status") or {}).get("conditions") or []}
+        ready = conditions.get("Ready", {})
+        return ready if ready.get("status") == "False" else None
+    ready = wait_for(not_ready, 15, "the node to report NotReady")
+    assert ready["reason"] == "KubeletNotReady"
+    cluster.host.start_containerd()
+    wait_for(lambda: _ready(api, NODE), 15, "the node to be Ready again")
+
+
+class _Approver(threading.Thread):
+    """Stands in for the controller manager's CSR approver and signer (kubelet client certificates)."""
+
+    def __init__(self, plane):
+        super().__init__(daemon=True)
+        self.api = plane.client()
+        self.plane = plane
+        self.stop = threading.Event()
+        self.signed = []
+
+    def run(self):
+        while not self.stop.wait(0.2):
+            try:
+                items = self.api.list("certificates.k8s.io/v1", "certificatesigningrequests")["items"]
+            except (kubeclient.ApiError, kubeclient.ApiUnavailable):
+                continue
+            for csr in items:
+                if (csr.get("status") or {}).get("certificate"):
+                    continue
+                now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+                csr.setdefault("status", {})["conditions"] = [{"type": "Approved", "status": "True",
+                                                               "reason": "AutoApproved", "lastUpdateTime": now}]
+                csr = self.api.update("certificates.k8s.io/v1", "certificatesigningrequests", csr,
+                                      subresource="approval")
+                cert = pki.sign_csr(base64.b64decode(csr["spec"]["request"]), self.plane.ca, self.plane.ca_key)
+                csr["status"]["certificate"] = base64.b64encode(pki.cert_pem(cert)).decode()
+                self.api.update("certificates.k8s.io/v1", "certificatesigningrequests", csr, subresource="status")
+                self.signed.append(csr)
+
+
+def test_a_joining_kubelet_bootstraps_through_a_csr_and_registers(cluster, tmp_path):
+    api = cluster.client()
+    token_id, token_secret = "abcdef", "0123456789abcdef"
+    expires = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1)).strftime(
+        "%Y-%m-%dT%H:%M:%SZ")
+    data = {"token-id": token_id, "token-secret": token_secret, "expiration": expires,
+            "usage-bootstrap-authentication": "true", "usage-bootstrap-signing": "true",
+            "auth-extra-groups": "system:bootstrappers:kubeadm:default-node-token"}
+    api.create("v1", "secrets", {"apiVersion": "v1", "kind": "Secret", "type": "bootstrap.kubernetes.io/token",
+                                 "metadata": {"name": "bootstrap-token-" + token_id, "namespace": "kube-system"},
+                                 "data": {k: base64.b64encode(v.encode()).decode() for k, v in data.items()}},
+               "kube-system")
+    approver = _Approver(cluster)
+    approver.start()
+    procs = Processes()
+    try:
+        joiner = KubeletHost(tmp_path, cluster.host.releases, procs, node_name="cp-2")
+        bootstrap = str(tmp_path / "bootstrap-kubelet.conf")
+        kubeconfig.write(bootstrap, kubeconfig.build(cluster.server, pki.cert_pem(cluster.ca),
+                                                     "tls-bootstrap-token-user",
+                                                     token="%s.%s" % (token_id, token_secret)))
+        joiner.start_containerd()
+        joiner.start_kubelet("--kubeconfig=%s" % (tmp_path / "kubelet.conf"), "--bootstrap-kubeconfig=%s" % bootstrap,
+                             "--cert-dir=%s" % (tmp_path / "kubelet-pki"),
+                             "--node-labels=topology.kubernetes.io/zone=fd-b", version="v1.29.10")
+        node = wait_for(lambda: _ready(api, "cp-2"), 60, "the joining node to be registered and Ready", interval=0.2)
+    finally:
+        approver.stop.set()
+        procs.cleanup()
+    assert node["status"]["nodeInfo"]["kubeletVersion"] == "v1.29.10"
+    assert node["metadata"]["labels"]["topology.kubernetes.io/zone"] == "fd-b"
+    csr = approver.signed[0]
+    assert csr["spec"]["signerName"] == "kubernetes.io/kube-apiserver-client-kubelet"
+    assert csr["spec"]["usages"] == ["digital signature", "client auth"]
+    creds = kubeconfig.load_credentials(str(tmp_path / "kubelet.conf"))
+    current = str(tmp_path / "kubelet-pki" / "kubelet-client-current.pem")
+    assert kubeconfig.load(str(tmp_path / "kubelet.conf"))["users"][0]["user"] == {
+        "client-certificate": current, "client-key": current}
+    cert = pki.load_cert_pems(creds.client_cert_pem)[0]
+    assert (pki.common_name(cert), pki.organizations(cert)) == ("system:node:cp-2", ["system:nodes"])
+    assert stat.S_IMODE(os.stat(os.path.realpath(current)).st_mode) == 0o600

@@ -1,0 +1,96 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# Apache License 2.0 (see LICENSE)
+"""kcpsim.etcdclient against a real etcd (mTLS, loopback): the calls the emulators build on."""
+
+import pytest
+
+from conftest import Processes, free_port, wait_for
+from kcpsim import etcdclient, pki
+
+pytestmark = pytest.mark.etcd
+
+
+@pytest.fixture(scope="module")
+def etcd(tmp_path_factory, releases):
+    d = tmp_path_factory.mktemp("etcd")
+    ca, ca_key = pki.new_ca("etcd-ca", algorithm="ECDSA-P256")
+    pki.write_pair(str(d), "ca", ca, ca_key)
+    pki.write_pair(str(d), "server", *pki.new_leaf(ca, ca_key, "m1", ip_addresses=["127.0.0.1"],
+                                                   usages=("server", "client"), algorithm="ECDSA-P256"))
+    pki.write_pair(str(d), "client", *pki.new_leaf(ca, ca_key, "kube-apiserver-etcd-client", usages=("client",),
+                                                   algorithm="ECDSA-P256"))
+    client, peer = free_port(), free_port()
+    procs = Processes()
+    procs.start([str(releases / "etcd" / "3.5.1" / "etcd"), "--name=m1", "--data-dir=%s/data" % d,
+                 "--listen-client-urls=https://127.0.0.1:%d" % client,
+                 "--advertise-client-urls=https://127.0.0.1:%d" % client,
+                 "--listen-peer-urls=http://127.0.0.1:%d" % peer,
+                 "--initial-advertise-peer-urls=http://127.0.0.1:%d" % peer,
+                 "--initial-cluster=m1=http://127.0.0.1:%d" % peer, "--cert-file=%s/server.crt" % d,
+                 "--key-file=%s/server.key" % d, "--trusted-ca-file=%s/ca.crt" % d, "--client-cert-auth=true",
+                 "--listen-metrics-urls=http://127.0.0.1:%d" % free_port()], log=str(d / "etcd.log"))
+    conn = etcdclient.Etcd.connect("https://127.0.0.1:%d" % client, str(d / "ca.crt"), str(d / "client.crt"),
+                                   str(d / "client.key"), timeout=2)
+
+    def answers():
+        try:
+            return conn.status()
+        except etcdclient.EtcdUnavailable:
+            return None
+    try:
+        wait_for(answers, 20, "etcd to answer", interval=0.1)
+        yield conn
+    finally:
+        conn.close()
+        procs.cleanup()
+
+
+def test_put_get_and_prefix_range(etcd):
+    etcd.put("/registry/pods/kube-system/a", b"1")
+    etcd.put("/registry/pods/kube-system/b", b"2")
+    etcd.put("/registry/podsx", b"not under the prefix")
+    kvs, revision = etcd.range("/registry/pods/", prefix=True)
+    assert [(kv.key, kv.value) for kv in kvs] == [("/registry/pods/kube-system/a", b"1"),
+                                                  ("/registry/pods/kube-system/b", b"2")]
+    assert revision >= kvs[-1].mod_revision
+    assert etcd.get("/registry/missing") is None
+
+
+def test_create_succeeds_once(etcd):
+    ok, revision, unused = etcd.create("/registry/nodes/cp-1", b"v1")
+    again, unused, current = etcd.create("/registry/nodes/cp-1", b"v2")
+    assert ok and not again
+    assert (current.value, current.mod_revision) == (b"v1", revision)
+
+
+def test_a_write_with_a_stale_mod_revision_is_refused_and_shows_the_current_value(etcd):
+    etcd.put("/registry/leases/x", b"a")
+    first = etcd.get("/registry/leases/x")
+    ok = etcd.put_if("/registry/leases/x", b"b", first.mod_revision)[0]
+    stale, unused, current = etcd.put_if("/registry/leases/x", b"c", first.mod_revision)
+    assert ok and not stale and current.value == b"b"
+    gone = etcd.delete_if("/registry/leases/x", current.mod_revision)[0]
+    assert gone and etcd.get("/registry/leases/x") is None
+
+
+def test_delete_counts_a_prefix(etcd):
+    for name in ("a", "b", "c"):
+        etcd.put("/registry/secrets/" + name, b"x")
+    assert etcd.delete("/registry/secrets/", prefix=True) == 3
+
+
+def test_a_learner_is_added_listed_refused_promotion_while_unstarted_and_removed(etcd):
+    before = etcd.members()
+    learner = etcd.member_add(["http://127.0.0.1:%d" % free_port()], learner=True)
+    listed = {m.id: m for m in etcd.members()}
+    assert learner.is_learner and listed[learner.id].is_learner and listed[learner.id].name == ""
+    with pytest.raises(etcdclient.EtcdError, match="in sync with leader"):
+        etcd.member_promote(learner.id)
+    etcd.member_remove(learner.id)
+    assert [m.id for m in etcd.members()] == [m.id for m in before]
+
+
+def test_prefix_end_increments_the_last_byte():
+    assert etcdclient.prefix_end("/registry/") == b"/registry0"
+    assert etcdclient.prefix_end(b"a\xff") == b"b"
