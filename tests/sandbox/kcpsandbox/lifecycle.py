@@ -104,7 +104,11 @@ def make_ssh_key(sbx):
 def down(name):
     """Tear sandbox ``name`` down; whether there was anything to remove."""
     sbx = Sandbox(name)
-    with sbx.locked():
+    with exclusive(sbx.root, name):
+        try:
+            sbx.load()
+        except SandboxError:
+            sbx.data = {}  # an unreadable record: clean up by the sandbox's names and PID files
         had_something = sbx.exists() or os.path.exists(sbx.dir) or bool(net.sandbox_netns(name) or
                                                                         net.sandbox_links(name))
         teardown(sbx)

@@ -162,7 +162,7 @@ class Sandbox:
         except FileNotFoundError:
             self.data = {}
         except ValueError as exc:
-            raise SandboxError("%s is not valid JSON (%s); `sandbox down` still cleans up by name"
+            raise SandboxError("%s is not valid JSON (%s); `sandbox down` cleans up without it"
                                % (self.state_file, exc))
         return self
 
