@@ -44,14 +44,15 @@ def readyz_servers(infra_sandbox):
     for name in serving:
         directory = infra_sandbox.record.host_fs(name, TEST_DIR)
         os.makedirs(directory, exist_ok=True)
+        # The server goes onto the host's disk: a checkout under /tmp is hidden by the host's own tmpfs.
+        shutil.copy(os.path.join(HERE, "readyz_server.py"), directory)
         for file_name, data, mode in (("tls.crt", cert, 0o644), ("tls.key", key, 0o600)):
             with open(os.path.join(directory, file_name), "wb") as handle:
                 handle.write(data)
             os.chmod(os.path.join(directory, file_name), mode)
-        infra_sandbox.back_door(name, "sh", "-c", "setsid -f /usr/bin/python3 %s %s %s/tls.crt %s/tls.key "
+        infra_sandbox.back_door(name, "sh", "-c", "setsid -f /usr/bin/python3 %s/readyz_server.py %s %s/tls.crt %s/tls.key "
                                 "%s/not-ready %s/pid </dev/null >/dev/null 2>&1" % (
-                                    os.path.join(HERE, "readyz_server.py"), infra_sandbox.ip(name), TEST_DIR,
-                                    TEST_DIR, TEST_DIR, TEST_DIR))
+                                    TEST_DIR, infra_sandbox.ip(name), TEST_DIR, TEST_DIR, TEST_DIR, TEST_DIR))
     context = ssl.create_default_context(cadata=cert.decode())
     try:
         yield serving, vip, context
