@@ -33,14 +33,13 @@ remediated (MHC8); when allowed, they are handed to remediation (MHC9).
 
 from __future__ import annotations
 
-import re
-
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import (
     add_seconds,
     format_time,
     parse_duration,
     parse_time,
 )
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.unhealthy_limit import max_unhealthy_value, parse_unhealthy_range
 
 HEALTHY = "healthy"
 UNHEALTHY = "unhealthy"
@@ -50,9 +49,6 @@ NOT_EVALUATED = "not_evaluated"
 # Requeue a pending target a second after it would turn unhealthy, so the next look sees it strictly past
 # its timeout (MHC4).
 NEXT_CHECK_MARGIN_SECONDS = 1.0
-
-_PERCENT = re.compile(r"^(\d+)%$")
-_RANGE = re.compile(r"^\[(\d+)-(\d+)\]$")
 
 
 def span(seconds):
@@ -167,30 +163,6 @@ def check_machine(rules, machine, now):
     return _target(machine, HEALTHY, "has a Node and no unhealthy condition")
 
 
-def max_unhealthy_value(max_unhealthy, expected):
-    """MHC7: the largest unhealthy count ``max_unhealthy`` tolerates among ``expected`` targets.
-
-    An int is used as is; "N%" is floor(N x expected / 100). Anything else raises ValueError.
-    """
-    if isinstance(max_unhealthy, int) and not isinstance(max_unhealthy, bool):
-        return max_unhealthy
-    match = _PERCENT.match(max_unhealthy) if isinstance(max_unhealthy, str) else None
-    if match is None:
-        raise ValueError("max_unhealthy must be an int or a percentage such as '40%%', not %r" % (max_unhealthy,))
-    return int(match.group(1)) * expected // 100
-
-
-def parse_unhealthy_range(text):
-    """MHC6: (min, max) of an unhealthy_range "[min-max]"; raises ValueError when malformed or max < min."""
-    match = _RANGE.match(text) if isinstance(text, str) else None
-    if match is None:
-        raise ValueError("unhealthy_range must look like '[1-3]', not %r" % (text,))
-    low, high = int(match.group(1)), int(match.group(2))
-    if high < low:
-        raise ValueError("unhealthy_range %s has its maximum below its minimum" % text)
-    return low, high
-
-
 def budget(rules, expected, healthy):
     """MHC5-MHC8: may unhealthy targets be remediated, and how many more?
 
@@ -204,7 +176,7 @@ def budget(rules, expected, healthy):
         try:
             low, high = parse_unhealthy_range(unhealthy_range)
         except ValueError as error:
-            allowed, remaining, reason = False, 0, "Remediation is blocked: %s." % error
+            allowed, remaining, reason = False, 0, "Remediation is blocked: unhealthy_range %s." % error
         else:
             allowed = low <= count <= high
             remaining = high - count if allowed else 0
@@ -220,7 +192,7 @@ def budget(rules, expected, healthy):
             max_allowed = max_unhealthy_value(max_unhealthy, expected)
         except ValueError as error:
             max_allowed, allowed, remaining = max_unhealthy, False, 0
-            reason = "Remediation is blocked: %s." % error
+            reason = "Remediation is blocked: max_unhealthy %s." % error
         else:
             allowed = count <= max_allowed
             remaining = max_allowed - count if allowed else 0

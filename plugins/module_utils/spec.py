@@ -49,10 +49,12 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation i
     list_of,
     mapping,
     one_of,
+    parsed_by,
     read_mapping,
     string,
     timestamp,
 )
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.unhealthy_limit import parse_max_unhealthy, parse_unhealthy_range
 
 V1BETA3 = "kubeadm.k8s.io/v1beta3"
 V1BETA4 = "kubeadm.k8s.io/v1beta4"
@@ -143,26 +145,6 @@ def _max_surge(value, path, errors):
     return None
 
 
-def _max_unhealthy(value, path, errors):
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    if isinstance(value, str) and re.fullmatch(r"[0-9]+%", value):
-        return value
-    errors.append(error(path, "must be an integer >= 0 or a percentage such as \"40%\"", value))
-    return None
-
-
-def _unhealthy_range(value, path, errors):
-    match = re.fullmatch(r"\[([0-9]+)-([0-9]+)\]", value) if isinstance(value, str) else None
-    if not match:
-        errors.append(error(path, "must be \"[a-b]\" with whole numbers a <= b, such as \"[1-3]\"", value))
-        return None
-    if int(match.group(1)) > int(match.group(2)):
-        errors.append(error(path, "must be \"[a-b]\" with a <= b", value))
-        return None
-    return value
-
-
 def _node_startup_timeout(value, path, errors):
     seconds = duration()(value, path, errors)
     if seconds is not None and 0 < seconds < 30:
@@ -190,8 +172,8 @@ _HEALTH_CHECK = {
         [{"type": "Ready", "status": "Unknown", "timeout": "5m"}, {"type": "Ready", "status": "False", "timeout": "5m"}],
     ),
     "node_startup_timeout": Field(_node_startup_timeout, "10m"),
-    "max_unhealthy": Field(_max_unhealthy, "100%"),
-    "unhealthy_range": Field(_unhealthy_range),
+    "max_unhealthy": Field(parsed_by(parse_max_unhealthy), "100%"),
+    "unhealthy_range": Field(parsed_by(parse_unhealthy_range)),
 }
 
 _REMEDIATION = {

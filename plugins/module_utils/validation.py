@@ -40,6 +40,11 @@ def item(path, index):
     return "%s[%d]" % (path, index)
 
 
+def under(option, errors):
+    """``errors`` with their paths put under ``option``, a module's option as the user wrote it."""
+    return [dict(e, path="%s.%s" % (option, e["path"]) if e["path"] else option) for e in errors]
+
+
 def describe(errors):
     """Every error as ``path: rule``, joined by ``; ``, as a module's ``msg`` lists them."""
     return "; ".join("%s: %s" % (e["path"] or "(top level)", e["rule"]) for e in errors)
@@ -153,6 +158,20 @@ def one_of(*choices):
     def read(value, path, errors):
         if isinstance(value, bool) or value not in choices:
             errors.append(error(path, "must be one of %s" % ", ".join(str(c) for c in choices), value))
+            return None
+        return value
+
+    return read
+
+
+def parsed_by(parse):
+    """A converter that keeps, as given, a value ``parse`` accepts; the message of its ValueError is the rule."""
+
+    def read(value, path, errors):
+        try:
+            parse(value)
+        except ValueError as exc:
+            errors.append(error(path, str(exc), value))
             return None
         return value
 

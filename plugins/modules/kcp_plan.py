@@ -39,12 +39,6 @@ options:
         as M(kubeadm.control_plane.kcp_validate) does.
     type: dict
     required: true
-  observed:
-    description:
-      - The observed snapshot of the control plane, as the info modules produce it (C(docs/snapshot.md)).
-      - Needs C(now) and C(machines); each machine needs C(name) and C(created).
-    type: dict
-    required: true
 attributes:
   check_mode:
     support: full
@@ -56,6 +50,7 @@ attributes:
     description: Pure computation; run it on the controller.
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - kubeadm.control_plane.observed_snapshot
 notes:
   - Bad input fails before anything is decided, listing every error with the path of its field
     (for example C(observed.machines[1].created) or C(spec.replicas)).
@@ -288,19 +283,14 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import plan
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_snapshot
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe
-
-
-def _under(option, errors):
-    """Errors with paths that start at the module option, as the user wrote it."""
-    return [dict(e, path="%s.%s" % (option, e["path"]) if e["path"] else option) for e in errors]
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe, under
 
 
 def plan_from_raw(raw_spec, raw_observed):
     """(plan, errors): the plan only when both arguments are valid; every error of both otherwise."""
     spec, spec_errors = normalize_spec(raw_spec)
     snapshot, snapshot_errors = normalize_snapshot(raw_observed)
-    errors = _under("spec", spec_errors) + _under("observed", snapshot_errors)
+    errors = under("spec", spec_errors) + under("observed", snapshot_errors)
     if errors:
         return None, errors
     return plan(spec, snapshot), []

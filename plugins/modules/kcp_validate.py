@@ -308,7 +308,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external, normalize_spec
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_update import check_update
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe, under
 
 
 def validate(spec, previous=None):
@@ -316,9 +316,7 @@ def validate(spec, previous=None):
     normalized, errors = normalize_spec(spec)
     if previous is not None:
         in_force, previous_errors = normalize_spec(previous)
-        for err in previous_errors:
-            err["path"] = "previous." + err["path"] if err["path"] else "previous"
-        errors.extend(previous_errors)
+        errors.extend(under("previous", previous_errors))
         if normalized is not None and in_force is not None:
             errors.extend(check_update(in_force, normalized))
     return (normalized if not errors else None), errors

@@ -42,12 +42,6 @@ options:
         errors.
     type: dict
     default: {}
-  observed:
-    description:
-      - The observed snapshot of the control plane, as the info modules produce it (C(docs/snapshot.md)).
-      - Needs C(now) and C(machines); each machine needs C(name) and C(created).
-    type: dict
-    required: true
 attributes:
   check_mode:
     support: full
@@ -59,6 +53,7 @@ attributes:
     description: Pure computation; run it on the controller.
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - kubeadm.control_plane.observed_snapshot
 notes:
   - Bad input fails before anything is evaluated, listing every error with the path of its field
     (for example C(observed.machines[1].created)).
@@ -180,7 +175,7 @@ errors:
   returned: failure
   type: list
   elements: dict
-  sample: [{"path": "health_check.max_unhealthy", "rule": "must be an int >= 0 or a percentage such as '40%'",
+  sample: [{"path": "health_check.max_unhealthy", "rule": "must be an integer >= 0 or a percentage such as \"40%\"",
             "value": "10"}]
 """
 
@@ -189,19 +184,14 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.health_check import evaluate
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_snapshot
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_health_check
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe
-
-
-def _under(option, errors):
-    """The snapshot's errors with paths that start at the module option, as the user wrote it."""
-    return [dict(e, path="%s.%s" % (option, e["path"]) if e["path"] else option) for e in errors]
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe, under
 
 
 def check_health(raw_health_check, raw_observed):
     """(evaluation, errors): the evaluation only when both arguments are valid."""
     rules, errors = normalize_health_check(raw_health_check, path="health_check")
     snapshot, snapshot_errors = normalize_snapshot(raw_observed)
-    errors = list(errors) + _under("observed", snapshot_errors)
+    errors = list(errors) + under("observed", snapshot_errors)
     if errors:
         return None, errors
     return evaluate(rules, snapshot), []

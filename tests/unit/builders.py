@@ -1,3 +1,6 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Small builders for specs, machines and snapshots, so a test states only what matters to it.
 
 Every builder returns plain dicts in the shape of docs/snapshot.md and docs/spec.md, fully filled in.

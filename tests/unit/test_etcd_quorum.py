@@ -1,3 +1,8 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The etcd quorum projection: a membership change is allowed only when a healthy majority survives it."""
+
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import Member, project, quorum

@@ -8,10 +8,9 @@ import pytest
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.health_check import (
     budget,
     evaluate,
-    max_unhealthy_value,
-    parse_unhealthy_range,
     span,
 )
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.unhealthy_limit import max_unhealthy_value
 from builders import health_check, machine, seconds_ago, snapshot
 
 READY_UNKNOWN_5M = {"type": "Ready", "status": "Unknown", "timeout": 300.0}
@@ -218,26 +217,6 @@ def test_deleting_machines_are_not_healthy(m, state):
     assert (result["expected"], result["healthy"], result["unhealthy_count"]) == (3, 2, 1)
 
 
-# MHC7: percentages round down; ints are used as they are.
-@pytest.mark.parametrize(
-    "max_unhealthy,expected,value",
-    [("40%", 3, 1), ("34%", 3, 1), ("33%", 3, 0), ("100%", 5, 5), ("0%", 5, 0), ("150%", 2, 3), (2, 3, 2), (5, 3, 5), (0, 3, 0)],
-    ids=[
-        "40 percent of 3 is 1",
-        "34 percent of 3 is 1",
-        "33 percent of 3 is 0",
-        "100 percent of 5 is 5",
-        "0 percent of 5 is 0",
-        "150 percent of 2 is 3",
-        "the int 2 is 2",
-        "an int larger than the targets is not clamped",
-        "the int 0 is 0",
-    ],
-)
-def test_max_unhealthy_value(max_unhealthy, expected, value):
-    assert max_unhealthy_value(max_unhealthy, expected) == value
-
-
 @pytest.mark.parametrize(
     "max_unhealthy,total,unhealthy,allowed,remaining",
     [
@@ -329,16 +308,18 @@ def test_pending_machines_consume_the_budget(unhealthy, pending, max_unhealthy, 
 @pytest.mark.parametrize(
     "rules,words",
     [
-        (health_check(max_unhealthy="10"), "max_unhealthy must be an int or a percentage"),
-        (health_check(max_unhealthy=None), "max_unhealthy must be an int or a percentage"),
-        (health_check(max_unhealthy=True), "max_unhealthy must be an int or a percentage"),
-        (health_check(unhealthy_range="[3-1]"), "maximum below its minimum"),
-        (health_check(unhealthy_range="1-3"), "unhealthy_range must look like"),
+        (health_check(max_unhealthy="10"), "max_unhealthy must be an integer >= 0 or a percentage"),
+        (health_check(max_unhealthy=None), "max_unhealthy must be an integer >= 0 or a percentage"),
+        (health_check(max_unhealthy=True), "max_unhealthy must be an integer >= 0 or a percentage"),
+        (health_check(max_unhealthy=-1), "max_unhealthy must be an integer >= 0 or a percentage"),
+        (health_check(unhealthy_range="[3-1]"), "unhealthy_range must be \"[a-b]\" with a <= b"),
+        (health_check(unhealthy_range="1-3"), "unhealthy_range must be \"[a-b]\" with whole numbers"),
     ],
     ids=[
         "a percentage without its sign blocks remediation",
         "an unset max_unhealthy blocks remediation",
         "a boolean max_unhealthy blocks remediation",
+        "a negative max_unhealthy blocks remediation",
         "a range whose maximum is below its minimum blocks remediation",
         "a range without brackets blocks remediation",
     ],
@@ -347,15 +328,6 @@ def test_malformed_limits_block_remediation(rules, words):
     result = evaluate(rules, fleet(3, 1))
     assert (result["remediation_allowed"], result["remediations_allowed"]) == (False, 0)
     assert words in result["reason"] and result["reason"].startswith("Remediation is blocked")
-
-
-@pytest.mark.parametrize(
-    "text,bounds",
-    [("[0-0]", (0, 0)), ("[1-3]", (1, 3)), ("[10-20]", (10, 20))],
-    ids=["a range of zero", "a small range", "a range of two-digit bounds"],
-)
-def test_unhealthy_range_parses(text, bounds):
-    assert parse_unhealthy_range(text) == bounds
 
 
 @pytest.mark.parametrize(

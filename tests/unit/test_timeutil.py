@@ -1,3 +1,8 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Go durations and RFC 3339 timestamps as the snapshot and the spec write them (timeutil)."""
+
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import (

@@ -18,8 +18,8 @@ import signal
 import sys
 import threading
 
-from kcpsim import etcdclient, version
-from kcpsim.apiserver import api, flags, klog, server, storage
+from kcpsim import etcdclient, flags, version
+from kcpsim.apiserver import api, klog, server, storage
 
 FLAGS = {
     "advertise-address": ("str", ""),
@@ -67,7 +67,7 @@ def check(values):
 def main(argv=None):
     log = klog.logger("kube-apiserver")
     try:
-        values, ignored = flags.parse(sys.argv[1:] if argv is None else argv, FLAGS)
+        values, ignored = flags.parse(sys.argv[1:] if argv is None else argv, FLAGS, flags.no_arguments("kube-apiserver"))
     except flags.FlagError as exc:
         log("Error: %s" % exc, "E")
         return 1

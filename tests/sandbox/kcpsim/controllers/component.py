@@ -14,11 +14,13 @@ import datetime
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import threading
+import time
 
-from kcpsim import kubeclient, pki, version
-from kcpsim.apiserver import api, flags, klog, server
+from kcpsim import flags, kubeclient, pki, version
+from kcpsim.apiserver import api, klog, server
 from kcpsim.controllers import leaderelection
 
 COMMON_FLAGS = {
@@ -83,11 +85,43 @@ def parse(argv, name, extra_flags):
     spec = dict(COMMON_FLAGS)
     spec.update(extra_flags)
     try:
-        values = flags.parse(argv, spec)[0]
+        values = flags.parse(argv, spec, flags.no_arguments(name))[0]
     except flags.FlagError as exc:
         log("Error: %s" % exc, "E")
         return None, log
     return values, log
+
+
+def periodic(syncs, log, tick):
+    """The ``work`` of :func:`run` for syncs on periods: while leading, each ``(name, period, sync)`` of the table
+    ``syncs(client)`` returns runs every ``period`` seconds (looked at every ``tick``); an API error is logged and
+    the sync runs again at its next turn."""
+    def work(client, stopping, leading):
+        table = syncs(client)
+        next_run = {entry[0]: 0.0 for entry in table}
+        while not stopping.is_set() and leading.is_set():
+            for sync_name, period, sync in table:
+                if time.monotonic() < next_run[sync_name]:
+                    continue
+                next_run[sync_name] = time.monotonic() + period
+                try:
+                    sync()
+                except (kubeclient.ApiUnavailable, kubeclient.ApiError) as exc:
+                    log("%s: %s" % (sync_name, exc), "E")
+            stopping.wait(tick)
+    return work
+
+
+def main(argv, name, extra_flags, prepare):
+    """A component's entry point: its flags, then ``prepare(values, log)`` for its ``work`` (None when it cannot
+    start, having logged why: exit 1), then :func:`run`."""
+    values, log = parse(sys.argv[1:] if argv is None else argv, name, extra_flags)
+    if values is None:
+        return 1
+    work = prepare(values, log)
+    if work is None:
+        return 1
+    return run(name, values, log, work)
 
 
 def run(name, values, log, work):

@@ -19,7 +19,6 @@ next period.
 import base64
 import datetime
 import sys
-import time
 
 from kcpsim import kubeclient, pki
 from kcpsim.apiserver import api, resources
@@ -271,29 +270,9 @@ class Controllers:
                 pass
 
 
-def run_controllers(values, enabled, signer, log):
-    """The leader's work: each controller's sync on its period, until stopped or no longer leading."""
-    def work(client, stopping, leading):
-        table = Controllers(client, values, log, signer).syncs(enabled)
-        next_run = {entry[0]: 0.0 for entry in table}
-        log("started controllers: %s" % ", ".join(entry[0] for entry in table))
-        while not stopping.is_set() and leading.is_set():
-            for name, period, sync in table:
-                if time.monotonic() < next_run[name]:
-                    continue
-                next_run[name] = time.monotonic() + period
-                try:
-                    sync()
-                except (kubeclient.ApiUnavailable, kubeclient.ApiError) as exc:
-                    log("%s: %s" % (name, exc), "E")
-            stopping.wait(TICK)
-    return work
-
-
-def main(argv=None):
-    values, log = component.parse(sys.argv[1:] if argv is None else argv, "kube-controller-manager", FLAGS)
-    if values is None:
-        return 1
+def prepare(values, log):
+    """The leader's work, each enabled controller's sync on its period; None when the signing pair cannot be
+    loaded."""
     enabled = enabled_controllers(values["controllers"])
     signer = None
     if values["cluster-signing-cert-file"] or values["cluster-signing-key-file"]:
@@ -302,8 +281,17 @@ def main(argv=None):
                       pki.load_key(values["cluster-signing-key-file"]))
         except pki.PKIError as exc:
             log("Error: failed to start certificate controller: %s" % exc, "E")
-            return 1
-    return component.run("kube-controller-manager", values, log, run_controllers(values, enabled, signer, log))
+            return None
+
+    def syncs(client):
+        table = Controllers(client, values, log, signer).syncs(enabled)
+        log("started controllers: %s" % ", ".join(entry[0] for entry in table))
+        return table
+    return component.periodic(syncs, log, TICK)
+
+
+def main(argv=None):
+    return component.main(argv, "kube-controller-manager", FLAGS, prepare)
 
 
 if __name__ == "__main__":

@@ -56,22 +56,13 @@ def schedule_once(client, log):
     return bound
 
 
-def work(log):
-    def loop(client, stopping, leading):
-        while not stopping.is_set() and leading.is_set():
-            try:
-                schedule_once(client, log)
-            except (kubeclient.ApiUnavailable, kubeclient.ApiError) as exc:
-                log("scheduling: %s" % exc, "E")
-            stopping.wait(PERIOD)
-    return loop
+def prepare(values, log):
+    """The leader's work: binding every PERIOD seconds."""
+    return component.periodic(lambda client: [("scheduling", PERIOD, lambda: schedule_once(client, log))], log, PERIOD)
 
 
 def main(argv=None):
-    values, log = component.parse(sys.argv[1:] if argv is None else argv, "kube-scheduler", FLAGS)
-    if values is None:
-        return 1
-    return component.run("kube-scheduler", values, log, work(log))
+    return component.main(argv, "kube-scheduler", FLAGS, prepare)
 
 
 if __name__ == "__main__":

@@ -117,39 +117,22 @@ def _preflight(data):
     ctx.out("[init] Using Kubernetes version: %s" % data.cluster["kubernetesVersion"])
     ctx.out("[preflight] Running pre-flight checks")
     checks = preflight.Checks(data.host, data.kubelet)
-    results = checks.cpus() + checks.memory() + checks.privileged()
-    results += checks.port(data.bind_port) + checks.port(10259) + checks.port(10257)
-    for component in manifests.COMPONENTS:
-        if component == "etcd" and not data.local_etcd:
-            continue
-        results += checks.file_available(manifests.manifest_path(component))
-    results += checks.port(10250)
-    if data.local_etcd:
-        results += checks.port(2379) + checks.port(2380)
-        results += checks.dir_available(data.cluster["etcd"]["local"]["dataDir"])
-    results += checks.ip_forward() + checks.swap()
-    results += checks.cri(data.init["nodeRegistration"]["criSocket"])
     target = config.cluster_version(data.cluster)
-    results += checks.kubelet_version(ctx.release, target)
-    results += checks.hostname(data.node_name) + checks.kubelet_service()
+    node_checks = checks.port(10250) + checks.ip_forward() + checks.swap()
+    node_checks += checks.cri(data.init["nodeRegistration"]["criSocket"])
+    node_checks += checks.kubelet_version(ctx.release, target)
+    node_checks += checks.hostname(data.node_name) + checks.kubelet_service()
+    results = checks.control_plane(data.cluster, data.bind_port, node_checks)
     if (target.major, target.minor) > (ctx.version.major, ctx.version.minor):
         results.append(preflight.Result("KubernetesVersion", "warning",
                                         "Kubernetes version is greater than kubeadm version. Please consider to "
                                         "upgrade kubeadm. Kubernetes version: %s. Kubeadm version: %d.%d.x"
                                         % (target, ctx.version.major, ctx.version.minor)))
     ignored = data.init["nodeRegistration"]["ignorePreflightErrors"]
-    _report(ctx, results, ignored)
+    preflight.report(ctx, results, ignored)
     ctx.out("[preflight] Pulling images required for setting up a Kubernetes cluster")
     ctx.out("[preflight] This might take a minute or two, depending on the speed of your internet connection")
-    _report(ctx, checks.images(images.all_images(data.cluster, ctx.release)), ignored)
-
-
-def _report(ctx, results, ignored):
-    fatal, warnings = preflight.classify(results, ignored)
-    for result in warnings:
-        ctx.out("\t[WARNING %s]: %s" % (result.name, result.message))
-    if fatal:
-        raise KubeadmError(str(preflight.PreflightError(fatal)))
+    preflight.report(ctx, checks.images(images.all_images(data.cluster, ctx.release)), ignored)
 
 
 # ------------------------------------------------------------------------------------------------ certs

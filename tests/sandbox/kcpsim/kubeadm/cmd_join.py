@@ -190,33 +190,16 @@ def _preflight(data):
     results += checks.kubelet_version(ctx.release, None) + checks.port(10250)
     results += checks.hostname(data.node_name) + checks.kubelet_service()
     ignored = data.join["nodeRegistration"]["ignorePreflightErrors"]
-    report(ctx, results, ignored)
+    preflight.report(ctx, results, ignored)
     discover(data)
     fetch_cluster_configuration(data)
     if data.control_plane is None:
         return
     check_ready_for_control_plane(data)
     ctx.out("[preflight] Running pre-flight checks before initializing the new control plane instance")
-    results = checks.cpus() + checks.memory() + checks.privileged()
-    results += checks.port(data.bind_port) + checks.port(10259) + checks.port(10257)
-    for component in manifests.COMPONENTS:
-        if component == "etcd" and not data.local_etcd:
-            continue
-        results += checks.file_available(manifests.manifest_path(component))
-    if data.local_etcd:
-        results += checks.port(2379) + checks.port(2380)
-        results += checks.dir_available(data.cluster["etcd"]["local"]["dataDir"])
-    report(ctx, results, ignored)
+    preflight.report(ctx, checks.control_plane(data.cluster, data.bind_port), ignored)
     ctx.out("[preflight] Pulling images required for setting up a Kubernetes cluster")
-    report(ctx, checks.images(images.all_images(data.cluster, ctx.release)), ignored)
-
-
-def report(ctx, results, ignored):
-    fatal, warnings = preflight.classify(results, ignored)
-    for result in warnings:
-        ctx.out("\t[WARNING %s]: %s" % (result.name, result.message))
-    if fatal:
-        raise KubeadmError(str(preflight.PreflightError(fatal)))
+    preflight.report(ctx, checks.images(images.all_images(data.cluster, ctx.release)), ignored)
 
 
 def check_ready_for_control_plane(data):

@@ -442,8 +442,14 @@ def default_cluster(cluster, kubeadm_version):
     return cfg
 
 
-def _default_node_registration(reg, hostname, control_plane):
-    reg = copy.deepcopy(reg or {})
+def _node_registration(raw, flags, hostname, control_plane):
+    """The file's nodeRegistration with --node-name and --cri-socket over it, defaulted, and
+    --ignore-preflight-errors added to its list (init and join alike)."""
+    reg = copy.deepcopy(raw or {})
+    if "node-name" in flags:
+        reg["name"] = flags["node-name"]
+    if "cri-socket" in flags:
+        reg["criSocket"] = flags["cri-socket"]
     _set_default(reg, "name", hostname.lower())
     _set_default(reg, "criSocket", DEFAULT_CRI_SOCKET)
     _set_default(reg, "imagePullPolicy", "IfNotPresent")
@@ -453,7 +459,21 @@ def _default_node_registration(reg, hostname, control_plane):
         # nil means "the default": the control plane taint on control plane nodes, none on workers.
         reg["taints"] = [{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}] \
             if control_plane else []
+    reg["ignorePreflightErrors"] = _merge_list(reg["ignorePreflightErrors"], flags.get("ignore-preflight-errors"))
     return reg
+
+
+def _local_api_endpoint(raw, flags, default_ip):
+    """Where this control plane node's API server listens: the file's localAPIEndpoint with
+    --apiserver-advertise-address and --apiserver-bind-port over it, defaulted."""
+    endpoint = dict(raw or {})
+    if "apiserver-advertise-address" in flags:
+        endpoint["advertiseAddress"] = flags["apiserver-advertise-address"]
+    if "apiserver-bind-port" in flags:
+        endpoint["bindPort"] = flags["apiserver-bind-port"]
+    _set_default(endpoint, "advertiseAddress", default_ip)
+    _set_default(endpoint, "bindPort", DEFAULT_BIND_PORT)
+    return endpoint
 
 
 def _timeouts(doc):
@@ -535,23 +555,8 @@ def init_settings(docs, flags, kubeadm_version, hostname, default_ip):
         cluster["featureGates"] = parse_feature_gates(flags["feature-gates"])
     cluster = default_cluster(cluster, kubeadm_version)
 
-    reg = dict(init.get("nodeRegistration") or {})
-    if "node-name" in flags:
-        reg["name"] = flags["node-name"]
-    if "cri-socket" in flags:
-        reg["criSocket"] = flags["cri-socket"]
-    reg = _default_node_registration(reg, hostname, control_plane=True)
-    reg["ignorePreflightErrors"] = _merge_list(reg["ignorePreflightErrors"], flags.get("ignore-preflight-errors"))
-    init["nodeRegistration"] = reg
-
-    endpoint = dict(init.get("localAPIEndpoint") or {})
-    if "apiserver-advertise-address" in flags:
-        endpoint["advertiseAddress"] = flags["apiserver-advertise-address"]
-    if "apiserver-bind-port" in flags:
-        endpoint["bindPort"] = flags["apiserver-bind-port"]
-    _set_default(endpoint, "advertiseAddress", default_ip)
-    _set_default(endpoint, "bindPort", DEFAULT_BIND_PORT)
-    init["localAPIEndpoint"] = endpoint
+    init["nodeRegistration"] = _node_registration(init.get("nodeRegistration"), flags, hostname, control_plane=True)
+    init["localAPIEndpoint"] = _local_api_endpoint(init.get("localAPIEndpoint"), flags, default_ip)
 
     if "certificate-key" in flags:
         init["certificateKey"] = flags["certificate-key"]
@@ -620,30 +625,17 @@ class JoinSettings:
 def join_settings(docs, flags, positional_endpoint, hostname, default_ip):
     """Combine the file's JoinConfiguration and the flags into defaulted JoinSettings (not yet validated)."""
     join = copy.deepcopy((docs.get("JoinConfiguration") if docs else None) or {})
-    reg = dict(join.get("nodeRegistration") or {})
-    if "node-name" in flags:
-        reg["name"] = flags["node-name"]
-    if "cri-socket" in flags:
-        reg["criSocket"] = flags["cri-socket"]
     control_plane = join.get("controlPlane")
     if flags.get("control-plane"):
         control_plane = dict(control_plane or {})
     if control_plane is not None:
-        endpoint = dict(control_plane.get("localAPIEndpoint") or {})
-        if "apiserver-advertise-address" in flags:
-            endpoint["advertiseAddress"] = flags["apiserver-advertise-address"]
-        if "apiserver-bind-port" in flags:
-            endpoint["bindPort"] = flags["apiserver-bind-port"]
-        _set_default(endpoint, "advertiseAddress", default_ip)
-        _set_default(endpoint, "bindPort", DEFAULT_BIND_PORT)
-        control_plane["localAPIEndpoint"] = endpoint
+        control_plane["localAPIEndpoint"] = _local_api_endpoint(control_plane.get("localAPIEndpoint"), flags, default_ip)
         if "certificate-key" in flags:
             control_plane["certificateKey"] = flags["certificate-key"]
         _set_default(control_plane, "certificateKey", "")
     join["controlPlane"] = control_plane
-    reg = _default_node_registration(reg, hostname, control_plane=control_plane is not None)
-    reg["ignorePreflightErrors"] = _merge_list(reg["ignorePreflightErrors"], flags.get("ignore-preflight-errors"))
-    join["nodeRegistration"] = reg
+    join["nodeRegistration"] = _node_registration(join.get("nodeRegistration"), flags, hostname,
+                                                  control_plane=control_plane is not None)
 
     discovery = dict(join.get("discovery") or {})
     token_discovery = dict(discovery.get("bootstrapToken") or {})

@@ -81,6 +81,11 @@ class Row:
         return self.expires is None
 
 
+def _units(major, major_unit, minor, minor_unit):
+    """``5m30s``, or ``5m`` when the smaller unit is zero, as HumanDuration writes two units."""
+    return "%d%s" % (major, major_unit) + ("%d%s" % (minor, minor_unit) if minor else "")
+
+
 def human_duration(seconds):
     """Kubernetes' ``duration.HumanDuration`` (about three significant figures)."""
     if int(seconds) < -1:
@@ -92,25 +97,20 @@ def human_duration(seconds):
         return "%ds" % total
     minutes = total // 60
     if minutes < 10:
-        rest = total % 60
-        return "%dm" % minutes if rest == 0 else "%dm%ds" % (minutes, rest)
+        return _units(minutes, "m", total % 60, "s")
     if minutes < 180:
         return "%dm" % minutes
     hours = total // 3600
     if hours < 8:
-        rest = minutes % 60
-        return "%dh" % hours if rest == 0 else "%dh%dm" % (hours, rest)
+        return _units(hours, "h", minutes % 60, "m")
     if hours < 48:
         return "%dh" % hours
     if hours < 24 * 8:
-        rest = hours % 24
-        return "%dd" % (hours // 24) if rest == 0 else "%dd%dh" % (hours // 24, rest)
+        return _units(hours // 24, "d", hours % 24, "h")
     if hours < 24 * 365 * 2:
         return "%dd" % (hours // 24)
     if hours < 24 * 365 * 8:
-        days = (hours // 24) % 365
-        years = hours // 24 // 365
-        return "%dy" % years if days == 0 else "%dy%dd" % (years, days)
+        return _units(hours // 24 // 365, "y", (hours // 24) % 365, "d")
     return "%dy" % (hours // 24 // 365)
 
 

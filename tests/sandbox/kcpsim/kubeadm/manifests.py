@@ -239,24 +239,44 @@ def apiserver_pod(cluster, release, advertise_address, bind_port, pull_policy):
     }
     volumes = [(name, path, path, "DirectoryOrCreate", True) for name, path in _CA_VOLUMES]
     volumes.append(("k8s-certs", pki, pki, "DirectoryOrCreate", True))
-    volumes += _user_volumes(cluster["apiServer"])
-    component = cluster["apiServer"]
-    return _pod("kube-apiserver", images.component_image(cluster, "kube-apiserver"), pull_policy,
-                build_command("kube-apiserver", defaults, component.get("extraArgs") or []), probes,
-                {"cpu": "250m"}, volumes,
-                {APISERVER_ENDPOINT_ANNOTATION: join_host_port(advertise_address, bind_port)},
-                component.get("extraEnvs"))
+    return _component_pod(cluster, "kube-apiserver", "apiServer", pull_policy, defaults, probes, "250m", volumes,
+                          {APISERVER_ENDPOINT_ANNOTATION: join_host_port(advertise_address, bind_port)})
 
 
-def controller_manager_pod(cluster, pull_policy):
-    pki = cluster["certificatesDir"]
-    kubeconfig = posixpath.join(KUBERNETES_DIR, "controller-manager.conf")
-    defaults = {
+def _component_pod(cluster, name, section, pull_policy, defaults, probes, cpu, volumes, annotations=None):
+    """The static pod of control plane component ``name``: its image, its ``defaults`` flags and ``volumes``
+    with the user's extraArgs, extraVolumes and extraEnvs from ``cluster[section]`` added."""
+    component = cluster[section]
+    return _pod(name, images.component_image(cluster, name), pull_policy,
+                build_command(name, defaults, component.get("extraArgs") or []), probes, {"cpu": cpu},
+                volumes + _user_volumes(component), annotations, component.get("extraEnvs"))
+
+
+def _controller_flags(kubeconfig):
+    """The flags kube-controller-manager and kube-scheduler get alike: local health port, leader election, and
+    their kubeconfig for the API, authentication and authorization."""
+    return {
         "bind-address": "127.0.0.1",
         "leader-elect": "true",
         "kubeconfig": kubeconfig,
         "authentication-kubeconfig": kubeconfig,
         "authorization-kubeconfig": kubeconfig,
+    }
+
+
+def _controller_probes(port):
+    """Liveness and startup probes on a controller's HTTPS /healthz on 127.0.0.1 (kubeadm gives no readiness probe)."""
+    return {
+        "livenessProbe": _liveness("127.0.0.1", "/healthz", port, "HTTPS"),
+        "startupProbe": _startup("127.0.0.1", "/healthz", port, "HTTPS"),
+    }
+
+
+def controller_manager_pod(cluster, pull_policy):
+    pki = cluster["certificatesDir"]
+    kubeconfig = posixpath.join(KUBERNETES_DIR, "controller-manager.conf")
+    defaults = _controller_flags(kubeconfig)
+    defaults.update({
         "client-ca-file": pki + "/ca.crt",
         "requestheader-client-ca-file": pki + "/front-proxy-ca.crt",
         "root-ca-file": pki + "/ca.crt",
@@ -266,17 +286,14 @@ def controller_manager_pod(cluster, pull_policy):
         "use-service-account-credentials": "true",
         "controllers": "*,bootstrapsigner,tokencleaner",
         "cluster-name": cluster["clusterName"],
-    }
+    })
     net = cluster["networking"]
     if net.get("podSubnet"):
         defaults["allocate-node-cidrs"] = "true"
         defaults["cluster-cidr"] = net["podSubnet"]
         if net.get("serviceSubnet"):
             defaults["service-cluster-ip-range"] = net["serviceSubnet"]
-    probes = {
-        "livenessProbe": _liveness("127.0.0.1", "/healthz", 10257, "HTTPS"),
-        "startupProbe": _startup("127.0.0.1", "/healthz", 10257, "HTTPS"),
-    }
+    probes = _controller_probes(10257)
     volumes = [(name, path, path, "DirectoryOrCreate", True) for name, path in _CA_VOLUMES]
     volumes += [
         ("k8s-certs", pki, pki, "DirectoryOrCreate", True),
@@ -284,31 +301,16 @@ def controller_manager_pod(cluster, pull_policy):
         ("flexvolume-dir", "/usr/libexec/kubernetes/kubelet-plugins/volume/exec",
          "/usr/libexec/kubernetes/kubelet-plugins/volume/exec", "DirectoryOrCreate", False),
     ]
-    volumes += _user_volumes(cluster["controllerManager"])
-    component = cluster["controllerManager"]
-    return _pod("kube-controller-manager", images.component_image(cluster, "kube-controller-manager"), pull_policy,
-                build_command("kube-controller-manager", defaults, component.get("extraArgs") or []), probes,
-                {"cpu": "200m"}, volumes, None, component.get("extraEnvs"))
+    return _component_pod(cluster, "kube-controller-manager", "controllerManager", pull_policy, defaults, probes,
+                          "200m", volumes)
 
 
 def scheduler_pod(cluster, pull_policy):
     kubeconfig = posixpath.join(KUBERNETES_DIR, "scheduler.conf")
-    defaults = {
-        "bind-address": "127.0.0.1",
-        "leader-elect": "true",
-        "kubeconfig": kubeconfig,
-        "authentication-kubeconfig": kubeconfig,
-        "authorization-kubeconfig": kubeconfig,
-    }
-    probes = {
-        "livenessProbe": _liveness("127.0.0.1", "/healthz", 10259, "HTTPS"),
-        "startupProbe": _startup("127.0.0.1", "/healthz", 10259, "HTTPS"),
-    }
-    volumes = [("kubeconfig", kubeconfig, kubeconfig, "FileOrCreate", True)] + _user_volumes(cluster["scheduler"])
-    component = cluster["scheduler"]
-    return _pod("kube-scheduler", images.component_image(cluster, "kube-scheduler"), pull_policy,
-                build_command("kube-scheduler", defaults, component.get("extraArgs") or []), probes,
-                {"cpu": "100m"}, volumes, None, component.get("extraEnvs"))
+    defaults = _controller_flags(kubeconfig)
+    probes = _controller_probes(10259)
+    volumes = [("kubeconfig", kubeconfig, kubeconfig, "FileOrCreate", True)]
+    return _component_pod(cluster, "kube-scheduler", "scheduler", pull_policy, defaults, probes, "100m", volumes)
 
 
 def control_plane_pods(cluster, release, advertise_address, bind_port, pull_policy):

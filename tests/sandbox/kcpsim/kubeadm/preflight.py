@@ -16,6 +16,8 @@ import json
 import os
 import socket
 
+from kcpsim.kubeadm import certplan, manifests
+from kcpsim.kubeadm.context import KubeadmError
 from kcpsim.kubeadm.kubelet import KubeletError
 from kcpsim.kubeadm.release import parse_version
 
@@ -55,6 +57,15 @@ def classify(results, ignored):
     return fatal, warnings
 
 
+def report(ctx, results, ignored):
+    """Print the warnings as kubeadm init and join do, then stop with the fatal errors, if any."""
+    fatal, warnings = classify(results, ignored)
+    for result in warnings:
+        ctx.out("\t[WARNING %s]: %s" % (result.name, result.message))
+    if fatal:
+        raise KubeadmError(str(PreflightError(fatal)))
+
+
 def file_check_name(prefix, path):
     return prefix + path.replace("/", "-")
 
@@ -84,6 +95,21 @@ class Checks:
         finally:
             probe.close()
         return []
+
+    def control_plane(self, cluster, bind_port, node_checks=()):
+        """The checks of a node about to run a control plane, the first (init) or a joining one, in kubeadm's
+        order: resources, the control plane ports and manifests, then ``node_checks`` (init's checks of the node
+        itself), then, with local etcd, its ports and data directory."""
+        etcd_data_dir = None if certplan.is_external_etcd(cluster) else cluster["etcd"]["local"]["dataDir"]
+        results = self.cpus() + self.memory() + self.privileged()
+        results += self.port(bind_port) + self.port(10259) + self.port(10257)
+        for component in manifests.COMPONENTS:
+            if component != "etcd" or etcd_data_dir:
+                results += self.file_available(manifests.manifest_path(component))
+        results += list(node_checks)
+        if etcd_data_dir:
+            results += self.port(2379) + self.port(2380) + self.dir_available(etcd_data_dir)
+        return results
 
     def file_available(self, path):
         if self.host.exists(path):

@@ -10,8 +10,6 @@ and ``KCPSIM_PROBE_SCALE`` (factor on probe delays, periods and timeouts).
 
 import os
 
-import yaml
-
 from kcpsim.kubeadm import durations
 
 API_VERSION = "kubelet.config.k8s.io/v1beta1"
@@ -45,6 +43,8 @@ def _seconds(data, field, default):
 
 
 def parse(text, source):
+    import yaml  # here, not at the top: the start that only finds the file missing (read) needs no YAML
+
     try:
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
@@ -61,11 +61,16 @@ def parse(text, source):
         raise ConfigError("failed to load kubelet config file, path: %s, error: %s" % (source, exc))
 
 
-def load(path):
+def read(path):
+    """The text of the ``--config`` file; ConfigError with the real kubelet's words when it cannot be read."""
     try:
         with open(path, "r", encoding="utf-8") as handle:
-            text = handle.read()
+            return handle.read()
     except OSError as exc:
-        raise ConfigError("failed to load kubelet config file, path: %s, error: open %s: %s"
-                          % (path, path, (exc.strerror or str(exc)).lower()))
-    return parse(text, path)
+        raise ConfigError("failed to load kubelet config file, path: %s, error: failed to load Kubelet config file "
+                          "%s, error failed to read kubelet config file \"%s\", error: open %s: %s"
+                          % (path, path, path, path, (exc.strerror or str(exc)).lower()))
+
+
+def load(path):
+    return parse(read(path), path)

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The kubelet's listening ports.
 
 - ``healthzBindAddress:healthzPort`` (127.0.0.1:10248), plain HTTP ``/healthz`` → ``ok``: what kubeadm polls.

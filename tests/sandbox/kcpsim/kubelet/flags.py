@@ -3,9 +3,9 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The kubelet command line, as kubeadm's systemd drop-in and ``kubeadm-flags.env`` build it. Pure.
 
-Flags are ``--name=value`` or ``--name value`` (value flags only), booleans ``--name`` or
-``--name=true|false``. Flags the emulation does not use are accepted and ignored, as long as they are
-well-formed, so any kubeletExtraArgs kubeadm passes on are harmless.
+The flags are read as every emulated component reads them (kcpsim.flags); the kubelet's own parts are its
+flag set, its refusal of other words (``unknown command <word>``, as the real kubelet says it), and
+``--node-labels`` / ``--register-with-taints``.
 
 ``--node-labels`` follows the real kubelet's rule: labels in the ``kubernetes.io`` / ``k8s.io`` namespaces
 are refused unless they are on the kubelet's allowed list or under ``kubelet.kubernetes.io`` /
@@ -14,12 +14,16 @@ are refused unless they are on the kubelet's allowed list or under ``kubelet.kub
 
 import re
 
-VALUE_FLAGS = {
+from kcpsim import flags as component_flags
+from kcpsim.flags import FlagError
+
+VALUE_FLAGS = (
     "bootstrap-kubeconfig", "kubeconfig", "config", "cert-dir", "container-runtime-endpoint", "node-ip",
     "hostname-override", "node-labels", "register-with-taints", "pod-infra-container-image", "root-dir", "v",
     "runtime-request-timeout", "cgroup-driver", "provider-id",
-}
-BOOL_FLAGS = {"version", "help", "register-node"}
+)
+SPEC = {name: ("str", None) for name in VALUE_FLAGS}
+SPEC.update({"version": ("bool", False), "help": ("bool", False), "register-node": ("bool", True)})
 
 ALLOWED_KUBERNETES_LABELS = {
     "kubernetes.io/hostname", "kubernetes.io/arch", "kubernetes.io/os", "beta.kubernetes.io/arch",
@@ -33,50 +37,33 @@ _LABEL_NAME = re.compile(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za
 _LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
 
 
-class FlagError(ValueError):
-    """A malformed command line; the message names the flag (the kubelet exits 1 with it)."""
-
-
 class Flags:
-    """The parsed command line: ``values`` by flag name (last one wins), plus derived fields."""
+    """The parsed command line: ``values`` by flag name, the flags given but not modelled, and derived fields."""
 
-    def __init__(self, values):
+    def __init__(self, values, ignored=()):
         self.values = values
-        self.labels = parse_labels(values.get("node-labels", ""))
-        self.taints = parse_taints(values.get("register-with-taints", ""))
+        self.ignored = list(ignored)
+        self.labels = parse_labels(values.get("node-labels") or "")
+        self.taints = parse_taints(values.get("register-with-taints") or "")
 
     def get(self, name, default=None):
-        return self.values.get(name, default)
+        value = self.values.get(name)
+        return default if value is None else value
 
     @property
     def runtime_socket(self):
         """The socket path of ``--container-runtime-endpoint`` (``unix:///run/...`` or a bare path)."""
-        endpoint = self.values.get("container-runtime-endpoint", "unix:///run/containerd/containerd.sock")
+        endpoint = self.get("container-runtime-endpoint", "unix:///run/containerd/containerd.sock")
         return endpoint[len("unix://"):] if endpoint.startswith("unix://") else endpoint
 
 
+def _unknown_command(words):
+    return "unknown command %s" % words[0]
+
+
 def parse(argv):
-    """Flags from ``argv`` (without the program name); FlagError naming what is wrong."""
-    values, index = {}, 0
-    while index < len(argv):
-        arg = argv[index]
-        index += 1
-        if arg == "":
-            continue  # an empty $KUBELET_EXTRA_ARGS word
-        if not arg.startswith("-") or arg in ("-", "--"):
-            raise FlagError("unexpected argument %r: the kubelet takes flags only" % arg)
-        name, has_value, value = arg.lstrip("-").partition("=")
-        if name in VALUE_FLAGS and not has_value:
-            if index >= len(argv):
-                raise FlagError("flag needs an argument: --%s" % name)
-            value = argv[index]
-            index += 1
-        elif name in BOOL_FLAGS or not has_value:
-            if has_value and value not in ("true", "false"):
-                raise FlagError("invalid argument %r for --%s: a boolean is true or false" % (value, name))
-            value = value if has_value else "true"
-        values[name] = value
-    return Flags(values)
+    """Flags from ``argv`` (without the program name); FlagError naming every problem."""
+    return Flags(*component_flags.parse(argv, SPEC, _unknown_command))
 
 
 def parse_labels(text):

@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The kubelet process: startup checks in the real kubelet's order, then the static pod loop.
 
-Startup: flags → ``--config`` (missing: exit 1, systemd restarts it until kubeadm writes it) → credentials
+Startup: flags → ``--config`` (missing: exit 1, systemd restarts it until kubeadm writes it; both are read by
+kcpsim.kubelet.__main__ before this module is imported) → credentials
 (``--kubeconfig``, else TLS bootstrap with ``--bootstrap-kubeconfig``, else exit 1; neither flag given =
 standalone, static pods only) → the runtime socket must answer (else exit 1). Then the pod loop runs every
 0.5 s on the main thread, the API side on its own thread, the listening ports (endpoints) on others; a taken
@@ -16,25 +17,16 @@ import signal
 import socket
 import stat
 import subprocess
-import sys
 import threading
 
 from kcpsim import version
-from kcpsim.kubelet import apisync, certs, config, endpoints, flags, manifests, pods
+from kcpsim.kubelet import apisync, certs, config, endpoints, manifests, pods
 from kcpsim.runtime import images, processes
 
 LOG = logging.getLogger("kubelet")
 SYNC_PERIOD = 0.5
 BOOTSTRAP_TIMEOUT = 300.0
 API_TIMEOUT = 10.0
-
-USAGE = """The kubelet (kcpsim sandbox emulation, %s).
-
-Usage: kubelet --config=FILE [--kubeconfig=FILE] [--bootstrap-kubeconfig=FILE] [--cert-dir=DIR]
-               [--container-runtime-endpoint=unix:///run/containerd/containerd.sock] [--node-ip=IP]
-               [--hostname-override=NAME] [--node-labels=k=v,...] [--register-with-taints=k=v:Effect,...]
-               [--version]
-"""
 
 
 def runtime_up(socket_path):
@@ -151,24 +143,11 @@ class Kubelet:
         return 0
 
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
-                        format="%(asctime)s.%(msecs)03d kubelet[%(process)d] %(levelname)s %(message)s",
-                        datefmt="%Y-%m-%dT%H:%M:%S")
+def start(parsed, config_text):
+    """Everything after the flags and the ``--config`` file are read (kcpsim.kubelet.__main__ reads them):
+    config, credentials, the runtime check, then the kubelet until it stops. Returns the exit status."""
     try:
-        parsed = flags.parse(argv)
-    except flags.FlagError as exc:
-        print("Error: %s" % exc, file=sys.stderr)
-        return 1
-    if parsed.get("version") == "true":
-        print("Kubernetes %s" % version.current())
-        return 0
-    if parsed.get("help") == "true":
-        print(USAGE % version.current())
-        return 0
-    try:
-        kubelet_config = config.load(parsed.get("config")) if parsed.get("config") else config.KubeletConfig({})
+        kubelet_config = config.parse(config_text, parsed.get("config")) if parsed.get("config") else config.KubeletConfig({})
     except config.ConfigError as exc:
         LOG.error("command failed: %s", exc)
         return 1

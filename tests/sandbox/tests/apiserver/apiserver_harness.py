@@ -79,6 +79,16 @@ def wait_until(condition, timeout, interval=0.1, what="condition"):
         time.sleep(interval)
 
 
+def healthz(address):
+    """What ``/healthz`` at ``address`` answers once it answers (HTTPS, the serving certificate not verified: the
+    controllers serve a self-signed one)."""
+    health = kubeclient.KubeClient("https://%s" % address, insecure_skip_tls_verify=True)
+    try:
+        return wait_until(lambda: health.get_path("/healthz"), 10, what="healthz at %s" % address)
+    finally:
+        health.close()
+
+
 class Process:
     """One child process, its log file, and a stop by its own PID."""
 

@@ -87,11 +87,7 @@ def make_node(admin, name, control_plane=True):
 
 def test_the_leader_holds_the_lease_and_serves_healthz(cluster, admin, manager):
     harness.wait_until(lambda: holder(admin, "kube-controller-manager"), 20, what="a leader")
-    health = kubeclient.KubeClient("https://%s:10257" % cluster.ip(5), insecure_skip_tls_verify=True)
-    try:
-        assert harness.wait_until(lambda: health.get_path("/healthz"), 10, what="healthz") == "ok"
-    finally:
-        health.close()
+    assert harness.healthz("%s:10257" % cluster.ip(5)) == "ok"
 
 
 def test_a_silent_node_goes_unknown_tainted_unreachable_and_its_pods_not_ready(admin, manager):

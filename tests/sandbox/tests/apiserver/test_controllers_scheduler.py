@@ -50,11 +50,7 @@ def pod(name, **spec):
 
 def test_the_scheduler_leads_and_serves_healthz_on_its_port(cluster, admin, scheduler):
     harness.wait_until(lambda: lease_holder(admin), 20, what="a leader")
-    health = kubeclient.KubeClient("https://%s:10259" % cluster.ip(5), insecure_skip_tls_verify=True)
-    try:
-        assert harness.wait_until(lambda: health.get_path("/healthz"), 10, what="healthz") == "ok"
-    finally:
-        health.close()
+    assert harness.healthz("%s:10259" % cluster.ip(5)) == "ok"
 
 
 def test_pending_pods_are_bound_only_to_ready_nodes_whose_taints_they_tolerate(admin, scheduler):
@@ -83,10 +79,12 @@ def test_sigterm_releases_the_lease_for_a_quick_hand_over(cluster, admin, schedu
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--leader-elect=maybe"], "--leader-elect: 'maybe' is not a boolean"),
-    (["--secure-port=x"], "--secure-port: 'x' is not an integer"),
+    (["--leader-elect=maybe"],
+     'invalid argument "maybe" for "--leader-elect" flag: strconv.ParseBool: parsing "maybe": invalid syntax'),
+    (["--secure-port=x"], 'invalid argument "x" for "--secure-port" flag: strconv.ParseInt: parsing "x": invalid syntax'),
+    (["--kubeconfig=/k", "schedule"], '"kube-scheduler" does not take any arguments, got ["schedule"]'),
     ([], "--kubeconfig is required"),
-], ids=["a non-boolean boolean", "a non-numeric port", "no kubeconfig"])
+], ids=["a non-boolean boolean", "a non-numeric port", "a word that is not a flag", "no kubeconfig"])
 def test_bad_flags_exit_1_naming_the_flag(argv, message):
     result = subprocess.run([harness.HOST_PYTHON, "-m", "kcpsim.controllers.scheduler"] + argv, capture_output=True,
                             text=True, timeout=30, env={"PYTHONPATH": harness.SANDBOX, "PATH": "/usr/bin:/bin"}, check=False)

@@ -54,6 +54,15 @@ def node_root(tmp_path_factory):
     return root
 
 
+def copy_of(node_root, tmp_path, name, *removed):
+    """A scratch copy of the initialized node's root named ``name``, without the ``removed`` files."""
+    root = tmp_path / name
+    shutil.copytree(str(node_root), str(root))
+    for relative in removed:
+        os.unlink(str(root / relative))
+    return root
+
+
 def mode(root, path):
     return stat.S_IMODE(os.stat(os.path.join(str(root), path.lstrip("/"))).st_mode)
 
@@ -157,9 +166,7 @@ def test_a_leaf_missing_a_wanted_san_is_refused(node_root):
 
 
 def test_check_expiration_table(node_root, tmp_path):
-    root = tmp_path / "joined"
-    shutil.copytree(str(node_root), str(root))
-    os.unlink(str(root / "etc/kubernetes/super-admin.conf"))
+    root = copy_of(node_root, tmp_path, "joined", "etc/kubernetes/super-admin.conf")
     result = kubeadm(root, "certs", "check-expiration")
     assert result.code == 0
     lines = result.out.splitlines()
@@ -192,8 +199,7 @@ def test_check_expiration_structured(node_root, version, output, code):
 
 
 def test_renew_resigns_and_keeps_the_key(node_root, tmp_path):
-    root = tmp_path / "renew"
-    shutil.copytree(str(node_root), str(root))
+    root = copy_of(node_root, tmp_path, "renew")
     before = load_cert(root, "apiserver")
     result = kubeadm(root, "certs", "renew", "all")
     assert result.code == 0
@@ -282,9 +288,7 @@ def test_a_v1beta4_file_is_refused_by_1_30_and_read_by_1_31(tmp_path):
 
 
 def test_reset_without_force_aborts_on_eof_and_removes_nothing(node_root, tmp_path):
-    root = tmp_path / "reset"
-    shutil.copytree(str(node_root), str(root))
-    os.unlink(str(root / "etc/kubernetes/kubelet.conf"))  # no node identity: no API call is attempted
+    root = copy_of(node_root, tmp_path, "reset", "etc/kubernetes/kubelet.conf")  # no node identity: no API call
     result = kubeadm(root, "reset", stdin="")
     assert result.code == 1
     assert "won't proceed; the user didn't answer (Y|y) in order to continue" in result.err
@@ -293,9 +297,7 @@ def test_reset_without_force_aborts_on_eof_and_removes_nothing(node_root, tmp_pa
 
 
 def test_reset_refuses_to_drive_the_real_kubelet_from_a_scratch_root(node_root, tmp_path):
-    root = tmp_path / "reset-f"
-    shutil.copytree(str(node_root), str(root))
-    os.unlink(str(root / "etc/kubernetes/kubelet.conf"))
+    root = copy_of(node_root, tmp_path, "reset-f", "etc/kubernetes/kubelet.conf")
     result = kubeadm(root, "reset", "-f")
     assert result.code == 0
     assert "refusing to drive the real kubelet while KCPSIM_ROOT" in result.err

@@ -15,10 +15,10 @@ import os
 import re
 import subprocess
 import threading
-import time
 
 import pytest
 
+from kcpsandbox.commands import wait_until
 from kcpsim import etcdclient
 
 pytestmark = pytest.mark.sandbox
@@ -75,17 +75,6 @@ def etcd_members(via="cp-1"):
         return client.members()
     finally:
         client.close()
-
-
-def poll(condition, timeout, what, interval=0.5):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail("timed out after %ss waiting for %s" % (timeout, what))
-        time.sleep(interval)
 
 
 @pytest.fixture(scope="module")
@@ -166,8 +155,9 @@ def test_04_control_plane_join_adds_a_learner_then_promotes_it(cluster):
     assert "This node has joined the cluster and a new control plane instance was created" in result.out
     assert "[etcd] Announced new etcd member joining to the existing etcd cluster" in result.out
     assert any(learner for member, learner in seen), "cp-2's member was never seen as a learner"
-    members = poll(lambda: [m for m in etcd_members() if m.name] if len(
-        [m for m in etcd_members() if m.name and not m.is_learner]) == 2 else None, 30, "two voting members")
+    members = wait_until(lambda: [m for m in etcd_members() if m.name] if len(
+        [m for m in etcd_members() if m.name and not m.is_learner]) == 2 else None, 30, "two voting members",
+        interval=0.5)
     assert sorted(m.name for m in members) == ["cp-1", "cp-2"]
     assert not any(m.is_learner for m in members)
 
@@ -182,8 +172,8 @@ def test_05_nodes_are_registered_as_control_planes(cluster):
         assert {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"} in node["spec"]["taints"]
         assert node["metadata"]["annotations"]["kubeadm.alpha.kubernetes.io/cri-socket"] == \
             "unix:///var/run/containerd/containerd.sock"
-    poll(lambda: all(any(c["type"] == "Ready" and c["status"] == "True" for c in n["status"]["conditions"])
-                     for n in kubectl_json("cp-1", "get nodes")["items"]), 60, "both nodes Ready")
+    wait_until(lambda: all(any(c["type"] == "Ready" and c["status"] == "True" for c in n["status"]["conditions"])
+                           for n in kubectl_json("cp-1", "get nodes")["items"]), 60, "both nodes Ready", interval=0.5)
     assert not os.path.exists(host_file("cp-2", "/etc/kubernetes/super-admin.conf"))
     assert not os.path.exists(host_file("cp-2", "/etc/kubernetes/bootstrap-kubelet.conf"))
 
@@ -257,7 +247,8 @@ def test_11_reset_removes_the_member_and_the_files(cluster):
     result = ssh("cp-2", "kubeadm reset -f")
     assert result.code == 0, result
     assert "Deleted contents of the etcd data directory" in result.out
-    members = poll(lambda: etcd_members() if len(etcd_members()) == 1 else None, 30, "cp-2's member to go")
+    members = wait_until(lambda: etcd_members() if len(etcd_members()) == 1 else None, 30, "cp-2's member to go",
+                         interval=0.5)
     assert [m.name for m in members] == ["cp-1"]
     assert not os.path.exists(host_file("cp-2", "/etc/kubernetes/admin.conf"))
     assert not os.listdir(host_file("cp-2", "/etc/kubernetes/manifests"))

@@ -1,39 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Fixtures for the kubelet / runtime / build tests: built bundles, free loopback ports, processes that are
-cleaned up by PID, and bounded polling."""
-
-import os
-import signal
-import socket
-import subprocess
-import time
+"""Fixtures of the kubelet / runtime / build tests: the release bundles, processes stopped by PID at teardown,
+and a scratch kubelet host (kubelet_harness.py holds the helpers the tests import)."""
 
 import pytest
 
 from kcpsim import build
-from kcpsim.runtime import processes
-
-SYSTEM_PYTHON = "/usr/bin/python3"
-
-
-def wait_for(condition, timeout, what, interval=0.05):
-    """Poll ``condition`` until it returns something truthy; fail naming ``what`` after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            pytest.fail("timed out after %.0fs waiting for %s" % (timeout, what))
-        time.sleep(interval)
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from kubelet_harness import KubeletHost, Processes
 
 
 @pytest.fixture(scope="session")
@@ -44,113 +18,11 @@ def releases(tmp_path_factory):
     return out
 
 
-class Processes:
-    """Starts processes in their own sessions and stops them by PID at teardown, pods included."""
-
-    def __init__(self):
-        self.started = []
-        self.run_dirs = []
-
-    def start(self, argv, env=None, log=None):
-        out = open(log, "ab") if log else subprocess.DEVNULL
-        try:
-            process = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                                       start_new_session=True)
-        finally:
-            if log:
-                out.close()
-        self.started.append(process)
-        return process
-
-    def stop(self, process, timeout=10):
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout)
-
-    def cleanup(self):
-        for process in reversed(self.started):
-            self.stop(process)
-        for run_dir, log_dir in self.run_dirs:  # static pods outlive their kubelet: stop them by recorded PID
-            if os.path.isdir(os.path.join(run_dir, "pods")):
-                processes.ProcessRuntime(run_dir, log_dir).stop_all(grace=5)
-
-
 @pytest.fixture
 def procs():
     tracker = Processes()
     yield tracker
     tracker.cleanup()
-
-
-class KubeletHost:
-    """A scratch "host" for one kubelet: its dirs, config.yaml, a containerd stand-in, and the kubelet itself."""
-
-    def __init__(self, root, releases, procs, node_name="node-1"):
-        self.root = root
-        self.releases = releases
-        self.procs = procs
-        self.node_name = node_name
-        self.manifests = root / "manifests"
-        self.run_dir = root / "run"
-        self.log_dir = root / "log"
-        self.manifests.mkdir()
-        self.socket = str(root / "containerd.sock")
-        self.healthz_port = free_port()
-        self.api_port = free_port()
-        self.config = root / "config.yaml"
-        self.write_config()
-        procs.run_dirs.append((str(self.run_dir), str(self.log_dir)))
-        self.kubelet = None
-
-    def write_config(self, **extra):
-        lines = ["apiVersion: kubelet.config.k8s.io/v1beta1", "kind: KubeletConfiguration",
-                 "staticPodPath: %s" % self.manifests, "healthzPort: %d" % self.healthz_port,
-                 "address: 127.0.0.1", "port: %d" % self.api_port]
-        lines += ["%s: %s" % item for item in extra.items()]
-        self.config.write_text("\n".join(lines) + "\n")
-
-    def env(self, **extra):
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "KCPSIM_IMAGES": str(self.releases / "images.json"),
-               "KCPSIM_RUN_DIR": str(self.run_dir), "KCPSIM_LOG_DIR": str(self.log_dir),
-               "KCPSIM_PROBE_SCALE": "0.1", "KCPSIM_HEARTBEAT": "1"}
-        env.update(extra)
-        return env
-
-    def start_containerd(self):
-        process = self.procs.start([str(next((self.releases / "containerd").iterdir()) / "containerd"),
-                                    "--address", self.socket], log=str(self.root / "containerd.log"))
-        wait_for(lambda: os.path.exists(self.socket), 10, "the containerd socket")
-        return process
-
-    def kubelet_argv(self, version="v1.30.6", *flags):
-        return [SYSTEM_PYTHON, str(self.releases / version / "bin" / "kubelet"), "--config=%s" % self.config,
-                "--container-runtime-endpoint=unix://%s" % self.socket, "--node-ip=127.0.0.1",
-                "--hostname-override=%s" % self.node_name] + list(flags)
-
-    def start_kubelet(self, *flags, version="v1.30.6", **env):
-        self.kubelet = self.procs.start(self.kubelet_argv(version, *flags), env=self.env(**env),
-                                        log=str(self.root / "kubelet.log"))
-        return self.kubelet
-
-    def log(self):
-        path = self.root / "kubelet.log"
-        return path.read_text() if path.exists() else ""
-
-    def pid(self, pod):
-        path = self.run_dir / "pods" / (pod + ".pid")
-        try:
-            pid = int(path.read_text())
-        except (OSError, ValueError):
-            return None
-        return pid if processes.proc_start_time(pid) is not None else None
-
-    def cmdline(self, pid):
-        with open("/proc/%d/cmdline" % pid, "rb") as handle:
-            return handle.read().decode().split("\0")[:-1]
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """build.py makes the release bundles of DESIGN.md, reproducibly, runnable by Debian's python3."""
 
 import hashlib
@@ -10,9 +10,10 @@ import subprocess
 
 import pytest
 
-from conftest import SYSTEM_PYTHON, free_port, wait_for
+from kcpsandbox.commands import wait_until
 from kcpsim import build, version
 from kcpsim.runtime import images
+from kubelet_harness import SYSTEM_PYTHON, free_port
 
 COMPONENTS = sorted(build.KUBERNETES_BINARIES)
 
@@ -132,7 +133,7 @@ def test_containerd_serves_the_socket_named_in_its_config_and_removes_it_on_sigt
     (tmp_path / "config.toml").write_text('version = 2\n[grpc]\n  address = "%s"\n' % sock)
     process = procs.start([str(releases / "containerd" / version.CONTAINERD_VERSION / "containerd"),
                            "--config", str(tmp_path / "config.toml")])
-    wait_for(sock.is_socket, 10, "containerd's socket")
+    wait_until(sock.is_socket, 10, "containerd's socket")
     procs.stop(process)
     assert process.returncode == 0 and not sock.exists()
 

@@ -18,9 +18,10 @@ import threading
 import pytest
 import yaml
 
-from conftest import KubeletHost, Processes, free_port, wait_for
+from kcpsandbox.commands import wait_until
 from kcpsim import kubeclient, kubeconfig, pki
 from kcpsim.kubelet import manifests
+from kubelet_harness import KubeletHost, Processes, free_port
 
 pytestmark = pytest.mark.etcd
 
@@ -120,7 +121,7 @@ def cluster(tmp_path_factory, releases):
                            "--cert-dir=%s" % (host.root / "kubelet-pki"),
                            "--node-labels=topology.kubernetes.io/zone=fd-a")
         api = plane.client()
-        wait_for(lambda: _ready(api, NODE), 60, "node %s to be registered and Ready" % NODE, interval=0.2)
+        wait_until(lambda: _ready(api, NODE), 60, "node %s to be registered and Ready" % NODE, interval=0.2)
         yield plane
     finally:
         procs.cleanup()
@@ -160,18 +161,18 @@ def test_the_node_is_registered_with_its_version_labels_and_address(cluster):
 
 def test_the_lease_is_renewed(cluster):
     api = cluster.client()
-    first = wait_for(lambda: _get(api, "coordination.k8s.io/v1", "leases", NODE, "kube-node-lease"), 15,
-                     "the node's lease")
+    first = wait_until(lambda: _get(api, "coordination.k8s.io/v1", "leases", NODE, "kube-node-lease"), 15,
+                       "the node's lease")
     assert first["spec"]["holderIdentity"] == NODE
     assert first["metadata"]["ownerReferences"][0]["name"] == NODE
-    wait_for(lambda: api.get("coordination.k8s.io/v1", "leases", NODE, "kube-node-lease")["spec"]["renewTime"]
-             != first["spec"]["renewTime"], 10, "the lease to be renewed")
+    wait_until(lambda: api.get("coordination.k8s.io/v1", "leases", NODE, "kube-node-lease")["spec"]["renewTime"]
+               != first["spec"]["renewTime"], 10, "the lease to be renewed")
 
 
 @pytest.mark.parametrize("component", ["etcd", "kube-apiserver"],
                          ids=["etcd has a Running, Ready mirror pod", "the apiserver has a Running, Ready mirror pod"])
 def test_static_pods_are_mirrored_with_labels_hash_and_readiness(cluster, component):
-    pod = wait_for(lambda: _mirror(cluster.client(), component, _pod_ready), 30, "mirror pod %s ready" % component)
+    pod = wait_until(lambda: _mirror(cluster.client(), component, _pod_ready), 30, "mirror pod %s ready" % component)
     annotations = pod["metadata"]["annotations"]
     assert pod["metadata"]["labels"] == {"component": component, "tier": "control-plane"}
     assert annotations["kubernetes.io/config.hash"] == manifests.config_hash(cluster.pods[component])
@@ -190,12 +191,12 @@ def test_the_embedded_client_cert_seeds_the_kubelet_cert_store(cluster):
 
 def test_a_changed_manifest_gives_a_new_mirror_pod_hash(cluster):
     api = cluster.client()
-    old = wait_for(lambda: _mirror(api, "etcd", _pod_ready), 30, "etcd's mirror pod")
+    old = wait_until(lambda: _mirror(api, "etcd", _pod_ready), 30, "etcd's mirror pod")
     changed = cluster.write_manifests(etcd_extra=["--snapshot-count=5000"])["etcd"]
     new_hash = manifests.config_hash(changed)
     assert new_hash != old["metadata"]["annotations"]["kubernetes.io/config.hash"]
-    pod = wait_for(lambda: _mirror(api, "etcd", lambda p: p["metadata"]["annotations"]["kubernetes.io/config.hash"]
-                                   == new_hash and _pod_ready(p)), 60, "etcd's mirror pod with the new hash, Ready")
+    pod = wait_until(lambda: _mirror(api, "etcd", lambda p: p["metadata"]["annotations"]["kubernetes.io/config.hash"]
+                                     == new_hash and _pod_ready(p)), 60, "etcd's mirror pod with the new hash, Ready")
     assert pod["metadata"]["uid"] != old["metadata"]["uid"]
     cluster.pods["etcd"] = changed
 
@@ -210,10 +211,10 @@ def test_the_node_is_not_ready_while_the_runtime_socket_is_missing(cluster):
         conditions = {c["type"]: c for c in ((node or {}).get("status") or {}).get("conditions") or []}
         ready = conditions.get("Ready", {})
         return ready if ready.get("status") == "False" else None
-    ready = wait_for(not_ready, 15, "the node to report NotReady")
+    ready = wait_until(not_ready, 15, "the node to report NotReady")
     assert ready["reason"] == "KubeletNotReady"
     cluster.host.start_containerd()
-    wait_for(lambda: _ready(api, NODE), 15, "the node to be Ready again")
+    wait_until(lambda: _ready(api, NODE), 15, "the node to be Ready again")
 
 
 class _Approver(threading.Thread):
@@ -271,7 +272,7 @@ def test_a_joining_kubelet_bootstraps_through_a_csr_and_registers(cluster, tmp_p
         joiner.start_kubelet("--kubeconfig=%s" % (tmp_path / "kubelet.conf"), "--bootstrap-kubeconfig=%s" % bootstrap,
                              "--cert-dir=%s" % (tmp_path / "kubelet-pki"),
                              "--node-labels=topology.kubernetes.io/zone=fd-b", version="v1.29.10")
-        node = wait_for(lambda: _ready(api, "cp-2"), 60, "the joining node to be registered and Ready", interval=0.2)
+        node = wait_until(lambda: _ready(api, "cp-2"), 60, "the joining node to be registered and Ready", interval=0.2)
     finally:
         approver.stop.set()
         procs.cleanup()

@@ -1,12 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """kcpsim.etcdclient against a real etcd (mTLS, loopback): the calls the emulators build on."""
 
 import pytest
 
-from conftest import Processes, free_port, wait_for
+from kcpsandbox.commands import wait_until
 from kcpsim import etcdclient, pki
+from kubelet_harness import Processes, free_port
 
 pytestmark = pytest.mark.etcd
 
@@ -39,7 +40,7 @@ def etcd(tmp_path_factory, releases):
         except etcdclient.EtcdUnavailable:
             return None
     try:
-        wait_for(answers, 20, "etcd to answer", interval=0.1)
+        wait_until(answers, 20, "etcd to answer", interval=0.1)
         yield conn
     finally:
         conn.close()

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Inside a network namespace like a sandbox host's, the kubelet finds its node IP without --node-ip.
 
 The namespace is made here and removed afterwards; its only other interface is a veth pair whose both
@@ -12,8 +12,8 @@ import subprocess
 
 import pytest
 
-from conftest import SYSTEM_PYTHON
 from kcpsim.kubelet import kubelet
+from kubelet_harness import SYSTEM_PYTHON
 
 pytestmark = pytest.mark.sandbox
 SANDBOX_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

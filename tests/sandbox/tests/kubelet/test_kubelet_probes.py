@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Probes: parsed from the manifest, run against real loopback endpoints, sequenced like the kubelet's."""
 
 import http.server
@@ -9,8 +9,9 @@ import threading
 
 import pytest
 
-from conftest import free_port, wait_for
+from kcpsandbox.commands import wait_until
 from kcpsim.kubelet import probes
+from kubelet_harness import free_port
 
 CONTAINER = {"ports": [{"name": "metrics", "containerPort": 2381}]}
 
@@ -112,14 +113,14 @@ def _run(prober):
 
 def test_without_probes_a_started_container_is_ready_at_once():
     prober = _run(probes.Prober("x", None, None, None, probe=_Scripted()))
-    wait_for(lambda: prober.ready, 2, "readiness")
+    wait_until(lambda: prober.ready, 2, "readiness")
     prober.stop()
 
 
 def test_nothing_is_ready_until_the_startup_probe_succeeds():
     script = _Scripted(startup=[False, False, True], readiness=[True])
     prober = _run(probes.Prober("x", _spec("startup", 5), _spec("readiness"), None, probe=script))
-    wait_for(lambda: prober.ready, 2, "readiness after startup")
+    wait_until(lambda: prober.ready, 2, "readiness after startup")
     assert script.calls["startup"] == 3 and prober.restart_reason is None
     prober.stop()
 
@@ -127,7 +128,7 @@ def test_nothing_is_ready_until_the_startup_probe_succeeds():
 def test_too_many_startup_failures_ask_for_a_restart():
     prober = _run(probes.Prober("x", _spec("startup", 3), _spec("readiness"), None,
                                 probe=_Scripted(startup=[False], readiness=[True])))
-    wait_for(lambda: prober.restart_reason, 2, "a restart request")
+    wait_until(lambda: prober.restart_reason, 2, "a restart request")
     assert prober.restart_reason.startswith("startup probe failed") and not prober.ready
 
 
@@ -147,15 +148,15 @@ def test_readiness_follows_its_thresholds():
     switch = _Switch(False)
     prober = _run(probes.Prober("x", None, _spec("readiness", failure_threshold=3, success_threshold=2), None,
                                 probe=switch))
-    wait_for(lambda: switch.calls >= 3, 2, "a few failing probes")
+    wait_until(lambda: switch.calls >= 3, 2, "a few failing probes")
     assert not prober.ready
     before = switch.calls
     switch.answer = True
-    wait_for(lambda: prober.ready, 2, "ready after successes")
+    wait_until(lambda: prober.ready, 2, "ready after successes")
     assert switch.calls - before >= 2
     before = switch.calls
     switch.answer = False
-    wait_for(lambda: not prober.ready, 2, "not ready after failures")
+    wait_until(lambda: not prober.ready, 2, "not ready after failures")
     assert switch.calls - before >= 3
     prober.stop()
 
@@ -163,7 +164,7 @@ def test_readiness_follows_its_thresholds():
 def test_consecutive_liveness_failures_ask_for_a_restart_but_one_failure_does_not():
     script = _Scripted(liveness=[False, True, False, False, False])
     prober = _run(probes.Prober("x", None, None, _spec("liveness", failure_threshold=3), probe=script))
-    wait_for(lambda: prober.restart_reason, 2, "a restart request")
+    wait_until(lambda: prober.restart_reason, 2, "a restart request")
     assert script.calls["liveness"] == 5
     assert prober.restart_reason.startswith("liveness probe failed")
 

@@ -1,9 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The kubelet emulation's pure parts: flags, config, manifests, back-off, and the objects it writes."""
 
 import datetime
+import re
 
 import pytest
 
@@ -21,11 +22,18 @@ def test_kubeadm_style_flags_parse_in_both_spellings():
                           "--kubeconfig", "/etc/kubernetes/kubelet.conf", "--config=/var/lib/kubelet/config.yaml",
                           "--container-runtime-endpoint=unix:///run/containerd/containerd.sock",
                           "--pod-infra-container-image=registry.k8s.io/pause:3.9", "--node-ip=172.31.250.11",
-                          "--fail-swap-on=false", "--register-node", ""])
+                          "--fail-swap-on=false", "--register-node=false", ""])
     assert parsed.get("kubeconfig") == "/etc/kubernetes/kubelet.conf"
     assert parsed.get("node-ip") == "172.31.250.11"
-    assert parsed.get("fail-swap-on") == "false"
-    assert parsed.get("register-node") == "true"
+    assert parsed.get("register-node") is False
+    assert parsed.ignored == ["fail-swap-on"]
+    assert parsed.runtime_socket == "/run/containerd/containerd.sock"
+
+
+def test_flags_left_out_take_the_real_kubelets_defaults():
+    parsed = flags.parse([])
+    assert (parsed.get("register-node"), parsed.get("version"), parsed.get("cert-dir", "/var/lib/kubelet/pki")) == (
+        True, False, "/var/lib/kubelet/pki")
     assert parsed.runtime_socket == "/run/containerd/containerd.sock"
 
 
@@ -69,17 +77,18 @@ def test_taints_parse_with_and_without_values():
 
 @pytest.mark.parametrize("argv, message", [
     (["--kubeconfig"], "flag needs an argument: --kubeconfig"),
-    (["stray"], "the kubelet takes flags only"),
-    (["--register-node=maybe"], "a boolean is true or false"),
+    (["stray"], "unknown command stray"),
+    (["--register-node=maybe"],
+     'invalid argument "maybe" for "--register-node" flag: strconv.ParseBool: parsing "maybe": invalid syntax'),
     (["--register-with-taints=a:Sometimes"], "effect one of NoSchedule"),
 ], ids=[
-    "a value flag at the end without its value is refused",
-    "a positional argument is refused",
-    "a boolean flag with a non-boolean value is refused",
+    "a value flag at the end without its value is refused as pflag words it",
+    "a positional argument is refused as the real kubelet words it",
+    "a boolean flag with a non-boolean value is refused as pflag words it",
     "a taint with an unknown effect is refused",
 ])
 def test_malformed_command_lines(argv, message):
-    with pytest.raises(flags.FlagError, match=message):
+    with pytest.raises(flags.FlagError, match=re.escape(message)):
         flags.parse(argv)
 
 

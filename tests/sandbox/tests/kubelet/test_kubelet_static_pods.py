@@ -19,8 +19,9 @@ import urllib.request
 import pytest
 import yaml
 
-from conftest import free_port, wait_for
+from kcpsandbox.commands import wait_until
 from kcpsim import pki
+from kubelet_harness import free_port
 
 pytestmark = pytest.mark.etcd
 
@@ -79,8 +80,8 @@ def running_etcd(kubelet_host, etcd_setup):
     kubelet_host.start_containerd()
     manifest = etcd_setup["write"]()
     kubelet_host.start_kubelet()
-    pid = wait_for(lambda: kubelet_host.pid("etcd"), 20, "etcd's pid file")
-    wait_for(lambda: etcd_healthy(etcd_setup["ports"]["metrics"]), 30, "etcd to be healthy")
+    pid = wait_until(lambda: kubelet_host.pid("etcd"), 20, "etcd's pid file")
+    wait_until(lambda: etcd_healthy(etcd_setup["ports"]["metrics"]), 30, "etcd to be healthy")
     return {"pid": pid, "manifest": manifest}
 
 
@@ -94,25 +95,25 @@ def test_a_manifest_starts_real_etcd_with_exactly_its_flags(kubelet_host, etcd_s
 
 def test_a_killed_etcd_is_restarted_with_a_new_pid(kubelet_host, etcd_setup, running_etcd):
     os.kill(running_etcd["pid"], signal.SIGKILL)
-    new_pid = wait_for(lambda: (kubelet_host.pid("etcd") or running_etcd["pid"]) != running_etcd["pid"]
-                       and kubelet_host.pid("etcd"), 15, "etcd to be restarted")
-    wait_for(lambda: etcd_healthy(etcd_setup["ports"]["metrics"]), 30, "the restarted etcd to be healthy")
+    new_pid = wait_until(lambda: (kubelet_host.pid("etcd") or running_etcd["pid"]) != running_etcd["pid"]
+                         and kubelet_host.pid("etcd"), 15, "etcd to be restarted")
+    wait_until(lambda: etcd_healthy(etcd_setup["ports"]["metrics"]), 30, "the restarted etcd to be healthy")
     state = json.loads((kubelet_host.run_dir / "pods" / "etcd.json").read_text())
     assert (state["pid"], state["restarts"]) == (new_pid, 1)
 
 
 def test_a_changed_manifest_restarts_etcd_with_the_new_flags(kubelet_host, etcd_setup, running_etcd):
     etcd_setup["write"](["--snapshot-count=5000"])
-    new_pid = wait_for(lambda: kubelet_host.pid("etcd") not in (None, running_etcd["pid"]) and kubelet_host.pid("etcd"),
-                       15, "etcd to be restarted for its new manifest")
+    new_pid = wait_until(lambda: kubelet_host.pid("etcd") not in (None, running_etcd["pid"]) and kubelet_host.pid("etcd"),
+                         15, "etcd to be restarted for its new manifest")
     assert "--snapshot-count=5000" in kubelet_host.cmdline(new_pid)
-    wait_for(lambda: etcd_healthy(etcd_setup["ports"]["metrics"]), 30, "etcd with the new flags to be healthy")
+    wait_until(lambda: etcd_healthy(etcd_setup["ports"]["metrics"]), 30, "etcd with the new flags to be healthy")
 
 
 def test_a_removed_manifest_stops_etcd_and_its_pid_file(kubelet_host, etcd_setup, running_etcd):
     (kubelet_host.manifests / "etcd.yaml").unlink()
-    wait_for(lambda: not os.path.exists("/proc/%d" % running_etcd["pid"]), 15, "etcd to stop")
-    wait_for(lambda: not (kubelet_host.run_dir / "pods" / "etcd.pid").exists(), 5, "the pid file to go")
+    wait_until(lambda: not os.path.exists("/proc/%d" % running_etcd["pid"]), 15, "etcd to stop")
+    wait_until(lambda: not (kubelet_host.run_dir / "pods" / "etcd.pid").exists(), 5, "the pid file to go")
 
 
 def test_etcd_outlives_a_stopped_kubelet_and_the_next_kubelet_adopts_it(kubelet_host, running_etcd, procs):
@@ -120,28 +121,28 @@ def test_etcd_outlives_a_stopped_kubelet_and_the_next_kubelet_adopts_it(kubelet_
     assert kubelet_host.kubelet.returncode == 0
     assert kubelet_host.pid("etcd") == running_etcd["pid"], "containers outlive the kubelet"
     kubelet_host.start_kubelet()
-    wait_for(lambda: "adopted static pod etcd" in kubelet_host.log(), 15, "the new kubelet to adopt etcd")
+    wait_until(lambda: "adopted static pod etcd" in kubelet_host.log(), 15, "the new kubelet to adopt etcd")
     assert kubelet_host.pid("etcd") == running_etcd["pid"]
     os.kill(running_etcd["pid"], signal.SIGKILL)
-    wait_for(lambda: kubelet_host.pid("etcd") not in (None, running_etcd["pid"]), 15,
-             "the adopting kubelet to restart a killed etcd")
+    wait_until(lambda: kubelet_host.pid("etcd") not in (None, running_etcd["pid"]), 15,
+               "the adopting kubelet to restart a killed etcd")
 
 
 def test_a_hold_file_keeps_etcd_down_until_removed(kubelet_host, etcd_setup, running_etcd):
     hold = kubelet_host.run_dir / "pods" / "etcd.hold"
     hold.touch()
-    wait_for(lambda: not os.path.exists("/proc/%d" % running_etcd["pid"]), 15, "the held etcd to stop")
+    wait_until(lambda: not os.path.exists("/proc/%d" % running_etcd["pid"]), 15, "the held etcd to stop")
     assert not etcd_healthy(etcd_setup["ports"]["metrics"])
     hold.unlink()
-    wait_for(lambda: etcd_healthy(etcd_setup["ports"]["metrics"]), 30, "etcd to come back after the hold")
+    wait_until(lambda: etcd_healthy(etcd_setup["ports"]["metrics"]), 30, "etcd to come back after the hold")
 
 
 def test_an_image_missing_from_the_mirror_is_not_started(kubelet_host, etcd_setup):
     kubelet_host.start_containerd()
     etcd_setup["write"](image="registry.k8s.io/etcd:9.9.9-0")
     kubelet_host.start_kubelet()
-    wait_for(lambda: "image registry.k8s.io/etcd:9.9.9-0 is not in the mirror" in kubelet_host.log(), 15,
-             "the kubelet to report the missing image")
+    wait_until(lambda: "image registry.k8s.io/etcd:9.9.9-0 is not in the mirror" in kubelet_host.log(), 15,
+               "the kubelet to report the missing image")
     assert kubelet_host.pid("etcd") is None
 
 
@@ -185,8 +186,8 @@ def _get(url, context=None):
 def test_the_kubelet_serves_healthz_and_its_tls_port(kubelet_host):
     kubelet_host.start_containerd()
     kubelet_host.start_kubelet("--cert-dir=%s" % (kubelet_host.root / "kubelet-pki"))
-    wait_for(lambda: _get("http://127.0.0.1:%d/healthz" % kubelet_host.healthz_port) == (200, b"ok"), 15,
-             "the kubelet's /healthz")
+    wait_until(lambda: _get("http://127.0.0.1:%d/healthz" % kubelet_host.healthz_port) == (200, b"ok"), 15,
+               "the kubelet's /healthz")
     ca = pki.load_cert_pems((kubelet_host.root / "kubelet-pki" / "kubelet.crt").read_bytes())[1]
     context = ssl.create_default_context(cadata=pki.cert_pem(ca).decode())
     context.check_hostname = False

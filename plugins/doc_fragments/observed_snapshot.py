@@ -1,0 +1,20 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The option every decision module reads the observed snapshot from."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+
+class ModuleDocFragment(object):
+    DOCUMENTATION = r"""
+options:
+  observed:
+    description:
+      - The observed snapshot of the control plane, as the info modules produce it (C(docs/snapshot.md)).
+      - Needs C(now) and C(machines); each machine needs C(name) and C(created).
+    type: dict
+    required: true
+"""
