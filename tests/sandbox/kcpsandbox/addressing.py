@@ -6,9 +6,13 @@
 Rules (DESIGN.md "Runtime layout"): the subnet is a private IPv4 /24; the bridge, i.e. the controller
 side, is ``.1``; the API endpoint VIP is ``.100``; the host in slot ``i`` (1..89) is ``.(10 + i)`` with
 MAC ``02:6b:63:<third octet>:00:<i>`` (hex), so a host re-created in the same slot keeps its MAC and no
-stale ARP entry stalls the first connection. Interface names fit Linux's 15 characters: bridge
-``kcpbr-<name>``, the controller-side end of a host's veth ``kv<name>-<i>``; netns ``kcp-<name>-<host>``.
+stale ARP entry stalls the first connection. The bridge has the fixed MAC of slot 0: left to itself, a
+Linux bridge takes the lowest MAC of its ports and changes it when a machine comes or goes, and every host
+would then send to a MAC that no longer answers until its ARP entry for the bridge goes stale. Interface names fit Linux's 15 characters: bridge
+``kcpbr-<name>``, the controller-side end of a host's veth ``kv<name>-<i>``; netns ``kcp-<name>.<host>``.
 A sandbox name is 1-9 of ``a-z 0-9 -`` (starting and ending alphanumeric); host names are DNS-1123 labels.
+Names tell their sandbox apart exactly, even when one sandbox name starts another (``t`` and ``t-infra``):
+no ``.`` occurs in a sandbox name, and a veth name ends in the slot's digits after the whole sandbox name.
 """
 
 import ipaddress
@@ -31,6 +35,7 @@ class Network:
     name: str
     subnet: str
     bridge: str
+    bridge_mac: str
     gateway: str
     vip: str
     prefixlen: int
@@ -74,24 +79,41 @@ def subnet_problems(subnet):
     return problems
 
 
+def bridge_name(name):
+    return "kcpbr-" + name
+
+
+def _mac(subnet, slot):
+    return "02:6b:63:%02x:00:%02x" % (subnet.network_address.packed[2], slot)
+
+
 def network(name, subnet):
     net = ipaddress.ip_network(subnet)
     base = net.network_address
-    return Network(name=name, subnet=str(net), bridge="kcpbr-" + name, gateway=str(base + 1),
+    return Network(name=name, subnet=str(net), bridge=bridge_name(name), bridge_mac=_mac(net, 0), gateway=str(base + 1),
                    vip=str(base + VIP_OCTET), prefixlen=net.prefixlen)
 
 
 def host_address(net, slot):
     if not 1 <= slot <= MAX_SLOTS:
         raise ValueError("host slot %d is outside 1..%d" % (slot, MAX_SLOTS))
-    base = ipaddress.ip_network(net.subnet).network_address
-    third_octet = int(str(base).split(".")[2])
-    return HostAddress(slot=slot, ip=str(base + FIRST_HOST_OCTET - 1 + slot),
-                       mac="02:6b:63:%02x:00:%02x" % (third_octet, slot), veth="kv%s-%d" % (net.name, slot))
+    subnet = ipaddress.ip_network(net.subnet)
+    return HostAddress(slot=slot, ip=str(subnet.network_address + FIRST_HOST_OCTET - 1 + slot), mac=_mac(subnet, slot),
+                       veth="kv%s-%d" % (net.name, slot))
 
 
 def netns_name(sandbox_name, host):
-    return "kcp-%s-%s" % (sandbox_name, host)
+    return "kcp-%s.%s" % (sandbox_name, host)
+
+
+def owns_netns(sandbox_name, netns):
+    """Whether the network namespace ``netns`` is one of sandbox ``sandbox_name``'s hosts'."""
+    return netns.startswith(netns_name(sandbox_name, ""))
+
+
+def owns_link(sandbox_name, link):
+    """Whether the root-namespace link ``link`` is sandbox ``sandbox_name``'s bridge or one of its veths."""
+    return link == bridge_name(sandbox_name) or re.fullmatch(r"kv%s-\d+" % re.escape(sandbox_name), link) is not None
 
 
 def free_slot(used_slots, last_slot):

@@ -92,9 +92,9 @@ def power_off(sbx, name):
 
 
 def power_on(sbx, name):
-    record = sbx.require_host(name)
+    sbx.require_host(name)
     host.boot(sbx, name)
-    host.wait_for_ssh([record["ip"]])
+    host.wait_for_ssh(sbx, [name])
 
 
 def kubelet_stop(sbx, name):
@@ -146,27 +146,29 @@ def etcd_client(sbx, name):
     return gateway, gateway.GatewayClient("https://%s:2379" % record["ip"], gateway.tls_context(*files))
 
 
-def etcd_alarm_nospace(sbx, name):
+@contextlib.contextmanager
+def etcd_session(sbx, name, what):
+    """A client for the host's etcd member; an etcd error while using it fails ``what`` with the reason."""
     gateway, client = etcd_client(sbx, name)
     try:
-        member = client.call("maintenance/status")["header"]["member_id"]
-        client.call("maintenance/alarm", {"action": "ACTIVATE", "memberID": member, "alarm": "NOSPACE"})
+        yield client
     except (gateway.EtcdError, gateway.EtcdUnavailable) as exc:
-        raise SandboxError("raising NOSPACE on %s's etcd failed: %s" % (name, exc))
+        raise SandboxError("%s on %s's etcd failed: %s" % (what, name, exc))
     finally:
         client.close()
+
+
+def etcd_alarm_nospace(sbx, name):
+    with etcd_session(sbx, name, "raising NOSPACE") as client:
+        member = client.call("maintenance/status")["header"]["member_id"]
+        client.call("maintenance/alarm", {"action": "ACTIVATE", "memberID": member, "alarm": "NOSPACE"})
 
 
 def etcd_alarm_clear(sbx, name):
-    gateway, client = etcd_client(sbx, name)
-    try:
+    with etcd_session(sbx, name, "clearing alarms") as client:
         for alarm in client.call("maintenance/alarm", {"action": "GET"}).get("alarms", []):
             client.call("maintenance/alarm", {"action": "DEACTIVATE", "memberID": alarm.get("memberID", "0"),
                                               "alarm": alarm.get("alarm", "NONE")})
-    except (gateway.EtcdError, gateway.EtcdUnavailable) as exc:
-        raise SandboxError("clearing alarms on %s's etcd failed: %s" % (name, exc))
-    finally:
-        client.close()
 
 
 # --- kubeadm ------------------------------------------------------------------------------------------------

@@ -6,8 +6,10 @@ the harness's back door into it.
 
 A host is ``unshare --mount --uts --pid --fork --kill-child --mount-proc`` inside its netns, running
 hostfs/init, which mounts the host's private filesystem and becomes PID 1 (tini named systemd -> boot ->
-sshd). Power off = SIGKILL to the host's PID 1 and its unshare: the kernel then kills every process of
-the host's PID namespace; the disk stays. The back door (``exec``) enters the host's namespaces with
+sshd). Whatever a host runs or reads lives on the machine's own filesystem or in the state dir (hostfs/ and
+tini are copied there once per sandbox), never in the checkout: a checkout may sit under /tmp or /run,
+which every host covers with its own tmpfs. Power off = SIGKILL to the host's PID 1 and its unshare: the
+kernel then kills every process of the host's PID namespace; the disk stays. The back door (``exec``) enters the host's namespaces with
 nsenter: for the harness and tests only, never for the collection, which reaches hosts over SSH.
 """
 
@@ -19,7 +21,7 @@ import time
 import uuid
 
 from . import addressing, net
-from .commands import run, wait_until
+from .commands import WAIT_LIMIT, run, wait_until, where_to_look
 from .errors import SandboxError
 from .state import ProcessRef, write_file
 
@@ -30,8 +32,13 @@ PRIVATE = ("etc/kubernetes", "var/lib/etcd", "var/lib/kubelet", "etc/containerd"
            "var/lib/kcpsim")
 HOST_ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root",
             "LANG": "C.UTF-8"}
-BOOT_TIMEOUT = 10.0
-POWER_OFF_TIMEOUT = 5.0
+# No packet leaves the sandbox, so the machine's DNS servers are out of reach and every lookup /etc/hosts
+# cannot answer (getent and glibc ask for IPv6 too) would wait out their timeouts: no server answers here
+# (nothing listens on the host's loopback port 53), so such a lookup fails at once.
+RESOLV_CONF = ("# Sandbox host (test infrastructure): names come from /etc/hosts; there is no DNS server.\n"
+               "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n")
+# Owned by root and private to it: what kubeadm creates and etcd insists on for its data dir.
+PRIVATE_MODES = {"var/lib/etcd": 0o700}
 
 
 def new_key_pair():
@@ -46,10 +53,11 @@ def new_key_pair():
     return private, public.decode()
 
 
-def prepare_disk(sbx, host, ip, authorized_key):
+def prepare_disk(sbx, host, authorized_key):
     """The disk of a new host: private dirs, overlay layers, SSH host key, root's authorized key, identity."""
     for path in PRIVATE:
         os.makedirs(sbx.host_fs(host, path), exist_ok=True)
+        os.chmod(sbx.host_fs(host, path), PRIVATE_MODES.get(path, 0o755))
     for path in OVERLAID:
         layer = os.path.dirname(sbx.host_overlay(host, path))
         os.makedirs(os.path.join(layer, "upper"), exist_ok=True)
@@ -63,7 +71,8 @@ def prepare_disk(sbx, host, ip, authorized_key):
     # Replaces (in the overlay) whatever keys the real root account has: only the sandbox key logs in.
     write_file(os.path.join(ssh_dir, "authorized_keys"), authorized_key + "\n", 0o600)
     write_file(os.path.join(etc, "hostname"), host + "\n")
-    write_file(os.path.join(etc, "hosts"), "127.0.0.1 localhost\n::1 localhost\n%s %s\n" % (ip, host))
+    # /etc/hosts is not the host's own: hostfs/init bind-mounts the sandbox's (inventory.write_etc_hosts).
+    write_file(os.path.join(etc, "resolv.conf"), RESOLV_CONF)
     write_file(os.path.join(etc, "machine-id"), uuid.uuid4().hex + "\n", 0o444)
     # The real machine's enabled services (haproxy, sshd, …) are not this host's: an opaque unit dir.
     units = os.path.join(etc, "systemd", "system")
@@ -86,16 +95,20 @@ def public_host_key(sbx, host):
         return handle.read().strip()
 
 
-def init_binary(sbx):
-    """tini under the name ``systemd``: /proc/1/comm is what Ansible reads to tell the service manager."""
-    path = os.path.join(sbx.bin_dir, "systemd")
-    if not os.path.exists(path):
+def boot_files(sbx):
+    """(hostfs dir, init binary) in the state dir, copied there the first time a host of ``sbx`` boots, so
+    every host of a sandbox boots from the same files and none from the checkout. The init binary is tini
+    under the name ``systemd``: /proc/1/comm is what Ansible reads to tell the service manager."""
+    init = os.path.join(sbx.bin_dir, "systemd")
+    if not os.path.exists(init):
         tini = shutil.which("tini")
         if not tini:
             raise SandboxError("tini is not installed (make setup installs it)")
         os.makedirs(sbx.bin_dir, exist_ok=True)
-        shutil.copy2(tini, path)
-    return path
+        shutil.copy2(tini, init)
+    if not os.path.isdir(sbx.hostfs_dir):
+        shutil.copytree(HOSTFS, sbx.hostfs_dir, ignore=shutil.ignore_patterns("__pycache__"))
+    return sbx.hostfs_dir, init
 
 
 # Process names in pids/: host names are DNS labels, so the dot keeps them apart from "haproxy" and "build".
@@ -117,38 +130,44 @@ def boot(sbx, host):
     if is_running(sbx, host):
         return
     releases = sbx.releases_dir if os.path.isdir(sbx.releases_dir) else ""
+    hostfs, init_binary = boot_files(sbx)
     argv = ["ip", "netns", "exec", record["netns"], "unshare", "--mount", "--uts", "--pid", "--fork", "--kill-child",
-            "--mount-proc", "--propagation", "private", os.path.join(HOSTFS, "init"), sbx.host_dir(host), host,
-            init_binary(sbx), releases]
-    console = os.path.join(sbx.host_dir(host), "console.log")
-    process = sbx.spawn(unshare_process_name(host), argv, console, env=dict(HOST_ENV))
+            "--mount-proc", "--propagation", "private", os.path.join(hostfs, "init"), sbx.host_dir(host), host,
+            init_binary, sbx.etc_hosts, releases]
+    process = sbx.spawn(unshare_process_name(host), argv, console_log(sbx, host), env=dict(HOST_ENV))
     unshare = ProcessRef.of(process.pid)
-    child = wait_until(lambda: (unshare and unshare.children()) or process.poll() is not None, BOOT_TIMEOUT,
-                       "host %s's PID 1" % host)
+    child = wait_until(lambda: (unshare and unshare.children()) or process.poll() is not None, WAIT_LIMIT,
+                       "host %s's PID 1" % host, [console_log(sbx, host)])
     init = ProcessRef.of(child[0]) if child is not True else None
     if init is None:
-        raise SandboxError("host %s died while booting; see %s/console.log" % (host, sbx.host_dir(host)))
+        raise SandboxError("host %s died while booting; %s" % (host, where_to_look([console_log(sbx, host)])))
     sbx.record_process(init_process_name(host), init)
     record["pidns"] = os.stat("/proc/%d/ns/pid" % init.pid).st_ino
     sbx.save()
 
 
-def wait_for_ssh(ips, timeout=BOOT_TIMEOUT):
-    """Wait until every address's port 22 answers with an SSH banner."""
-    pending = set(ips)
+def console_log(sbx, host):
+    """Where the host's init, boot and sshd write: the first place to look when it does not come up."""
+    return os.path.join(sbx.host_dir(host), "console.log")
+
+
+def wait_for_ssh(sbx, hosts, timeout=WAIT_LIMIT):
+    """Wait until every host's port 22 answers with an SSH banner."""
+    pending = set(hosts)
 
     def all_answer():
-        for ip in sorted(pending):
+        for name in sorted(pending):
             try:
-                with socket.create_connection((ip, 22), timeout=0.5) as conn:
+                with socket.create_connection((sbx.hosts[name]["ip"], 22), timeout=0.5) as conn:
                     conn.settimeout(0.5)
                     if conn.recv(4).startswith(b"SSH-"):
-                        pending.discard(ip)
+                        pending.discard(name)
             except OSError:
                 pass
         return not pending
 
-    wait_until(all_answer, timeout, "sshd on %s" % ", ".join(sorted(pending)))
+    wait_until(all_answer, timeout, lambda: "sshd on %s" % ", ".join(sorted(pending)),
+               lambda: [console_log(sbx, name) for name in sorted(pending)])
 
 
 def processes_in_pidns(inode):
@@ -172,8 +191,8 @@ def power_off(sbx, host):
         if ref:
             ref.signal(signal.SIGKILL)
     if record.get("pidns"):
-        wait_until(lambda: not processes_in_pidns(record["pidns"]), POWER_OFF_TIMEOUT,
-                   "host %s's processes to end" % host)
+        wait_until(lambda: not processes_in_pidns(record["pidns"]), WAIT_LIMIT, "host %s's processes to end" % host,
+                   [console_log(sbx, host)])
     for process_name in (init_process_name(host), unshare_process_name(host)):
         sbx.forget_process(process_name)
     record["pidns"] = None

@@ -2,7 +2,8 @@
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What Ansible and ssh need to reach the sandbox's hosts: ``<state>/inventory.ini``,
-``<state>/ssh/ssh_config`` and ``<state>/ssh/known_hosts`` (rendering is pure; ``write_all`` writes).
+``<state>/ssh/ssh_config`` and ``<state>/ssh/known_hosts``; and what the hosts need to find each other:
+``<state>/etc-hosts``, every host's /etc/hosts (rendering is pure; ``write_all`` and ``write_etc_hosts`` write).
 
 Inventory: group ``control_plane_candidates`` with each host's ``ansible_host`` and ``failure_domain``;
 connection vars (root, the generated key, ``-F <ssh_config>``, /usr/bin/python3) and the sandbox's vars
@@ -15,7 +16,7 @@ import json
 import os
 
 from .addressing import API_PORT
-from .state import write_file
+from .state import rewrite_in_place, write_file
 
 GROUP = "control_plane_candidates"
 CLI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sandbox")
@@ -73,6 +74,20 @@ def render_ssh_config(hosts, paths):
 def render_known_hosts(hosts):
     """``hosts``: {name: {"ip", "host_key"}} -> known_hosts lines."""
     return "".join("%s,%s %s\n" % (name, hosts[name]["ip"], hosts[name]["host_key"]) for name in sorted(hosts))
+
+
+def render_etc_hosts(sbx_name, hosts):
+    """/etc/hosts naming every host (``hosts``: {name: {"ip"}}) by its sandbox address: kubeadm's preflight
+    and etcd's peers resolve host names, and a name that does not resolve costs kubeadm seconds."""
+    lines = ["# /etc/hosts of every host of sandbox %s (test and demo infrastructure), rewritten when machines "
+             "come and go." % sbx_name, "127.0.0.1\tlocalhost", "::1\tlocalhost ip6-localhost ip6-loopback"]
+    lines += ["%s\t%s" % (hosts[name]["ip"], name) for name in sorted(hosts, key=lambda n: hosts[n]["slot"])]
+    return "\n".join(lines) + "\n"
+
+
+def write_etc_hosts(sbx):
+    """Rewrite ``<state>/etc-hosts`` for the recorded hosts, in place: the hosts see it through bind mounts."""
+    rewrite_in_place(sbx.etc_hosts, render_etc_hosts(sbx.name, sbx.hosts))
 
 
 def control_path(sbx):

@@ -15,14 +15,14 @@ import signal
 import socket
 
 from .addressing import API_PORT
-from .commands import run, wait_until
+from .commands import WAIT_LIMIT, run, wait_until, where_to_look
 from .errors import SandboxError
 from .state import write_file
 
 BACKEND = "control-plane"
 PROCESS = "haproxy"
-START_TIMEOUT = 10.0
-STOP_TIMEOUT = 2.0
+# How long a stopping HAProxy may finish its connections before it is killed.
+STOP_GRACE = 2.0
 
 
 def render_config(vip, backends, admin_socket, state_file):
@@ -64,6 +64,7 @@ class LoadBalancer:
         self.config = os.path.join(sbx.haproxy_dir, "haproxy.cfg")
         self.admin_socket = os.path.join(sbx.haproxy_dir, "admin.sock")
         self.state_file = os.path.join(sbx.haproxy_dir, "server-state")
+        self.log = os.path.join(sbx.logs_dir, "haproxy.log")
 
     def backends(self):
         return sorted((name, record["ip"]) for name, record in self.sbx.hosts.items())
@@ -85,14 +86,12 @@ class LoadBalancer:
             return self.sync()
         os.makedirs(self.sbx.haproxy_dir, mode=0o700, exist_ok=True)
         self.write_config()
-        process = self.sbx.spawn(PROCESS, ["haproxy", "-W", "-db", "-f", self.config],
-                                 os.path.join(self.sbx.logs_dir, "haproxy.log"))
+        process = self.sbx.spawn(PROCESS, ["haproxy", "-W", "-db", "-f", self.config], self.log)
         wanted = self.backend_names()
-        wait_until(lambda: self.serving_names() == wanted or process.poll() is not None, START_TIMEOUT,
-                   "HAProxy to serve on %s:%d" % (self.sbx.network.vip, API_PORT))
+        wait_until(lambda: self.serving_names() == wanted or process.poll() is not None, WAIT_LIMIT,
+                   "HAProxy to serve on %s:%d" % (self.sbx.network.vip, API_PORT), [self.log])
         if process.poll() is not None:
-            raise SandboxError("HAProxy exited at start (exit %d); see %s/haproxy.log"
-                               % (process.returncode, self.sbx.logs_dir))
+            raise SandboxError("HAProxy exited at start (exit %d); %s" % (process.returncode, where_to_look([self.log])))
 
     def sync(self):
         """Make HAProxy's backends the current hosts: rewrite the config and reload without a drop."""
@@ -105,7 +104,7 @@ class LoadBalancer:
         write_file(self.state_file, self.command("show servers state"), 0o600)
         self.write_config()
         master.signal(signal.SIGUSR2)
-        wait_until(lambda: self.serving_names() == wanted, START_TIMEOUT, "HAProxy to reload its backends")
+        wait_until(lambda: self.serving_names() == wanted, WAIT_LIMIT, "HAProxy to reload its backends", [self.log])
         return None
 
     def stop(self):
@@ -114,10 +113,10 @@ class LoadBalancer:
         if ref:
             ref.signal(signal.SIGTERM)
             try:
-                wait_until(lambda: not ref.alive(), STOP_TIMEOUT, "HAProxy to stop")
+                wait_until(lambda: not ref.alive(), STOP_GRACE, "HAProxy to stop")
             except SandboxError:
                 ref.signal(signal.SIGKILL)
-                wait_until(lambda: not ref.alive(), STOP_TIMEOUT, "HAProxy to be killed")
+                wait_until(lambda: not ref.alive(), WAIT_LIMIT, "HAProxy to be killed", [self.log])
         self.sbx.forget_process(PROCESS)
 
     def command(self, text):

@@ -14,17 +14,17 @@ import contextlib
 import os
 import re
 import signal
-import subprocess
 
 from . import addressing, host, net, node_software, placement, provider
-from .commands import run, wait_until
+from .commands import WAIT_LIMIT, run, wait_until
 from .errors import InvalidArguments, SandboxError
 from .lb import LoadBalancer
-from .state import Sandbox, exclusive, write_file
+from .state import Sandbox, exclusive, state_root, write_file
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 VERSION = re.compile(r"^v\d+\.\d+\.\d+$")
-DOWN_WAIT = 4.0
+# Every host mounts its own tmpfs over these: a state dir below them would vanish from the hosts' view.
+HIDDEN_IN_HOSTS = ("/tmp", "/run")
 
 
 def parse_environment(pairs):
@@ -49,6 +49,11 @@ def up_problems(name, subnet, machines, failure_domains, version, prefix):
     if version is not None and not VERSION.match(version):
         problems.append("--version %r: must look like v1.30.6" % version)
     problems += addressing.host_name_problems("%s-%d" % (prefix, addressing.MAX_SLOTS), "--prefix")
+    root = os.path.realpath(state_root())
+    hidden = [d for d in HIDDEN_IN_HOSTS if root == d or root.startswith(d + "/")]
+    if hidden:
+        problems.append("KCP_SANDBOX_ROOT %s: must not lie under %s (every host mounts its own tmpfs there and "
+                        "would not see the state dir)" % (root, hidden[0]))
     return problems
 
 
@@ -125,7 +130,7 @@ def teardown(sbx):
     processes = sbx.recorded_processes()
     for ref in processes.values():
         ref.signal(signal.SIGKILL)
-    wait_until(lambda: not any(ref.alive() for ref in processes.values()), DOWN_WAIT,
+    wait_until(lambda: not any(ref.alive() for ref in processes.values()), WAIT_LIMIT,
                "%s to end" % ", ".join(sorted(processes)))
     netns_list = sorted(set(net.sandbox_netns(sbx.name)) | {r["netns"] for r in sbx.hosts.values()})
     for netns in netns_list:
@@ -133,7 +138,7 @@ def teardown(sbx):
         for pid in net.netns_pids(netns):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-    wait_until(lambda: not any(net.netns_pids(ns) for ns in netns_list), DOWN_WAIT,
+    wait_until(lambda: not any(net.netns_pids(ns) for ns in netns_list), WAIT_LIMIT,
                "processes in %s to end" % ", ".join(netns_list))
     for netns in netns_list:
         if net.netns_exists(netns):
@@ -150,8 +155,10 @@ def close_ssh_masters(sbx):
         return
     for entry in os.listdir(sbx.ssh_dir):
         if entry.startswith("cm-"):
-            subprocess.run(["ssh", "-F", "/dev/null", "-o", "ControlPath=" + os.path.join(sbx.ssh_dir, entry),
-                            "-O", "exit", "sandbox-host"], capture_output=True, timeout=5, check=False)
+            # A master that does not answer is no reason to stop tearing down: its host is powered off next.
+            with contextlib.suppress(SandboxError):
+                run(["ssh", "-F", "/dev/null", "-o", "ControlPath=" + os.path.join(sbx.ssh_dir, entry), "-O", "exit",
+                     "sandbox-host"], check=False, timeout=5)
 
 
 def status(name):

@@ -15,7 +15,7 @@ import json
 import os
 
 from . import addressing
-from .commands import run, wait_until
+from .commands import WAIT_LIMIT, run, wait_until
 from .errors import SandboxError
 
 BLACKHOLE_METRIC = "1000"
@@ -55,7 +55,7 @@ def create_guards(net):
 
 
 def create_bridge(net):
-    run(["ip", "link", "add", net.bridge, "type", "bridge"])
+    run(["ip", "link", "add", net.bridge, "address", net.bridge_mac, "type", "bridge"])
     run(["ip", "addr", "add", "%s/%d" % (net.gateway, net.prefixlen), "dev", net.bridge])
     run(["ip", "addr", "add", "%s/%d" % (net.vip, net.prefixlen), "dev", net.bridge])
     run(["ip", "link", "set", net.bridge, "up"])
@@ -102,7 +102,7 @@ def delete_host_link(address, netns):
         run(["ip", "netns", "del", netns])
     # Deleting the netns destroys the veth pair, a moment later: delete it ourselves if it is still there.
     run(["ip", "link", "del", address.veth], check=False)
-    wait_until(lambda: not link_exists(address.veth), 5.0, "link %s to go away" % address.veth)
+    wait_until(lambda: not link_exists(address.veth), WAIT_LIMIT, "link %s to go away" % address.veth)
 
 
 def link_exists(name):
@@ -114,7 +114,7 @@ def delete_network(net, name):
     there is no blackhole route to remove either); safe to repeat."""
     for link in sandbox_links(name):
         run(["ip", "link", "del", link], check=False)
-    for rule in _forward_rules("kcpbr-" + name):
+    for rule in _forward_rules(addressing.bridge_name(name)):
         # A rule inserted twice (an up that was retried) is deleted twice.
         for _attempt in range(10):
             if run(["iptables", "-w", "-D", "FORWARD"] + rule, check=False).returncode != 0:
@@ -125,21 +125,20 @@ def delete_network(net, name):
 
 def sandbox_links(name):
     """Links in the root namespace that carry this sandbox's names: the bridge and the hosts' veths."""
-    return sorted(link for link in os.listdir("/sys/class/net")
-                  if link == "kcpbr-" + name or link.startswith("kv%s-" % name))
+    return sorted(link for link in os.listdir("/sys/class/net") if addressing.owns_link(name, link))
 
 
 def sandbox_netns(name):
-    prefix = addressing.netns_name(name, "")
+    """Network namespaces named for this sandbox's hosts (recorded or not: an up may have died in between)."""
     return sorted(ns for ns in (os.listdir("/run/netns") if os.path.isdir("/run/netns") else [])
-                  if ns.startswith(prefix))
+                  if addressing.owns_netns(name, ns))
 
 
 def leftovers(name, subnet):
     """What of sandbox ``name`` still exists in the root namespace (empty when fully torn down)."""
     found = ["netns " + ns for ns in sandbox_netns(name)]
     found += ["link " + link for link in sandbox_links(name)]
-    bridge = "kcpbr-" + name
+    bridge = addressing.bridge_name(name)
     found += ["iptables " + line for line in run(["iptables", "-w", "-S"]).stdout.splitlines()
               if bridge in line.split()]
     if subnet:

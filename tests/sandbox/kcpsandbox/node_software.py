@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 
+from .commands import where_to_look
 from .errors import SandboxError
 
 SANDBOX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -46,8 +47,8 @@ def release_versions(releases_dir):
 
 def build(sbx):
     """Run build.py into ``<state>/releases`` (recorded as process ``build``, so ``down`` can stop it)."""
-    process = sbx.spawn("build", [sys.executable, BUILD_SCRIPT, "--out", sbx.releases_dir],
-                        os.path.join(sbx.logs_dir, "build.log"))
+    log = os.path.join(sbx.logs_dir, "build.log")
+    process = sbx.spawn("build", [sys.executable, BUILD_SCRIPT, "--out", sbx.releases_dir], log)
     try:
         code = process.wait(timeout=BUILD_TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -56,9 +57,9 @@ def build(sbx):
         code = None
     sbx.forget_process("build")
     if code != 0:
-        raise SandboxError("building the release bundles failed (%s); see %s/build.log"
+        raise SandboxError("building the release bundles failed (%s); %s"
                            % ("exit %d" % code if code is not None else "no result in %.0fs" % BUILD_TIMEOUT,
-                              sbx.logs_dir))
+                              where_to_look([log])))
 
 
 def choose_version(releases_dir, requested):
@@ -96,7 +97,8 @@ def install(sbx, host, version):
     for name, source in sources.items():
         if os.path.exists(source):
             _copy_executable(source, os.path.join(bin_dir, name))
-    kubectl = shutil.which("kubectl", path="/usr/local/bin:/usr/bin:/bin")
+    # Linked, not copied (it is large): only a kubectl the host can see, i.e. not in /usr/local/bin (private).
+    kubectl = shutil.which("kubectl", path="/usr/bin:/bin")
     if kubectl and not os.path.lexists(os.path.join(bin_dir, "kubectl")):
         os.symlink(kubectl, os.path.join(bin_dir, "kubectl"))
     cni = _newest_component(releases, "cni")

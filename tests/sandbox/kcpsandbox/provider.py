@@ -92,17 +92,19 @@ def create_machines(sbx, requests):
         sbx.save()
     with open(sbx.ssh_key + ".pub") as handle:
         authorized_key = handle.read().strip()
+    # Before the new hosts boot (they bind-mount it), and so that the running ones can resolve them.
+    inventory.write_etc_hosts(sbx)
     for plan in planned:
         name = plan["name"]
         record = sbx.hosts[name]
         net.create_host_link(network, addressing.host_address(network, plan["slot"]), record["netns"])
-        host.prepare_disk(sbx, name, record["ip"], authorized_key)
+        host.prepare_disk(sbx, name, authorized_key)
         host.write_environment(sbx, name, sbx.data.get("environment", {}))
         if plan["version"]:
             node_software.install(sbx, name, plan["version"])
         host.boot(sbx, name)
     publish(sbx)
-    host.wait_for_ssh([sbx.hosts[p["name"]]["ip"] for p in planned])
+    host.wait_for_ssh(sbx, [p["name"] for p in planned])
     return [machine_view(name, sbx.hosts[name]) for name in names]
 
 
@@ -118,7 +120,8 @@ def delete_machine(sbx, name):
 
 
 def publish(sbx):
-    """Inventory, ssh files and load balancer backends as the hosts are now."""
+    """The hosts' /etc/hosts, inventory, ssh files and load balancer backends as the hosts are now."""
+    inventory.write_etc_hosts(sbx)
     keys = {name: host.public_host_key(sbx, name) for name in sbx.hosts if os.path.isdir(sbx.host_dir(name))}
     inventory.write_all(sbx, keys)
     LoadBalancer(sbx).sync()

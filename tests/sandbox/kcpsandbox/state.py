@@ -20,7 +20,7 @@ import tempfile
 import time
 
 from . import addressing
-from .errors import SandboxError
+from .errors import InvalidArguments, SandboxError
 
 DEFAULT_ROOT = "/srv/kcp-sandbox"
 DEFAULT_NAME = "kcp"
@@ -49,6 +49,19 @@ def write_file(path, data, mode=0o644):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def rewrite_in_place(path, data, mode=0o644):
+    """Give the file ``path`` the content ``data`` without replacing it (a bind mount of it pins its inode,
+    so an atomic rename would never be seen through the mount); created with ``mode`` if missing. A reader
+    may see a half-written file for the moment of one write; unchanged content is not written at all."""
+    data = data.encode() if isinstance(data, str) else data
+    with os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT, mode), "r+b") as handle:
+        if handle.read() == data:
+            return
+        handle.seek(0)
+        handle.write(data)
+        handle.truncate()
 
 
 @contextlib.contextmanager
@@ -130,6 +143,10 @@ class Sandbox:
     """One sandbox's state dir and record. ``data`` is the parsed state.json (empty when there is none)."""
 
     def __init__(self, name, root=None):
+        # Every path below is built from the name: a bad one ("", "..") must never reach rmtree.
+        problems = addressing.sandbox_name_problems(name)
+        if problems:
+            raise InvalidArguments(problems)
         self.name = name
         self.root = root or state_root()
         self.dir = os.path.join(self.root, name)
@@ -144,6 +161,9 @@ class Sandbox:
         self.logs_dir = os.path.join(self.dir, "logs")
         self.bin_dir = os.path.join(self.dir, "bin")
         self.pids_dir = os.path.join(self.dir, "pids")
+        self.hostfs_dir = os.path.join(self.dir, "hostfs")
+        # Every host's /etc/hosts (hostfs/init bind-mounts it read-only): names every host of the sandbox.
+        self.etc_hosts = os.path.join(self.dir, "etc-hosts")
         self.data = {}
 
     # --- the record -----------------------------------------------------------------------------------

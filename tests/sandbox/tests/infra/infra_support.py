@@ -14,7 +14,6 @@ import ipaddress
 import json
 import os
 import subprocess
-import time
 
 import pytest
 from cryptography import x509
@@ -40,14 +39,16 @@ def needs_root():
 
 
 class SandboxHandle:
-    """A sandbox as the tests drive it: through its command line, over SSH, and by its record."""
+    """A sandbox as the tests drive it: through its command line (``cli``: the checkout's, or a copy's),
+    over SSH, and by its record."""
 
-    def __init__(self, name):
+    def __init__(self, name, cli=CLI):
         self.name = name
+        self.cli_path = cli
 
-    def cli(self, *args, check=True, timeout=120):
-        done = subprocess.run([CLI, "--name", self.name] + list(args), capture_output=True, text=True,
-                              timeout=timeout, check=False)
+    def cli(self, *args, check=True, timeout=120, env=None):
+        done = subprocess.run([self.cli_path, "--name", self.name] + list(args), stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=timeout, check=False, env=env)
         if check and done.returncode != 0:
             raise AssertionError("sandbox %s failed (exit %d):\n%s%s"
                                  % (" ".join(args), done.returncode, done.stdout, done.stderr))
@@ -68,8 +69,8 @@ class SandboxHandle:
 
     def ssh(self, host, command, check=True, timeout=30):
         """``command`` run over real SSH with the generated ssh_config (as the collection reaches hosts)."""
-        done = subprocess.run(["ssh", "-F", self.record.ssh_config, host, command], capture_output=True, text=True,
-                              timeout=timeout, check=False)
+        done = subprocess.run(["ssh", "-F", self.record.ssh_config, host, command], stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=timeout, check=False)
         if check and done.returncode != 0:
             raise AssertionError("ssh %s %r failed (exit %d): %s" % (host, command, done.returncode, done.stderr))
         return done
@@ -82,18 +83,6 @@ class SandboxHandle:
                    ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"))
         env.pop("ANSIBLE_INVENTORY", None)
         return env
-
-
-def wait_for(condition, timeout, what, interval=0.1):
-    """Poll ``condition()`` until it is true (returned) or ``timeout`` seconds pass (AssertionError)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out after %.0fs waiting for %s" % (timeout, what))
-        time.sleep(interval)
 
 
 def self_signed_server_cert(ip_addresses):

@@ -11,6 +11,7 @@ from kcpsandbox import addressing, placement
 def test_the_network_puts_the_controller_on_dot_1_and_the_vip_on_dot_100():
     net = addressing.network("t-infra", "172.31.251.0/24")
     assert (net.bridge, net.gateway, net.vip, net.prefixlen) == ("kcpbr-t-infra", "172.31.251.1", "172.31.251.100", 24)
+    assert net.bridge_mac == "02:6b:63:fb:00:00", "the bridge has the fixed MAC of slot 0, next to its hosts'"
 
 
 @pytest.mark.parametrize("slot, ip, mac, veth", [
@@ -95,3 +96,31 @@ def test_up_spreads_machines_round_robin_over_failure_domains():
         "a tie goes to the first declared domain", "no machines yet: the first domain"])
 def test_machine_create_picks_the_least_populated_failure_domain(counts, expected):
     assert placement.choose_failure_domain(["fd-1", "fd-2", "fd-3"], counts) == expected
+
+
+@pytest.mark.parametrize("sandbox, netns, owned", [
+    ("t", "kcp-t.cp-1", True),
+    ("t", "kcp-t-infra.cp-1", False),
+    ("t-infra", "kcp-t-infra.cp-1", True),
+    ("t-infra", "kcp-t.infra-cp-1", False),
+    ("t", "kcpk-t.cp-1", False),
+], ids=["its own host's namespace", "not a sandbox whose name it starts",
+        "the longer name owns its own", "not a shorter name's host whose name looks like the rest",
+        "not another tool's namespace"])
+def test_a_sandbox_claims_exactly_its_own_network_namespaces(sandbox, netns, owned):
+    assert addressing.owns_netns(sandbox, netns) is owned
+    assert addressing.owns_netns(sandbox, addressing.netns_name(sandbox, "cp-1"))
+
+
+@pytest.mark.parametrize("sandbox, link, owned", [
+    ("t", "kcpbr-t", True),
+    ("t", "kvt-3", True),
+    ("t", "kcpbr-t-infra", False),
+    ("t", "kvt-infra-3", False),
+    ("t-1", "kvt-1-2", True),
+    ("t", "kvt-1-2", False),
+    ("t", "kvt-", False),
+], ids=["its bridge", "its veth", "not the bridge of a sandbox whose name it starts", "not that sandbox's veth",
+        "a name ending in a digit owns its veths", "a shorter name does not claim them", "no slot is no veth"])
+def test_a_sandbox_claims_exactly_its_own_links(sandbox, link, owned):
+    assert addressing.owns_link(sandbox, link) is owned

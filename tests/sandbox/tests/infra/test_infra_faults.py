@@ -12,7 +12,7 @@ import pytest
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_gateway
 from kcpsim import kubeconfig, pki, version
 
-from infra_support import wait_for
+from kcpsandbox.commands import wait_until
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("t-infra")]
 
@@ -144,14 +144,14 @@ def etcd_member(infra_sandbox):
             return None
 
     try:
-        wait_for(answers, 30, "etcd on %s" % name)
+        wait_until(answers, 30, "etcd on %s" % name, interval=0.2)
         yield name, client
     finally:
         client.close()
         pid = infra_sandbox.ssh(name, "cat /run/kcpsim/pods/etcd.pid").stdout.strip()
         infra_sandbox.back_door(name, "/usr/bin/kill", "-KILL", "--", "-" + pid, check=False)
-        wait_for(lambda: infra_sandbox.ssh(name, "kill -0 %s" % pid, check=False).returncode != 0, 10,
-                 "etcd (PID %s) to end" % pid)
+        wait_until(lambda: infra_sandbox.ssh(name, "kill -0 %s" % pid, check=False).returncode != 0, 10,
+                   "etcd (PID %s) to end" % pid, interval=0.2)
         infra_sandbox.ssh(name, "rm -rf /run/kcpsim/pods/etcd.pid /var/lib/etcd/infra-test")
         shutil.rmtree(os.path.join(pki_dir, "etcd"), ignore_errors=True)
         if has_kubelet:
@@ -174,8 +174,8 @@ def test_etcd_kill_ends_the_pod_process_named_by_the_kubelets_pid_file(infra_san
     name, client = etcd_member
     pid = infra_sandbox.ssh(name, "cat /run/kcpsim/pods/etcd.pid").stdout.strip()
     infra_sandbox.cli("fault", "etcd-kill", name)
-    wait_for(lambda: infra_sandbox.ssh(name, "kill -0 %s" % pid, check=False).returncode != 0, 10,
-             "etcd (PID %s on %s) to die" % (pid, name))
+    wait_until(lambda: infra_sandbox.ssh(name, "kill -0 %s" % pid, check=False).returncode != 0, 10,
+               "etcd (PID %s on %s) to die" % (pid, name), interval=0.2)
     with pytest.raises(etcd_gateway.EtcdUnavailable):
         client.call("maintenance/status")
 

@@ -2,8 +2,10 @@
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Sandbox hosts are hosts: reachable over SSH (ssh, Ansible, testinfra), with their own files, name,
-processes and address, reachable from each other, and managed by "systemd" as Ansible sees it."""
+processes and address, reachable from each other by address and by name, and managed by "systemd" as
+Ansible sees it."""
 
+import json
 import os
 import subprocess
 import uuid
@@ -23,8 +25,8 @@ def test_every_host_answers_plain_ssh_with_its_own_name(infra_sandbox):
 
 def test_ansible_pings_every_host_through_the_generated_inventory(infra_sandbox):
     done = subprocess.run(["ansible", "-i", infra_sandbox.record.inventory, "control_plane_candidates", "-m",
-                           "ansible.builtin.ping"], capture_output=True, text=True, env=infra_sandbox.ansible_env(),
-                          timeout=180, check=False)
+                           "ansible.builtin.ping"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          env=infra_sandbox.ansible_env(), timeout=180, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     for name in infra_sandbox.hosts():
         assert "%s | SUCCESS" % name in done.stdout
@@ -67,10 +69,54 @@ def test_hosts_reach_each_other_by_ip(infra_sandbox):
     infra_sandbox.ssh(third, "exec 3<>/dev/tcp/%s/22 && head -c 4 <&3" % infra_sandbox.ip(first))
 
 
+def resolved(sandbox, host, names):
+    """{name: address} of what ``getent hosts`` on ``host`` finds for ``names``."""
+    done = sandbox.ssh(host, "getent hosts %s" % " ".join(names), check=False)
+    return {line.split()[1]: line.split()[0] for line in done.stdout.splitlines()}
+
+
+def test_every_host_resolves_every_host_name_to_its_sandbox_address(infra_sandbox):
+    names = infra_sandbox.hosts()
+    for name in names:
+        assert resolved(infra_sandbox, name, names) == {other: infra_sandbox.ip(other) for other in names}
+
+
+def test_etc_hosts_follows_machines_as_they_are_created_and_deleted(infra_sandbox):
+    first = infra_sandbox.hosts()[0]
+    created = json.loads(infra_sandbox.cli("machine", "create", "--name", "infra-named").stdout)
+    try:
+        assert resolved(infra_sandbox, first, ["infra-named"]) == {"infra-named": created["host"]}
+        assert resolved(infra_sandbox, "infra-named", [first, "infra-named"]) == {
+            first: infra_sandbox.ip(first), "infra-named": created["host"]}
+    finally:
+        infra_sandbox.cli("machine", "delete", "infra-named")
+    assert infra_sandbox.ssh(first, "getent hosts infra-named", check=False).returncode == 2
+    assert resolved(infra_sandbox, first, [first]) == {first: infra_sandbox.ip(first)}
+
+
+def test_a_name_no_host_has_is_unknown_without_asking_an_unreachable_dns_server(infra_sandbox):
+    name = infra_sandbox.hosts()[0]
+    assert infra_sandbox.ssh(name, "getent hosts no-such-host", check=False).returncode == 2
+    servers = infra_sandbox.ssh(name, "awk '$1 == \"nameserver\" {print $2}' /etc/resolv.conf").stdout.split()
+    assert servers == ["127.0.0.1"]
+
+
+def test_a_host_cannot_rewrite_the_shared_etc_hosts(infra_sandbox):
+    name = infra_sandbox.hosts()[1]
+    done = infra_sandbox.ssh(name, "echo 10.0.0.1 intruder >> /etc/hosts", check=False)
+    assert done.returncode != 0 and "Read-only file system" in done.stderr
+    assert resolved(infra_sandbox, name, ["intruder"]) == {}
+
+
+def test_the_etcd_data_dir_belongs_to_root_alone_as_kubeadm_makes_it(infra_sandbox):
+    for name in infra_sandbox.hosts():
+        assert infra_sandbox.ssh(name, "stat -c '%a %U' /var/lib/etcd").stdout == "700 root\n"
+
+
 def test_units_started_through_ansible_systemd_service_honour_drop_ins_and_environment_files(infra_sandbox):
     done = subprocess.run(["ansible-playbook", "-i", infra_sandbox.record.inventory,
-                           os.path.join(HERE, "playbooks", "systemd_stand_in.yml")], capture_output=True, text=True,
-                          env=infra_sandbox.ansible_env(), timeout=600, check=False)
+                           os.path.join(HERE, "playbooks", "systemd_stand_in.yml")], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, env=infra_sandbox.ansible_env(), timeout=600, check=False)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "failed=0" in done.stdout and "ok=" in done.stdout
 

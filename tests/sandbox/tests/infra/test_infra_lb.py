@@ -11,7 +11,8 @@ import ssl
 
 import pytest
 
-from infra_support import HERE, self_signed_server_cert, wait_for
+from infra_support import HERE, self_signed_server_cert
+from kcpsandbox.commands import wait_until
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("t-infra")]
 
@@ -66,15 +67,15 @@ def test_the_vip_serves_from_ready_backends_and_skips_one_whose_readyz_fails(inf
     (first, second), vip, context = readyz_servers
     idle = infra_sandbox.hosts()[2]
     expected = {first: "UP", second: "UP", idle: "DOWN"}
-    wait_for(lambda: backend_states(infra_sandbox) == expected, 20, "backends %s" % expected)
+    wait_until(lambda: backend_states(infra_sandbox) == expected, 20, "backends %s" % expected, interval=0.2)
     assert set(answered_by(vip, context, 8)) == {first, second}
 
     with open(infra_sandbox.record.host_fs(first, TEST_DIR + "/not-ready"), "w") as handle:
         handle.write("not ready\n")
-    wait_for(lambda: backend_states(infra_sandbox)[first] == "DOWN", 20, "%s to be marked DOWN" % first)
+    wait_until(lambda: backend_states(infra_sandbox)[first] == "DOWN", 20, "%s to be marked DOWN" % first, interval=0.2)
     assert answered_by(vip, context, 6) == [second] * 6
 
     os.unlink(infra_sandbox.record.host_fs(first, TEST_DIR + "/not-ready"))
-    wait_for(lambda: backend_states(infra_sandbox)[first] == "UP", 20, "%s to be UP again" % first)
+    wait_until(lambda: backend_states(infra_sandbox)[first] == "UP", 20, "%s to be UP again" % first, interval=0.2)
     # HAProxy's round robin lets a server that came back catch up first, so only its return is certain.
     assert first in answered_by(vip, context, 8)

@@ -16,8 +16,8 @@ pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("t-infra")]
 
 
 def inventory_hosts(sandbox):
-    done = subprocess.run(["ansible-inventory", "-i", sandbox.record.inventory, "--list"], capture_output=True,
-                          text=True, env=sandbox.ansible_env(), check=True)
+    done = subprocess.run(["ansible-inventory", "-i", sandbox.record.inventory, "--list"], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, env=sandbox.ansible_env(), check=True)
     parsed = json.loads(done.stdout)
     return {name: parsed["_meta"]["hostvars"][name]["failure_domain"]
             for name in parsed["control_plane_candidates"]["hosts"]}
@@ -55,6 +55,17 @@ def test_a_created_machine_joins_inventory_and_load_balancer_and_a_deleted_one_l
     finally:
         infra_sandbox.cli("machine", "delete", name)
     assert set(infra_sandbox.hosts()) == before
+
+
+def test_the_bridge_keeps_its_mac_while_machines_come_and_go_so_hosts_keep_reaching_the_controller(infra_sandbox):
+    network = infra_sandbox.record.network
+    name = json.loads(infra_sandbox.cli("machine", "create").stdout)["name"]
+    infra_sandbox.cli("machine", "delete", name)
+    with open("/sys/class/net/%s/address" % network.bridge) as handle:
+        assert handle.read().strip() == network.bridge_mac
+    for host in infra_sandbox.hosts():
+        neighbour = infra_sandbox.ssh(host, "ip neigh show %s" % network.gateway).stdout.split()
+        assert neighbour[neighbour.index("lladdr") + 1] == network.bridge_mac
 
 
 def test_a_machine_goes_to_the_failure_domain_asked_for(infra_sandbox):

@@ -2,8 +2,8 @@
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The files the harness generates, checked by the tools that read them: HAProxy's config by ``haproxy -c``,
-the inventory by ``ansible-inventory``, ssh_config by ``ssh -G``, known_hosts by ``ssh-keygen -F``; and
-the node software layout a host gets from a release bundle."""
+the inventory by ``ansible-inventory``, ssh_config by ``ssh -G``, known_hosts by ``ssh-keygen -F``; the
+hosts' shared /etc/hosts; the node software layout a host gets from a release bundle; and how waits end."""
 
 import json
 import os
@@ -11,7 +11,8 @@ import subprocess
 
 import pytest
 
-from kcpsandbox import faults, inventory, lb, node_software
+from kcpsandbox import commands, faults, inventory, lb, node_software
+from kcpsandbox.errors import SandboxError
 from kcpsandbox.host import new_key_pair
 from kcpsandbox.state import Sandbox
 
@@ -55,7 +56,7 @@ def written(tmp_path):
 def test_ansible_reads_the_inventory_groups_and_vars(written):
     sbx = written[0]
     done = subprocess.run([os.path.join(VENV_BIN, "ansible-inventory"), "-i", sbx.inventory, "--list"],
-                          capture_output=True, text=True, check=True)
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, check=True)
     parsed = json.loads(done.stdout)
     assert parsed["control_plane_candidates"]["hosts"] == ["cp-1", "cp-2"]
     cp2 = parsed["_meta"]["hostvars"]["cp-2"]
@@ -145,3 +146,39 @@ def test_node_software_lands_where_the_packages_put_it(tmp_path, programs, kubel
             dropin = handle.read()
         assert "EnvironmentFile=-/var/lib/kubelet/kubeadm-flags.env" in dropin
         assert "--config=/var/lib/kubelet/config.yaml" in dropin
+
+
+def test_etc_hosts_names_every_host_and_is_rewritten_in_place(tmp_path):
+    sbx = Sandbox("t-render", root=str(tmp_path))
+    sbx.data = {"hosts": {name: dict(rec, slot=i) for i, (name, rec) in enumerate(sorted(HOSTS.items()), 1)}}
+    os.makedirs(sbx.dir)
+    inventory.write_etc_hosts(sbx)
+    inode = os.stat(sbx.etc_hosts).st_ino
+    with open(sbx.etc_hosts) as handle:
+        lines = handle.read().splitlines()
+    assert lines[1:] == ["127.0.0.1\tlocalhost", "::1\tlocalhost ip6-localhost ip6-loopback",
+                         "172.31.251.11\tcp-1", "172.31.251.12\tcp-2"]
+    del sbx.hosts["cp-1"]
+    inventory.write_etc_hosts(sbx)
+    with open(sbx.etc_hosts) as handle:
+        assert handle.read().splitlines()[3:] == ["172.31.251.12\tcp-2"]
+    assert os.stat(sbx.etc_hosts).st_ino == inode, "a bind mount of the old inode would not see the change"
+
+
+def test_a_wait_returns_the_first_true_value_without_waiting_longer():
+    answers = iter([None, 0, "ready", "never asked"])
+    assert commands.wait_until(lambda: next(answers), 30, "the third answer", interval=0) == "ready"
+    assert next(answers) == "never asked"
+
+
+def test_a_wait_that_times_out_names_what_it_awaited_and_quotes_the_logs_that_tell_why(tmp_path):
+    console = tmp_path / "console.log"
+    console.write_text("".join("boot line %d\n" % n for n in range(1, 11)) + "sshd: fatal: no host key\n")
+    missing = ["cp-2"]
+    with pytest.raises(SandboxError) as raised:
+        commands.wait_until(lambda: False, 0, lambda: "sshd on %s" % ", ".join(missing),
+                            lambda: [str(console), str(tmp_path / "absent.log")])
+    assert str(raised.value).splitlines() == [
+        "timed out after 0.0s waiting for sshd on cp-2; see %s" % console,
+        "    | boot line 6", "    | boot line 7", "    | boot line 8", "    | boot line 9", "    | boot line 10",
+        "    | sshd: fatal: no host key; see %s" % (tmp_path / "absent.log")]

@@ -220,8 +220,8 @@ class Operator:
 
     def sandbox(self, *argv, timeout=180):
         """Run a sandbox command; its standard output. WalkError when it fails."""
-        done = subprocess.run([SANDBOX_CLI, "--name", self.name] + list(argv), capture_output=True, text=True,
-                              timeout=timeout, check=False)
+        done = subprocess.run([SANDBOX_CLI, "--name", self.name] + list(argv), stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=timeout, check=False)
         if done.returncode != 0:
             raise WalkError("sandbox %s failed (exit %d):\n%s%s"
                             % (" ".join(argv), done.returncode, done.stdout[-3000:], done.stderr[-3000:]))
@@ -265,14 +265,14 @@ class Operator:
         return local
 
     def _scp(self, source, target):
-        done = subprocess.run(["scp", "-q", "-F", self.ssh_config, source, target], capture_output=True, text=True,
-                              timeout=60, check=False)
+        done = subprocess.run(["scp", "-q", "-F", self.ssh_config, source, target], stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=60, check=False)
         if done.returncode != 0:
             raise WalkError("scp %s %s failed (exit %d): %s" % (source, target, done.returncode, done.stderr))
 
     def kubectl(self, kubeconfig, *argv, timeout=30):
         return subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "--request-timeout", "10s"] + list(argv),
-                              capture_output=True, text=True, timeout=timeout, check=False)
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout, check=False)
 
     # -- steps ---------------------------------------------------------------------------------------------
 

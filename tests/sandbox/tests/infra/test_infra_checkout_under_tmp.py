@@ -1,0 +1,45 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A checkout anywhere works: every host mounts its own tmpfs over /tmp and /run, so a host that read or ran a
+file from a checkout there (CI clones under /tmp) would find nothing. A sandbox made by a copy of the sandbox
+under /tmp boots, answers SSH, runs its systemctl stand-in, and nothing on its hosts comes from the copy."""
+
+import os
+import shutil
+import uuid
+
+import pytest
+
+from infra_support import DOWN_NAME, DOWN_SUBNET, REPO, SANDBOX_DIR, SandboxHandle, leftovers
+
+pytestmark = [pytest.mark.sandbox]
+
+
+def copy_of_the_checkout(tmp_path):
+    """What ``sandbox up`` needs of the checkout, copied under /tmp: the sandbox, the collection's etcd
+    gateway (bundled into the release bundles) and the virtualenv (a link: build.py takes etcd from it)."""
+    checkout = tmp_path / ("checkout-" + uuid.uuid4().hex[:12])
+    shutil.copytree(SANDBOX_DIR, checkout / "tests" / "sandbox",
+                    ignore=shutil.ignore_patterns("__pycache__", "tests"))
+    gateway = os.path.join("plugins", "module_utils", "etcd_gateway.py")
+    (checkout / gateway).parent.mkdir(parents=True)
+    shutil.copy(os.path.join(REPO, gateway), checkout / gateway)
+    (checkout / ".venv").symlink_to(os.path.join(REPO, ".venv"))
+    return checkout
+
+
+def test_a_sandbox_made_from_a_checkout_under_tmp_boots_and_uses_nothing_of_it(down_sandbox, tmp_path):
+    checkout = copy_of_the_checkout(tmp_path)
+    assert str(checkout).startswith("/tmp/")
+    copy = SandboxHandle(DOWN_NAME, cli=str(checkout / "tests" / "sandbox" / "sandbox"))
+    copy.cli("up", "--machines", "2", "--failure-domains", "2", "--subnet", DOWN_SUBNET)
+    for name in copy.hosts():
+        assert copy.ssh(name, "hostname").stdout.strip() == name
+        assert "containerd.service" in copy.ssh(name, "systemctl list-unit-files").stdout
+        # Neither a mount nor a running program of the host names the copy (a process may end meanwhile).
+        seen = copy.ssh(name, "cat /proc/self/mountinfo; for p in /proc/[0-9]*; do tr '\\0' ' ' <$p/cmdline; echo; "
+                              "readlink $p/exe; done 2>/dev/null; true").stdout
+        assert "systemd" in seen and checkout.name not in seen
+    copy.cli("down")
+    assert leftovers(DOWN_NAME, DOWN_SUBNET) == []
