@@ -11,6 +11,7 @@ The releases come from tests/sandbox/kcpsim/build.py, run once per ``sandbox up`
 component whose emulation is not written yet: what exists is installed, a unit only with its program.
 """
 
+import json
 import os
 import re
 import shutil
@@ -78,9 +79,17 @@ def _copy_executable(source, target):
     os.chmod(target, 0o755)
 
 
-def _newest_component(releases_dir, component):
-    """The dir of the newest ``releases/<component>/<v>/``, or None."""
+def _component(releases_dir, version, component, key):
+    """The dir of ``releases/<component>/<v>/`` for the ``key`` release that ``version``'s components.json names
+    (the runtime that ships with that Kubernetes minor); the newest one when it names none; None if there is none."""
     base = os.path.join(releases_dir, component)
+    try:
+        with open(os.path.join(releases_dir, version, "components.json")) as handle:
+            wanted = json.load(handle).get(key)
+    except (OSError, ValueError):
+        wanted = None
+    if wanted and os.path.isdir(os.path.join(base, wanted)):
+        return os.path.join(base, wanted)
     versions = os.listdir(base) if os.path.isdir(base) else []
     chosen = max(versions, key=lambda v: [int(x) if x.isdigit() else x for x in re.split(r"[.-]", v)], default=None)
     return os.path.join(base, chosen) if chosen else None
@@ -91,7 +100,7 @@ def install(sbx, host, version):
     releases = sbx.releases_dir
     bin_dir = sbx.host_fs(host, "/usr/local/bin")
     sources = {name: os.path.join(releases, version, "bin", name) for name in ("kubeadm", "kubelet")}
-    containerd = _newest_component(releases, "containerd")
+    containerd = _component(releases, version, "containerd", "containerd")
     if containerd:
         sources["containerd"] = os.path.join(containerd, "containerd")
     for name, source in sources.items():
@@ -101,7 +110,7 @@ def install(sbx, host, version):
     kubectl = shutil.which("kubectl", path="/usr/bin:/bin")
     if kubectl and not os.path.lexists(os.path.join(bin_dir, "kubectl")):
         os.symlink(kubectl, os.path.join(bin_dir, "kubectl"))
-    cni = _newest_component(releases, "cni")
+    cni = _component(releases, version, "cni", "cni-plugins")
     for plugin in sorted(os.listdir(cni)) if cni else []:
         _copy_executable(os.path.join(cni, plugin), os.path.join(sbx.host_fs(host, "/opt/cni/bin"), plugin))
     units = os.path.join(sbx.host_overlay(host, "/etc"), "systemd", "system")

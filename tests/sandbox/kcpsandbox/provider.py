@@ -100,6 +100,7 @@ def create_machines(sbx, requests):
         net.create_host_link(network, addressing.host_address(network, plan["slot"]), record["netns"])
         host.prepare_disk(sbx, name, authorized_key)
         host.write_environment(sbx, name, sbx.data.get("environment", {}))
+        host.write_failure_domain(sbx, name, record["failure_domain"])
         if plan["version"]:
             node_software.install(sbx, name, plan["version"])
         host.boot(sbx, name)

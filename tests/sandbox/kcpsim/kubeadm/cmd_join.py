@@ -179,18 +179,24 @@ def fetch_cluster_configuration(data):
 
 # ---------------------------------------------------------------------------------------------- preflight
 
+def node_checks(data, checks):
+    """The checks of every joining node (kubeadm's JoinNodeChecks). Only a worker must not hold the cluster CA's
+    certificate yet: a control plane node may hold the shared certificates, copied in before the join."""
+    worker = data.control_plane is None
+    results = checks.dir_available(manifests.MANIFEST_DIR) if worker else []
+    results += checks.file_available(KUBELET_CONF) + checks.file_available(BOOTSTRAP_KUBELET_CONF)
+    results += checks.ip_forward() + checks.swap() + checks.cri(data.join["nodeRegistration"]["criSocket"])
+    results += checks.kubelet_version(data.ctx.release, None) + checks.port(10250)
+    results += checks.hostname(data.node_name) + checks.kubelet_service()
+    return results + (checks.file_available(data.join["caCertPath"]) if worker else [])
+
+
 def _preflight(data):
     ctx = data.ctx
     ctx.out("[preflight] Running pre-flight checks")
     checks = preflight.Checks(data.host, data.kubelet)
-    results = checks.dir_available(manifests.MANIFEST_DIR) if data.control_plane is None else []
-    results += checks.file_available(data.join["caCertPath"])
-    results += checks.file_available(KUBELET_CONF) + checks.file_available(BOOTSTRAP_KUBELET_CONF)
-    results += checks.ip_forward() + checks.swap() + checks.cri(data.join["nodeRegistration"]["criSocket"])
-    results += checks.kubelet_version(ctx.release, None) + checks.port(10250)
-    results += checks.hostname(data.node_name) + checks.kubelet_service()
     ignored = data.join["nodeRegistration"]["ignorePreflightErrors"]
-    preflight.report(ctx, results, ignored)
+    preflight.report(ctx, node_checks(data, checks), ignored)
     discover(data)
     fetch_cluster_configuration(data)
     if data.control_plane is None:

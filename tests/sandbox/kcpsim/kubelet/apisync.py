@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The kubelet's API side, on its own thread so static pods never wait for the API server.
 
-Once per start it registers the Node (an existing one is kept, its default labels brought up to date, as
-the real kubelet does); every heartbeat it renews the Lease in kube-node-lease and writes the Node's
+Once per start it registers the Node (an existing one is kept, its default labels — the topology zone
+among them — brought up to date, as the real kubelet does); every heartbeat it renews the Lease in kube-node-lease and writes the Node's
 status; every second it makes the mirror pods match the static pods (create, recreate when the manifest
 hash changed, delete when the static pod is gone, write status when phase / readiness / restarts
 changed). Any API failure backs off (0.5 s doubling to 10 s) and the round is tried again.
@@ -29,8 +29,8 @@ def utcnow():
 
 
 class ApiSync(threading.Thread):
-    def __init__(self, connect, node_name, flag_labels, taints, machine, runtime_up, pods, heartbeat,
-                 lease_duration, stop):
+    def __init__(self, connect, node_name, flag_labels, taints, machine, runtime_up, runtime_version, pods,
+                 heartbeat, lease_duration, stop):
         super().__init__(name="api-sync", daemon=True)
         self.connect = connect            # () -> KubeClient for this node's identity
         self.node_name = node_name
@@ -38,6 +38,8 @@ class ApiSync(threading.Thread):
         self.taints = taints
         self.machine = machine            # facts for the Node status (see objects.node_status)
         self.runtime_up = runtime_up      # () -> bool
+        self.runtime_version = runtime_version  # () -> CRI VersionResponse dict, None when it does not answer
+        self.last_runtime_version = None  # kept while the runtime is down, as the real kubelet keeps nodeInfo
         self.pods = pods                  # PodWorkers (snapshot())
         self.heartbeat = heartbeat
         self.lease_duration = lease_duration
@@ -80,14 +82,14 @@ class ApiSync(threading.Thread):
     # --- node ------------------------------------------------------------------------------------------
 
     def register(self):
+        initial = objects.node(self.node_name, self.flag_labels, self.taints)
         try:
-            node = self.api.create(CORE, "nodes", objects.node(self.node_name, self.flag_labels, self.taints))
+            node = self.api.create(CORE, "nodes", initial)
             LOG.info("registered node %s", self.node_name)
         except kubeclient.Conflict:
             node = self.api.get(CORE, "nodes", self.node_name)
-            defaults = objects.node_labels(self.node_name, {})
-            labels = (node.get("metadata") or {}).get("labels") or {}
-            stale = {k: v for k, v in defaults.items() if labels.get(k) != v}
+            stale = objects.default_label_updates(initial["metadata"]["labels"],
+                                                  (node.get("metadata") or {}).get("labels") or {})
             if stale:
                 node = self.api.patch(CORE, "nodes", self.node_name, {"metadata": {"labels": stale}})
             LOG.info("node %s was already registered", self.node_name)
@@ -97,7 +99,8 @@ class ApiSync(threading.Thread):
     def post_node_status(self, node=None):
         for attempt in (1, 2):
             node = node or self.api.get(CORE, "nodes", self.node_name)
-            node["status"] = objects.node_status(self.machine, self.runtime_up(),
+            self.last_runtime_version = self.runtime_version() or self.last_runtime_version
+            node["status"] = objects.node_status(self.machine, self.runtime_up(), self.last_runtime_version,
                                                  (node.get("status") or {}).get("conditions"), utcnow())
             try:
                 self.api.update(CORE, "nodes", node, subresource="status")

@@ -7,9 +7,12 @@ The flags are read as every emulated component reads them (kcpsim.flags); the ku
 flag set, its refusal of other words (``unknown command <word>``, as the real kubelet says it), and
 ``--node-labels`` / ``--register-with-taints``.
 
-``--node-labels`` follows the real kubelet's rule: labels in the ``kubernetes.io`` / ``k8s.io`` namespaces
+``--node-labels`` follows the real kubelet's rules: labels in the ``kubernetes.io`` / ``k8s.io`` namespaces
 are refused unless they are on the kubelet's allowed list or under ``kubelet.kubernetes.io`` /
-``node.kubernetes.io`` (so ``node-role.kubernetes.io/control-plane`` cannot be set this way).
+``node.kubernetes.io`` (so ``node-role.kubernetes.io/control-plane`` cannot be set this way); the flag may be
+given more than once and the maps merge, a later value of a key winning (component-base's MapStringString),
+so kubeadm's ``$KUBELET_KUBEADM_ARGS`` and the provisioner's ``$KUBELET_EXTRA_ARGS`` (/etc/default/kubelet)
+both reach the Node.
 """
 
 import re
@@ -19,10 +22,11 @@ from kcpsim.flags import FlagError
 
 VALUE_FLAGS = (
     "bootstrap-kubeconfig", "kubeconfig", "config", "cert-dir", "container-runtime-endpoint", "node-ip",
-    "hostname-override", "node-labels", "register-with-taints", "pod-infra-container-image", "root-dir", "v",
+    "hostname-override", "register-with-taints", "pod-infra-container-image", "root-dir", "v",
     "runtime-request-timeout", "cgroup-driver", "provider-id",
 )
 SPEC = {name: ("str", None) for name in VALUE_FLAGS}
+SPEC["node-labels"] = ("list", [])
 SPEC.update({"version": ("bool", False), "help": ("bool", False), "register-node": ("bool", True)})
 
 ALLOWED_KUBERNETES_LABELS = {
@@ -43,7 +47,7 @@ class Flags:
     def __init__(self, values, ignored=()):
         self.values = values
         self.ignored = list(ignored)
-        self.labels = parse_labels(values.get("node-labels") or "")
+        self.labels = parse_labels(",".join(values.get("node-labels") or ()))
         self.taints = parse_taints(values.get("register-with-taints") or "")
 
     def get(self, name, default=None):

@@ -11,6 +11,7 @@ standalone, static pods only) → the runtime socket must answer (else exit 1). 
 kubelet port (10250) stops it. SIGTERM / SIGINT stop the kubelet and leave its static pods running.
 """
 
+import json
 import logging
 import os
 import signal
@@ -45,6 +46,27 @@ def runtime_answers(socket_path):
         except OSError as exc:
             return exc.strerror or str(exc)
     return None
+
+
+def runtime_version(socket_path):
+    """The runtime's CRI version answer (its stand-in's one JSON line on the socket), None when it gives none."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        answer = b""
+        try:
+            probe.connect(socket_path)
+            while b"\n" not in answer and len(answer) < 4096:
+                chunk = probe.recv(4096)
+                if not chunk:
+                    break
+                answer += chunk
+        except OSError:
+            return None
+    try:
+        parsed = json.loads(answer.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return parsed if isinstance(parsed, dict) else None
 
 
 def _read(path, default=""):
@@ -124,7 +146,8 @@ class Kubelet:
                 connect=lambda: self.credentials.client(self.stop, BOOTSTRAP_TIMEOUT, timeout=API_TIMEOUT),
                 node_name=self.node_name, flag_labels=self.flags.labels,
                 taints=self.flags.taints or self.config.register_with_taints, machine=facts,
-                runtime_up=lambda: runtime_up(socket_path), pods=workers, heartbeat=self.config.heartbeat,
+                runtime_up=lambda: runtime_up(socket_path), runtime_version=lambda: runtime_version(socket_path),
+                pods=workers, heartbeat=self.config.heartbeat,
                 lease_duration=self.config.node_lease_duration, stop=self.stop).start()
         LOG.info("kubelet %s running as node %s (%s), static pods from %s", version.current(), self.node_name,
                  self.node_ip, self.config.static_pod_path or "(none)")

@@ -13,8 +13,6 @@ import base64
 import datetime
 import hashlib
 
-from kcpsim import version
-
 SIGNER_KUBELET_CLIENT = "kubernetes.io/kube-apiserver-client-kubelet"
 NODE_LEASE_NAMESPACE = "kube-node-lease"
 KUBELET_PORT = 10250
@@ -59,6 +57,32 @@ def owner_node(node_name, node_uid, controller=False):
     return reference
 
 
+# The labels a restarted kubelet brings an already registered Node back to (the real kubelet's
+# updateDefaultLabels): the topology ones included, so a zone given with --node-labels is reconciled too.
+DEFAULT_LABEL_KEYS = (
+    "kubernetes.io/hostname", "topology.kubernetes.io/zone", "topology.kubernetes.io/region",
+    "failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region",
+    "node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type", "kubernetes.io/os",
+    "kubernetes.io/arch", "node.kubernetes.io/windows-build", "beta.kubernetes.io/os", "beta.kubernetes.io/arch",
+)
+
+
+def default_label_updates(initial, existing):
+    """The merge-patch ``labels`` that bring an existing Node's default labels to those of the Node this kubelet
+    would register (``initial``): a default label the kubelet sets gets its value, one it sets empty is removed;
+    every other label (kubeadm's role label, an operator's) is left alone. Empty when nothing changes."""
+    updates = {}
+    for key in DEFAULT_LABEL_KEYS:
+        if key not in initial:
+            continue
+        if initial[key] == "":
+            if key in existing:
+                updates[key] = None
+        elif existing.get(key) != initial[key]:
+            updates[key] = initial[key]
+    return updates
+
+
 def node_labels(node_name, flag_labels):
     labels = {
         "beta.kubernetes.io/arch": "amd64", "beta.kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
@@ -82,8 +106,10 @@ def node(node_name, flag_labels, taints):
     return body
 
 
-def node_status(machine, runtime_up, previous_conditions, now):
-    """The Node's status: Ready True while the runtime answers, else False (reason KubeletNotReady)."""
+def node_status(machine, runtime_up, runtime_version, previous_conditions, now):
+    """The Node's status: Ready True while the runtime answers, else False (reason KubeletNotReady);
+    ``containerRuntimeVersion`` is ``<runtimeName>://<version>`` of the runtime's last CRI version answer
+    (``runtime_version``: that answer, or None when none came yet)."""
     previous = by_type(previous_conditions)
     if runtime_up:
         ready = _node_condition("Ready", "True", "KubeletReady", "kubelet is posting ready status", previous, now)
@@ -111,10 +137,17 @@ def node_status(machine, runtime_up, previous_conditions, now):
             "architecture": "amd64", "operatingSystem": "linux", "osImage": machine["os_image"],
             "kernelVersion": machine["kernel"], "machineID": machine["machine_id"],
             "systemUUID": machine["machine_id"], "bootID": machine["boot_id"],
-            "containerRuntimeVersion": "containerd://" + version.CONTAINERD_VERSION,
+            "containerRuntimeVersion": runtime_version_string(runtime_version),
             "kubeletVersion": machine["kubelet_version"], "kubeProxyVersion": machine["kubelet_version"],
         },
     }
+
+
+def runtime_version_string(answer):
+    """``containerd://1.7.22`` from a CRI VersionResponse (the kubelet drops the version's leading v)."""
+    if not answer or not answer.get("runtimeName") or not answer.get("runtimeVersion"):
+        return ""
+    return "%s://%s" % (answer["runtimeName"], answer["runtimeVersion"].lstrip("v"))
 
 
 def lease(node_name, node_uid, duration, now):

@@ -26,7 +26,7 @@ def main(argv=None):
         print(json.dumps({"cniVersion": newest, "supportedVersions": list(version.CNI_SPEC_VERSIONS)}))
         return 0
     if command == "":
-        print("CNI %s plugin v%s" % (plugin, version.CNI_PLUGINS_VERSION), file=sys.stderr)
+        print("CNI %s plugin v%s" % (plugin, version.component_version(version.CNI_PLUGINS_VERSIONS)), file=sys.stderr)
         print("CNI protocol versions supported: %s" % ", ".join(version.CNI_SPEC_VERSIONS), file=sys.stderr)
         return 0
     print(json.dumps({"cniVersion": newest, "code": 4,

@@ -3,13 +3,17 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """containerd stand-in: reports its version and holds the CRI socket open; it runs no containers.
 
-``containerd --version``; ``containerd config default`` (the TOML install guides redirect into
-/etc/containerd/config.toml); ``containerd [-c|--config FILE] [-a|--address SOCKET]`` serves a listening
-unix socket (default /run/containerd/containerd.sock, or the config's ``[grpc] address``) until SIGTERM,
-then removes it. The kubelet treats the socket's presence as the runtime being up.
+``containerd --version`` (its own release, stamped by build.py: the mirror holds several); ``containerd config
+default`` (the TOML install guides redirect into /etc/containerd/config.toml); ``containerd [-c|--config FILE]
+[-a|--address SOCKET]`` serves a listening unix socket (default /run/containerd/containerd.sock, or the config's
+``[grpc] address``) until SIGTERM, then removes it. The kubelet treats the socket's presence as the runtime being
+up. Each connection is answered with one JSON line, the fields of CRI's VersionResponse (what the kubelet asks
+the runtime for its Node's ``containerRuntimeVersion``), then closed: there is no gRPC here.
 """
 
 import argparse
+import contextlib
+import json
 import os
 import select
 import signal
@@ -38,8 +42,18 @@ state = "/run/containerd"
 """ % DEFAULT_ADDRESS
 
 
+def release():
+    return version.component_version(version.CONTAINERD_VERSIONS)
+
+
 def version_line():
-    return "containerd github.com/containerd/containerd v%s %s" % (version.CONTAINERD_VERSION, REVISION)
+    return "containerd github.com/containerd/containerd v%s %s" % (release(), REVISION)
+
+
+def cri_version():
+    """CRI's VersionResponse, as this runtime would answer it."""
+    return {"version": "0.1.0", "runtimeName": "containerd", "runtimeVersion": "v" + release(),
+            "runtimeApiVersion": "v1"}
 
 
 def configured_address(config_path, explicit):
@@ -68,11 +82,14 @@ def serve(address):
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
     signal.signal(signal.SIGINT, lambda *_: stopping.append(True))
     print("containerd successfully booted, serving on %s" % address, file=sys.stderr, flush=True)
+    answer = (json.dumps(cri_version(), sort_keys=True) + "\n").encode()
     try:
         while not stopping:
             readable = select.select([listener], [], [], 0.5)[0]
             if readable:
                 connection = listener.accept()[0]
+                with contextlib.suppress(OSError):  # a caller that only checks the socket has hung up already
+                    connection.sendall(answer)
                 connection.close()
     finally:
         listener.close()

@@ -56,8 +56,10 @@ class Container:
         self._popen = popen
 
     def running(self):
-        if self._popen is not None and self._popen.poll() is not None:
-            return False
+        # This kubelet's own child: only waitpid tells, and reaps it. Reading /proc after a waitpid that found it
+        # alive could see it die in between and leave it a zombie nobody waits for.
+        if self._popen is not None:
+            return self._popen.poll() is None
         return proc_start_time(self.pid) == self.start_time
 
     def exit_code(self):

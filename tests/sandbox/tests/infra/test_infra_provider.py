@@ -38,6 +38,9 @@ def test_a_created_machine_joins_inventory_and_load_balancer_and_a_deleted_one_l
         assert inventory_hosts(infra_sandbox)[name] == "fd-1"
         assert name in lb_backends(infra_sandbox)
         assert infra_sandbox.ssh(name, "hostname").stdout.strip() == name
+        # What a provisioner leaves for the kubelet of a machine in a failure domain (its zone label).
+        assert infra_sandbox.ssh(name, "cat /etc/default/kubelet").stdout == \
+            "KUBELET_EXTRA_ARGS=--node-labels=topology.kubernetes.io/zone=fd-1\n"
         assert infra_sandbox.ssh(name, "ip -4 -o addr show eth0").stdout.split()[3] == created["host"] + "/24"
 
         again = json.loads(infra_sandbox.cli("machine", "create", "--name", name).stdout)

@@ -148,6 +148,20 @@ def test_node_software_lands_where_the_packages_put_it(tmp_path, programs, kubel
         assert "--config=/var/lib/kubelet/config.yaml" in dropin
 
 
+def test_a_host_gets_the_container_runtime_its_kubernetes_release_names(tmp_path):
+    sbx = Sandbox("t-node", root=str(tmp_path))
+    _bundle(sbx.releases_dir, "v1.30.6", ["kubeadm", "kubelet"])
+    older = os.path.join(sbx.releases_dir, "containerd", "1.7.20")
+    os.makedirs(older)
+    with open(os.path.join(older, "containerd"), "w") as handle:
+        handle.write("#!/usr/bin/python3\n# containerd 1.7.20\n")
+    with open(os.path.join(sbx.releases_dir, "v1.30.6", "components.json"), "w") as handle:
+        json.dump({"containerd": "1.7.20", "cni-plugins": "1.5.1"}, handle)
+    node_software.install(sbx, "cp-1", "v1.30.6")
+    with open(sbx.host_fs("cp-1", "/usr/local/bin/containerd")) as handle:
+        assert "containerd 1.7.20" in handle.read(), "the release's own containerd, not the newest (1.7.22)"
+
+
 def test_etc_hosts_names_every_host_and_is_rewritten_in_place(tmp_path):
     sbx = Sandbox("t-render", root=str(tmp_path))
     sbx.data = {"hosts": {name: dict(rec, slot=i) for i, (name, rec) in enumerate(sorted(HOSTS.items()), 1)}}

@@ -233,6 +233,52 @@ def test_join_flags_make_a_control_plane_join():
     assert config.validate_join(settings) == []
 
 
+JOIN_DISCOVERY = {"bootstrapToken": {"token": TOKEN, "apiServerEndpoint": "lb:6443", "caCertHashes": [HASH]}}
+
+
+@pytest.mark.parametrize("release, text", [
+    (R130, doc(V3, "JoinConfiguration", discovery=dict(JOIN_DISCOVERY, timeout="2m"),
+               nodeRegistration={"name": "cp-2", "kubeletExtraArgs": {"node-labels": "example.com/rack=r1"}},
+               controlPlane={"certificateKey": "f" * 64, "localAPIEndpoint": {"advertiseAddress": "10.0.0.12"}})),
+    (R131, doc(V4, "JoinConfiguration", discovery=JOIN_DISCOVERY, timeouts={"discovery": "2m"},
+               nodeRegistration={"name": "cp-2", "kubeletExtraArgs": [{"name": "node-labels",
+                                                                       "value": "example.com/rack=r1"}]},
+               controlPlane={"certificateKey": "f" * 64, "localAPIEndpoint": {"advertiseAddress": "10.0.0.12"}})),
+], ids=["1.30 reads a v1beta3 JoinConfiguration (discovery.timeout, kubeletExtraArgs map)",
+        "1.31 reads a v1beta4 JoinConfiguration (timeouts.discovery, kubeletExtraArgs list)"])
+def test_a_join_configuration_file_reads_the_same_in_both_versions(release, text):
+    settings = _join({}, text, release=release)
+    assert config.validate_join(settings) == []
+    join = settings.join
+    assert join["discovery"]["bootstrapToken"]["apiServerEndpoint"] == "lb:6443"
+    assert join["discovery"]["tlsBootstrapToken"] == TOKEN
+    assert join["timeouts"]["discovery"] == 120.0
+    assert join["nodeRegistration"]["kubeletExtraArgs"] == [{"name": "node-labels", "value": "example.com/rack=r1"}]
+    assert settings.control_plane["certificateKey"] == "f" * 64
+    assert settings.control_plane["localAPIEndpoint"] == {"advertiseAddress": "10.0.0.12", "bindPort": 6443}
+
+
+@pytest.mark.parametrize("release, text", [
+    (R130, doc(V3, "InitConfiguration", localAPIEndpoint={"advertiseAddress": "10.0.0.11"},
+               nodeRegistration={"kubeletExtraArgs": {"node-labels": "example.com/rack=r1"}})
+     + "---\n" + doc(V3, "ClusterConfiguration", controlPlaneEndpoint="lb:6443",
+                     apiServer={"timeoutForControlPlane": "2m"})),
+    (R131, doc(V4, "InitConfiguration", localAPIEndpoint={"advertiseAddress": "10.0.0.11"},
+               nodeRegistration={"kubeletExtraArgs": [{"name": "node-labels", "value": "example.com/rack=r1"}]},
+               timeouts={"controlPlaneComponentHealthCheck": "2m"})
+     + "---\n" + doc(V4, "ClusterConfiguration", controlPlaneEndpoint="lb:6443")),
+], ids=["1.30 reads v1beta3 Init and ClusterConfiguration (timeoutForControlPlane, kubeletExtraArgs map)",
+        "1.31 reads v1beta4 Init and ClusterConfiguration (timeouts, kubeletExtraArgs list)"])
+def test_an_init_configuration_file_reads_the_same_in_both_versions(release, text):
+    settings = _init({}, text, release=release)
+    assert config.validate_init(settings, release) == []
+    assert settings.advertise_address == "10.0.0.11"
+    assert settings.cluster["controlPlaneEndpoint"] == "lb:6443"
+    assert settings.init["timeouts"]["controlPlaneComponentHealthCheck"] == 120.0
+    assert settings.init["nodeRegistration"]["kubeletExtraArgs"] == [
+        {"name": "node-labels", "value": "example.com/rack=r1"}]
+
+
 def test_a_worker_join_gets_no_taint_and_no_control_plane():
     settings = _join({"token": TOKEN, "discovery-token-ca-cert-hash": [HASH]}, endpoint="lb:6443")
     assert settings.control_plane is None

@@ -2,9 +2,14 @@
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The operator's manual walk with the kubeadm emulation, end to end, on a sandbox of its own
-(``t-kubeadm``, subnet 172.31.254.0/24): ``kubeadm init`` on cp-1, ``kubeadm join --control-plane`` on cp-2
-(the stacked etcd member goes learner -> voter), kubectl through the load balancer, a patch upgrade with
-``upgrade apply`` / ``upgrade node``, refusals, and ``kubeadm reset`` removing cp-2's etcd member.
+(``t-kubeadm``, subnet 172.31.254.0/24, three hosts in three failure domains): ``kubeadm init`` on cp-1,
+``init phase upload-certs`` for a fresh certificate key, ``kubeadm join --control-plane`` on cp-2 with it (the
+stacked etcd member goes learner -> voter), kubectl through the load balancer, a worker on cp-3, a patch upgrade
+with ``upgrade apply`` / ``upgrade node``, ``kubeadm reset`` removing cp-2's etcd member, and cp-2 joining again
+with the shared certificates copied in beforehand instead of a certificate key. Refusals on the way: a kubelet
+newer than the control plane, an injected join fault, a second Ready node of the same name, a control plane join
+with neither the shared certificates nor a key, a target newer than kubeadm. Every Node carries its host's
+failure domain as ``topology.kubernetes.io/zone``.
 
 Every kubeadm command runs over SSH, as an operator (and the collection) runs it. Needs root; the sandbox
 is torn down by ``sandbox down`` even when a step fails.
@@ -18,6 +23,7 @@ import threading
 
 import pytest
 
+from kcpsandbox import state
 from kcpsandbox.commands import wait_until
 from kcpsim import etcdclient
 
@@ -26,16 +32,21 @@ pytestmark = pytest.mark.sandbox
 HERE = os.path.dirname(os.path.abspath(__file__))
 SANDBOX = os.path.join(HERE, "..", "..", "sandbox")
 NAME = "t-kubeadm"
+TEST_LOCK_TIMEOUT = 1800
 SUBNET = "172.31.254.0/24"
 STATE = "/srv/kcp-sandbox/" + NAME
 ENDPOINT = "172.31.254.100:6443"
 IPS = {"cp-1": "172.31.254.11", "cp-2": "172.31.254.12", "cp-3": "172.31.254.13"}
 OLD, NEW = "v1.30.5", "v1.30.6"
+ZONE_LABEL = "topology.kubernetes.io/zone"
+# What a control plane join without a certificate key needs on the node (kubeadm-reference.md §2.3).
+SHARED_CERTS = ("ca.crt", "ca.key", "sa.key", "sa.pub", "front-proxy-ca.crt", "front-proxy-ca.key", "etcd/ca.crt",
+                "etcd/ca.key")
 
 
 def sandbox(*argv, timeout=120):
-    return subprocess.run([SANDBOX, "--name", NAME] + list(argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True, timeout=timeout, check=False)
+    return subprocess.run([SANDBOX, "--name", NAME] + list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=timeout, check=False)
 
 
 class Result:
@@ -66,6 +77,24 @@ def kubectl_json(host, args):
     return json.loads(result.out)
 
 
+def pki_files(host):
+    """The files under the host's /etc/kubernetes/pki (relative paths), none when the directory is absent."""
+    top = host_file(host, "/etc/kubernetes/pki")
+    return sorted(os.path.relpath(os.path.join(d, f), top) for d, unused, files in os.walk(top) for f in files)
+
+
+def provisioned_zone(host):
+    """The failure domain the machine provider left in the host's /etc/default/kubelet (the kubelet unit's
+    EnvironmentFile for the operator's flags), as a provisioner (cloud-init, a PXE kickstart) does on real hosts."""
+    match = re.search(ZONE_LABEL + r"=([\w.-]+)", ssh(host, "cat /etc/default/kubelet").out)
+    return match and match.group(1)
+
+
+def join_flags(cluster):
+    """``<endpoint> --token <t> --discovery-token-ca-cert-hash <h>`` of the printed join command."""
+    return cluster["join"].split("kubeadm join ")[1].split(" --control-plane")[0].strip()
+
+
 def etcd_members(via="cp-1"):
     pki = host_file(via, "/etc/kubernetes/pki")
     client = etcdclient.Etcd.connect("https://%s:2379" % IPS[via], pki + "/etcd/ca.crt",
@@ -83,18 +112,38 @@ def cluster():
         pytest.skip("the sandbox needs root")
     if not os.path.exists(os.path.join(HERE, "..", "..", "kcpsim", "build.py")):
         pytest.skip("the release bundles cannot be built yet (kcpsim/build.py is missing)")
+    # Two runs on one machine would tear down each other's sandbox: a run holds its test lock, the other waits.
+    with state.exclusive(state.state_root(), NAME + ".tests", TEST_LOCK_TIMEOUT):
+        yield from built_cluster()
+
+
+def built_cluster():
     sandbox("down", timeout=60)
-    up = sandbox("up", "--machines", "3", "--failure-domains", "1", "--subnet", SUBNET, "--version", OLD,
+    up = sandbox("up", "--machines", "3", "--failure-domains", "3", "--subnet", SUBNET, "--version", OLD,
                  "--env", "KCPSIM_KEY_ALGORITHM=ECDSA-P256", "--env", "KCPSIM_HEARTBEAT=2", timeout=180)
     try:
         assert up.returncode == 0, up.stdout
+        status = sandbox("status", "--json")
+        assert status.returncode == 0, status.stdout
+        zones = {h["name"]: h["failure_domain"] for h in json.loads(status.stdout)["hosts"]}
+        assert sorted(zones) == sorted(IPS) and len(set(zones.values())) == 3, zones
         for host in IPS:
             # A real operator enables forwarding before kubeadm (its preflight checks it).
             assert ssh(host, "sysctl -qw net.ipv4.ip_forward=1").code == 0
-        yield {}
+            assert provisioned_zone(host) == zones[host]
+        yield {"zones": zones}
     finally:
         down = sandbox("down", timeout=60)
         assert down.returncode == 0, down.stdout
+
+
+def test_00_init_refuses_a_kubelet_newer_than_the_control_plane(cluster):
+    result = ssh("cp-1", "kubeadm init --kubernetes-version v1.29.10 --control-plane-endpoint %s" % ENDPOINT)
+    assert result.code == 1, result
+    assert "[ERROR KubeletVersion]: the kubelet version is higher than the control plane version" in result.err
+    assert 'Kubelet version: "%s" Control plane version: "v1.29.10"' % OLD in result.err
+    assert pki_files("cp-1") == []
+    assert not os.path.exists(host_file("cp-1", "/etc/kubernetes/admin.conf"))
 
 
 def test_01_init_on_the_first_host(cluster):
@@ -109,6 +158,21 @@ def test_01_init_on_the_first_host(cluster):
     stored = kubectl_json("cp-1", "-n kube-system get configmap kubeadm-config")["data"]["ClusterConfiguration"]
     assert "apiVersion: kubeadm.k8s.io/v1beta3" in stored and "controlPlaneEndpoint: %s" % ENDPOINT in stored
     assert "kubernetesVersion: %s" % OLD in stored
+
+
+def test_01b_upload_certs_phase_stores_the_certificates_under_a_new_key(cluster):
+    result = ssh("cp-1", "kubeadm init phase upload-certs --upload-certs")
+    assert result.code == 0, result
+    assert '[upload-certs] Storing the certificates in Secret "kubeadm-certs" in the "kube-system" Namespace' \
+        in result.out
+    lines = result.out.splitlines()
+    key = lines[lines.index("[upload-certs] Using certificate key:") + 1]
+    assert re.match(r"^[0-9a-f]{64}$", key) and key != cluster["certificate_key"]
+    secret = kubectl_json("cp-1", "-n kube-system get secret kubeadm-certs")
+    assert {"ca.crt", "ca.key", "sa.key", "sa.pub", "etcd-ca.crt", "etcd-ca.key", "front-proxy-ca.crt",
+            "front-proxy-ca.key"} == set(secret["data"])
+    # Only the new key opens the re-uploaded Secret: cp-2's join (test_04) proves it.
+    cluster["certificate_key"] = key
 
 
 def test_02_print_join_command_is_one_line(cluster):
@@ -172,6 +236,7 @@ def test_05_nodes_are_registered_as_control_planes(cluster):
         assert {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"} in node["spec"]["taints"]
         assert node["metadata"]["annotations"]["kubeadm.alpha.kubernetes.io/cri-socket"] == \
             "unix:///var/run/containerd/containerd.sock"
+        assert labels[ZONE_LABEL] == cluster["zones"][node["metadata"]["name"]]
     wait_until(lambda: all(any(c["type"] == "Ready" and c["status"] == "True" for c in n["status"]["conditions"])
                            for n in kubectl_json("cp-1", "get nodes")["items"]), 60, "both nodes Ready", interval=0.5)
     assert not os.path.exists(host_file("cp-2", "/etc/kubernetes/super-admin.conf"))
@@ -182,7 +247,8 @@ def test_06_kubectl_get_nodes_through_the_load_balancer(cluster, tmp_path):
     config = tmp_path / "admin.conf"
     config.write_bytes(open(host_file("cp-1", "/etc/kubernetes/admin.conf"), "rb").read())
     os.chmod(str(config), 0o600)
-    result = subprocess.run(["kubectl", "--kubeconfig", str(config), "get", "nodes"], stdout=subprocess.PIPE,
+    result = subprocess.run(["kubectl", "--kubeconfig", str(config), "get", "nodes"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, universal_newlines=True, timeout=60, check=False)
     assert result.returncode == 0, result.stdout
     assert re.search(r"^cp-1\s+Ready\s+control-plane", result.stdout, re.M)
@@ -190,22 +256,32 @@ def test_06_kubectl_get_nodes_through_the_load_balancer(cluster, tmp_path):
 
 
 def test_07_a_second_ready_node_with_the_same_name_is_refused(cluster):
-    token = cluster["join"].split("--token ")[1].split()[0]
-    ca_hash = cluster["join"].split("--discovery-token-ca-cert-hash ")[1].split()[0]
-    result = ssh("cp-3", "kubeadm join %s --token %s --discovery-token-ca-cert-hash %s --node-name cp-2"
-                 % (ENDPOINT, token, ca_hash))
+    result = ssh("cp-3", "kubeadm join %s --node-name cp-2" % join_flags(cluster))
     assert result.code == 1, result
     assert 'a Node with name "cp-2" and status "Ready" already exists in the cluster' in result.err
 
 
+def test_07b_a_control_plane_join_without_shared_certificates_or_a_key_is_refused(cluster):
+    result = ssh("cp-3", "kubeadm join %s --control-plane" % join_flags(cluster))
+    assert result.code == 1, result
+    assert "error execution phase preflight: " in result.err
+    assert "One or more conditions for hosting a new control plane instance is not satisfied" in result.err
+    for relative in ("ca.crt", "sa.key", "sa.pub", "front-proxy-ca.crt", "etcd/ca.crt"):
+        assert "couldn't load /etc/kubernetes/pki/%s" % relative in result.err
+    assert pki_files("cp-3") == []
+    assert not os.path.exists(host_file("cp-3", "/etc/kubernetes/bootstrap-kubelet.conf"))
+    manifests = host_file("cp-3", "/etc/kubernetes/manifests")
+    assert not os.path.isdir(manifests) or not os.listdir(manifests)
+    assert sorted(m.name for m in etcd_members()) == ["cp-1", "cp-2"]
+
+
 def test_08_a_worker_joins_without_control_plane_labels(cluster):
-    token = cluster["join"].split("--token ")[1].split()[0]
-    ca_hash = cluster["join"].split("--discovery-token-ca-cert-hash ")[1].split()[0]
-    result = ssh("cp-3", "kubeadm join %s --token %s --discovery-token-ca-cert-hash %s" % (ENDPOINT, token, ca_hash))
+    result = ssh("cp-3", "kubeadm join %s" % join_flags(cluster))
     assert result.code == 0, result
     assert "This node has joined the cluster:" in result.out
     node = kubectl_json("cp-1", "get node cp-3")
     assert "node-role.kubernetes.io/control-plane" not in node["metadata"]["labels"]
+    assert node["metadata"]["labels"][ZONE_LABEL] == cluster["zones"]["cp-3"]
     assert not node["spec"].get("taints")
     assert [m.name for m in etcd_members() if m.name == "cp-3"] == []
 
@@ -254,3 +330,34 @@ def test_11_reset_removes_the_member_and_the_files(cluster):
     assert not os.listdir(host_file("cp-2", "/etc/kubernetes/manifests"))
     assert not os.listdir(host_file("cp-2", "/var/lib/etcd"))
     assert not os.path.exists(host_file("cp-2", "/etc/kubernetes/pki/ca.key"))
+
+
+def test_12_a_control_plane_joins_again_with_certificates_copied_in_beforehand(cluster):
+    # The operator's way back after a reset: delete the old Node (a Ready one blocks the join), copy the shared
+    # CAs and the service account key pair from a control plane, join with no certificate key.
+    assert ssh("cp-1", "kubectl --kubeconfig /etc/kubernetes/admin.conf delete node cp-2").code == 0
+    for relative in SHARED_CERTS:
+        with open(host_file("cp-1", "/etc/kubernetes/pki/" + relative)) as source:
+            content = source.read()
+        mode = "0600" if relative.endswith(".key") or relative == "sa.pub" else "0644"
+        copied = ssh("cp-2", "install -D -m %s /dev/stdin /etc/kubernetes/pki/%s" % (mode, relative), stdin=content)
+        assert copied.code == 0, copied
+    result = ssh("cp-2", "kubeadm join %s --control-plane" % join_flags(cluster), timeout=600)
+    assert result.code == 0, result
+    assert "This node has joined the cluster and a new control plane instance was created" in result.out
+    for relative in SHARED_CERTS:
+        with open(host_file("cp-1", "/etc/kubernetes/pki/" + relative), "rb") as one, \
+                open(host_file("cp-2", "/etc/kubernetes/pki/" + relative), "rb") as two:
+            assert one.read() == two.read(), relative
+    assert "apiserver.crt" in pki_files("cp-2") and "etcd/peer.crt" in pki_files("cp-2")
+    members = wait_until(lambda: etcd_members() if sorted(
+        m.name for m in etcd_members() if m.name and not m.is_learner) == ["cp-1", "cp-2"] else None, 60,
+        "cp-2 to be a voting etcd member again", interval=0.5)
+    assert len(members) == 2
+    node = wait_until(lambda: next((n for n in kubectl_json("cp-1", "get nodes")["items"]
+                                    if n["metadata"]["name"] == "cp-2" and any(
+                                        c["type"] == "Ready" and c["status"] == "True"
+                                        for c in n["status"]["conditions"])), None), 60, "cp-2 Ready again",
+                      interval=0.5)
+    assert node["metadata"]["labels"]["node-role.kubernetes.io/control-plane"] == ""
+    assert node["metadata"]["labels"][ZONE_LABEL] == cluster["zones"]["cp-2"]

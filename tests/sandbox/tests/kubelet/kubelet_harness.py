@@ -11,6 +11,7 @@ import socket
 import subprocess
 
 from kcpsandbox.commands import wait_until
+from kcpsim import version
 from kcpsim.runtime import processes
 
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -91,8 +92,8 @@ class KubeletHost:
         env.update(extra)
         return env
 
-    def start_containerd(self):
-        process = self.procs.start([str(next((self.releases / "containerd").iterdir()) / "containerd"),
+    def start_containerd(self, release=version.CONTAINERD_VERSIONS[-1]):
+        process = self.procs.start([str(self.releases / "containerd" / release / "containerd"),
                                     "--address", self.socket], log=str(self.root / "containerd.log"))
         wait_until(lambda: os.path.exists(self.socket), 10, "the containerd socket")
         return process

@@ -12,6 +12,7 @@ import pytest
 
 from kcpsandbox.commands import wait_until
 from kcpsim import build, version
+from kcpsim.kubelet import kubelet
 from kcpsim.runtime import images
 from kubelet_harness import SYSTEM_PYTHON, free_port
 
@@ -30,14 +31,23 @@ def _run(argv, **kwargs):
     return subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False, **kwargs)
 
 
-def test_every_release_has_its_version_file_and_the_shared_runtime(releases):
+def test_every_release_has_its_version_file_and_the_runtime_that_goes_with_it(releases):
     for release in version.RELEASES:
         assert (releases / release / "VERSION").read_text() == release + "\n"
         assert os.access(releases / release / "bin" / "kubelet", os.X_OK)
-    assert os.access(releases / "containerd" / version.CONTAINERD_VERSION / "containerd", os.X_OK)
-    for plugin in build.CNI_PLUGINS:
-        assert os.access(releases / "cni" / version.CNI_PLUGINS_VERSION / plugin, os.X_OK)
+        components = json.loads((releases / release / "components.json").read_text())
+        assert os.access(releases / "containerd" / components["containerd"] / "containerd", os.X_OK)
+        for plugin in build.CNI_PLUGINS:
+            assert os.access(releases / "cni" / components["cni-plugins"] / plugin, os.X_OK)
     assert os.access(releases / "etcd" / version.ETCD_BINARY_VERSION / "etcd", os.X_OK)
+
+
+def test_each_kubernetes_minor_brings_a_newer_runtime_for_an_in_place_upgrade_to_replace():
+    pairs = [version.runtime_for(release) for release in ("v1.29.10", "v1.30.6", "v1.31.2")]
+    for older, newer in zip(pairs, pairs[1:]):
+        for component in ("containerd", "cni-plugins"):
+            assert tuple(map(int, newer[component].split("."))) > tuple(map(int, older[component].split(".")))
+    assert version.runtime_for("v1.30.5") == version.runtime_for("v1.30.6")
 
 
 def _tree(root):
@@ -124,30 +134,35 @@ def test_image_resolution(releases, image, outcome):
             resolver.resolve(image)
 
 
-def test_containerd_reports_its_version_and_prints_a_default_config(releases):
-    containerd = str(releases / "containerd" / version.CONTAINERD_VERSION / "containerd")
+@pytest.mark.parametrize("release", version.CONTAINERD_VERSIONS)
+def test_each_containerd_release_reports_its_own_version_and_prints_a_default_config(releases, release):
+    containerd = str(releases / "containerd" / release / "containerd")
     assert _run([containerd, "--version"]).stdout.startswith(
-        "containerd github.com/containerd/containerd v%s " % version.CONTAINERD_VERSION)
+        "containerd github.com/containerd/containerd v%s " % release)
     assert '[grpc]\n  address = "/run/containerd/containerd.sock"' in _run([containerd, "config", "default"]).stdout
 
 
 def test_containerd_serves_the_socket_named_in_its_config_and_removes_it_on_sigterm(releases, tmp_path, procs):
     sock = tmp_path / "run" / "containerd.sock"
     (tmp_path / "config.toml").write_text('version = 2\n[grpc]\n  address = "%s"\n' % sock)
-    process = procs.start([str(releases / "containerd" / version.CONTAINERD_VERSION / "containerd"),
+    release = version.CONTAINERD_VERSIONS[0]
+    process = procs.start([str(releases / "containerd" / release / "containerd"),
                            "--config", str(tmp_path / "config.toml")])
     wait_until(sock.is_socket, 10, "containerd's socket")
+    assert kubelet.runtime_version(str(sock)) == {"version": "0.1.0", "runtimeName": "containerd",
+                                                  "runtimeVersion": "v" + release, "runtimeApiVersion": "v1"}
     procs.stop(process)
     assert process.returncode == 0 and not sock.exists()
 
 
+@pytest.mark.parametrize("release", version.CNI_PLUGINS_VERSIONS)
 @pytest.mark.parametrize("plugin", build.CNI_PLUGINS)
-def test_cni_plugins_answer_version_and_about(releases, plugin):
-    path = str(releases / "cni" / version.CNI_PLUGINS_VERSION / plugin)
+def test_cni_plugins_answer_version_and_about(releases, plugin, release):
+    path = str(releases / "cni" / release / plugin)
     answer = _run([path], env={"CNI_COMMAND": "VERSION"})
     assert json.loads(answer.stdout) == {"cniVersion": "1.1.0", "supportedVersions": list(version.CNI_SPEC_VERSIONS)}
     about = _run([path], env={})
-    banner = "CNI %s plugin v%s" % (plugin, version.CNI_PLUGINS_VERSION)
+    banner = "CNI %s plugin v%s" % (plugin, release)
     assert about.returncode == 0 and about.stderr.startswith(banner)
     refused = _run([path], env={"CNI_COMMAND": "ADD"})
     assert refused.returncode == 1 and json.loads(refused.stdout)["code"] == 4

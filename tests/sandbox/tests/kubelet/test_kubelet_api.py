@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from kcpsandbox.commands import wait_until
-from kcpsim import kubeclient, kubeconfig, pki
+from kcpsim import kubeclient, kubeconfig, pki, version
 from kcpsim.kubelet import manifests
 from kubelet_harness import KubeletHost, Processes, free_port
 
@@ -169,6 +169,20 @@ def test_the_lease_is_renewed(cluster):
                != first["spec"]["renewTime"], 10, "the lease to be renewed")
 
 
+def test_the_node_status_heartbeat_advances(cluster):
+    api = cluster.client()
+
+    def heartbeat():
+        conditions = {c["type"]: c for c in api.get("v1", "nodes", NODE)["status"]["conditions"]}
+        return conditions["Ready"]["lastHeartbeatTime"], conditions["Ready"]["lastTransitionTime"]
+    first_beat, first_transition = heartbeat()
+    # RFC 3339 seconds: the next beat (every second here) shows within a few seconds.
+    later_beat, later_transition = wait_until(lambda: heartbeat() if heartbeat()[0] != first_beat else None, 10,
+                                              "a newer Ready heartbeat")
+    assert later_beat > first_beat
+    assert later_transition == first_transition
+
+
 @pytest.mark.parametrize("component", ["etcd", "kube-apiserver"],
                          ids=["etcd has a Running, Ready mirror pod", "the apiserver has a Running, Ready mirror pod"])
 def test_static_pods_are_mirrored_with_labels_hash_and_readiness(cluster, component):
@@ -201,7 +215,12 @@ def test_a_changed_manifest_gives_a_new_mirror_pod_hash(cluster):
     cluster.pods["etcd"] = changed
 
 
-def test_the_node_is_not_ready_while_the_runtime_socket_is_missing(cluster):
+def test_the_node_reports_the_running_containerds_version(cluster):
+    node = cluster.client().get("v1", "nodes", NODE)
+    assert node["status"]["nodeInfo"]["containerRuntimeVersion"] == "containerd://" + version.CONTAINERD_VERSIONS[-1]
+
+
+def test_the_node_is_not_ready_while_the_runtime_is_down_and_reports_the_runtime_that_replaced_it(cluster):
     api = cluster.client()
     containerd = cluster.host.procs.started[0]
     cluster.host.procs.stop(containerd)
@@ -213,8 +232,13 @@ def test_the_node_is_not_ready_while_the_runtime_socket_is_missing(cluster):
         return ready if ready.get("status") == "False" else None
     ready = wait_until(not_ready, 15, "the node to report NotReady")
     assert ready["reason"] == "KubeletNotReady"
-    cluster.host.start_containerd()
-    wait_until(lambda: _ready(api, NODE), 15, "the node to be Ready again")
+    # What an in-place upgrade does to the runtime: another containerd release on the same socket.
+    replacement = version.CONTAINERD_VERSIONS[0]
+    cluster.host.start_containerd(release=replacement)
+    node = wait_until(lambda: _ready(api, NODE), 15, "the node to be Ready again")
+    node = wait_until(lambda: node if node["status"]["nodeInfo"]["containerRuntimeVersion"] ==
+                      "containerd://" + replacement else _ready(api, NODE), 15, "the replacement runtime's version")
+    assert node["status"]["nodeInfo"]["containerRuntimeVersion"] == "containerd://" + replacement
 
 
 class _Approver(threading.Thread):
@@ -288,3 +312,20 @@ def test_a_joining_kubelet_bootstraps_through_a_csr_and_registers(cluster, tmp_p
     cert = pki.load_cert_pems(creds.client_cert_pem)[0]
     assert (pki.common_name(cert), pki.organizations(cert)) == ("system:node:cp-2", ["system:nodes"])
     assert stat.S_IMODE(os.stat(os.path.realpath(current)).st_mode) == 0o600
+
+
+def test_a_restarted_kubelet_reconciles_the_zone_of_its_existing_node(cluster):
+    api = cluster.client()
+    api.patch("v1", "nodes", NODE, {"metadata": {"labels": {"node-role.kubernetes.io/control-plane": ""}}})
+    cluster.host.procs.stop(cluster.host.kubelet)
+    # As the unit's ExecStart passes them: kubeadm's flags, then the provisioner's /etc/default/kubelet.
+    cluster.host.start_kubelet("--kubeconfig=%s" % cluster.kubelet_conf,
+                               "--cert-dir=%s" % (cluster.host.root / "kubelet-pki"),
+                               "--node-labels=example.com/rack=r1",
+                               "--node-labels=topology.kubernetes.io/zone=fd-c")
+    node = wait_until(lambda: _get(api, "v1", "nodes", NODE) if (_get(api, "v1", "nodes", NODE) or {}).get(
+        "metadata", {}).get("labels", {}).get("topology.kubernetes.io/zone") == "fd-c" else None, 30,
+        "the restarted kubelet to move its node to zone fd-c", interval=0.2)
+    labels = node["metadata"]["labels"]
+    assert labels["node-role.kubernetes.io/control-plane"] == ""
+    assert "example.com/rack" not in labels  # not a default label: only set when the Node is registered

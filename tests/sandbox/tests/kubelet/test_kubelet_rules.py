@@ -53,6 +53,19 @@ def test_allowed_node_labels(text, labels):
     assert flags.parse_labels(text) == labels
 
 
+@pytest.mark.parametrize("argv, labels", [
+    (["--node-labels=example.com/rack=r1", "--node-labels=topology.kubernetes.io/zone=fd-b"],
+     {"example.com/rack": "r1", "topology.kubernetes.io/zone": "fd-b"}),
+    (["--node-labels=topology.kubernetes.io/zone=fd-a,example.com/rack=r1", "--node-labels",
+      "topology.kubernetes.io/zone=fd-b"], {"example.com/rack": "r1", "topology.kubernetes.io/zone": "fd-b"}),
+], ids=[
+    "kubeadm's flags and /etc/default/kubelet's both reach the node",
+    "a key given again takes its later value",
+])
+def test_repeated_node_labels_merge(argv, labels):
+    assert flags.parse(argv).labels == labels
+
+
 @pytest.mark.parametrize("text, message", [
     ("node-role.kubernetes.io/control-plane=", "unknown 'kubernetes.io' or 'k8s.io' labels"),
     ("foo.k8s.io/x=y", "unknown 'kubernetes.io' or 'k8s.io' labels"),
@@ -220,6 +233,20 @@ MACHINE = {"hostname": "cp-1", "node_ip": "172.31.250.11", "runtime_socket": "/r
            "kernel": "6.1.0", "machine_id": "m", "boot_id": "b", "kubelet_version": "v1.30.6"}
 
 
+CRI_VERSION = {"version": "0.1.0", "runtimeName": "containerd", "runtimeVersion": "v1.7.22", "runtimeApiVersion": "v1"}
+
+
+@pytest.mark.parametrize("answer, reported", [
+    (CRI_VERSION, "containerd://1.7.22"),
+    (dict(CRI_VERSION, runtimeVersion="1.7.23"), "containerd://1.7.23"),
+    (None, ""),
+    ({"runtimeName": "containerd"}, ""),
+], ids=["the runtime's name and version without the v", "a version without a v is taken as is",
+        "no answer from the runtime yet", "an answer without a version"])
+def test_the_container_runtime_version_comes_from_the_runtimes_answer(answer, reported):
+    assert objects.node_status(MACHINE, True, answer, [], NOW)["nodeInfo"]["containerRuntimeVersion"] == reported
+
+
 def _ready(status):
     return objects.by_type(status["conditions"])["Ready"]
 
@@ -233,20 +260,47 @@ def test_the_node_has_the_kubelet_default_labels_plus_flag_labels_and_taints():
     assert node["spec"]["taints"] == [{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]
 
 
+ROLE = {"node-role.kubernetes.io/control-plane": ""}
+
+
+@pytest.mark.parametrize("initial, existing, updates", [
+    (objects.node_labels("cp-1", {"topology.kubernetes.io/zone": "fd-b"}),
+     dict(objects.node_labels("cp-1", {"topology.kubernetes.io/zone": "fd-a"}), **ROLE),
+     {"topology.kubernetes.io/zone": "fd-b"}),
+    (objects.node_labels("cp-1", {}), dict(objects.node_labels("cp-1", {"topology.kubernetes.io/zone": "fd-a"}), **ROLE),
+     {}),
+    (objects.node_labels("cp-1", {"topology.kubernetes.io/zone": ""}),
+     objects.node_labels("cp-1", {"topology.kubernetes.io/zone": "fd-a"}), {"topology.kubernetes.io/zone": None}),
+    (objects.node_labels("cp-1", {"example.com/rack": "r2"}), objects.node_labels("cp-1", {"example.com/rack": "r1"}),
+     {}),
+    (objects.node_labels("cp-1", {}), {"kubernetes.io/hostname": "old", "kubernetes.io/os": "linux"},
+     {"kubernetes.io/hostname": "cp-1", "kubernetes.io/arch": "amd64", "beta.kubernetes.io/os": "linux",
+      "beta.kubernetes.io/arch": "amd64"}),
+], ids=[
+    "a restarted kubelet with another zone moves the node to it and keeps kubeadm's role label",
+    "a kubelet that names no zone leaves the node's zone alone",
+    "a zone given empty removes the label",
+    "a label that is not a default one is only set at registration",
+    "missing or stale default labels are brought back",
+])
+def test_an_existing_node_gets_its_default_labels_back(initial, existing, updates):
+    assert objects.default_label_updates(initial, existing) == updates
+
+
 @pytest.mark.parametrize("runtime_up, status, reason", [
     (True, "True", "KubeletReady"), (False, "False", "KubeletNotReady"),
 ], ids=["the node is Ready while the runtime socket exists", "the node is NotReady without the runtime socket"])
 def test_node_readiness_follows_the_runtime(runtime_up, status, reason):
-    result = objects.node_status(MACHINE, runtime_up, [], NOW)
+    result = objects.node_status(MACHINE, runtime_up, CRI_VERSION, [], NOW)
     assert (_ready(result)["status"], _ready(result)["reason"]) == (status, reason)
     assert result["nodeInfo"]["kubeletVersion"] == "v1.30.6"
-    assert result["nodeInfo"]["containerRuntimeVersion"].startswith("containerd://")
+    assert result["nodeInfo"]["containerRuntimeVersion"] == "containerd://1.7.22"
 
 
 def test_a_condition_keeps_its_transition_time_until_its_status_changes():
-    first = objects.node_status(MACHINE, True, [], NOW)
-    same = objects.node_status(MACHINE, True, first["conditions"], LATER)
-    flipped = objects.node_status(MACHINE, False, same["conditions"], LATER)
+    first = objects.node_status(MACHINE, True, CRI_VERSION, [], NOW)
+    same = objects.node_status(MACHINE, True, CRI_VERSION, first["conditions"], LATER)
+    flipped = objects.node_status(MACHINE, False, CRI_VERSION, same["conditions"], LATER)
     assert _ready(same)["lastTransitionTime"] == "2026-03-01T12:00:00Z"
     assert _ready(same)["lastHeartbeatTime"] == "2026-03-01T12:00:40Z"
     assert _ready(flipped)["lastTransitionTime"] == "2026-03-01T12:00:40Z"

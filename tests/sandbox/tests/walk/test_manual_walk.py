@@ -110,7 +110,7 @@ def test_02_kubeadm_init_on_cp1_from_a_configuration_file(operator, walk):
 @pytest.mark.parametrize("host", JOINING, ids=["cp-2 joins as a control plane with the printed command",
                                                "cp-3 joins as a control plane with the printed command"])
 def test_03_join(operator, walk, host):
-    output = operator.join_control_plane(host, walk["hosts"][host]["failure_domain"], walk["join"])
+    output = operator.join_control_plane(host, walk["join"])
     assert JOINED in output
     assert "[etcd] Announced new etcd member joining to the existing etcd cluster" in output
 
@@ -218,7 +218,7 @@ def test_13_a_new_machine_joins_as_control_plane_with_a_fresh_token_and_certific
     operator.enable_forwarding(created["name"])
     join = operator.fresh_control_plane_join_command(JOINING[0])
     assert join != walk["join"]
-    assert JOINED in operator.join_control_plane(created["name"], created["failure_domain"], join)
+    assert JOINED in operator.join_control_plane(created["name"], join)
 
 
 def test_14_three_voting_members_and_three_ready_control_planes_again(operator, walk):

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from walk_support import (Secret, certificate_key, control_plane_join_command, control_plane_nodes, etcd_problems,
-                          init_configuration, kubelet_defaults, parse_inventory, unready_mirror_pods, version_minor,
+                          init_configuration, parse_inventory, unready_mirror_pods, version_minor,
                           with_certificate_key)
 
 KEY = "ab" * 32
@@ -54,10 +54,6 @@ def test_version_minor(text, minor):
 def test_a_version_that_is_not_kubernetes_is_refused():
     with pytest.raises(ValueError, match="not a Kubernetes version"):
         version_minor("latest")
-
-
-def test_joining_hosts_get_their_zone_label_through_kubelet_extra_args():
-    assert kubelet_defaults("fd-3") == 'KUBELET_EXTRA_ARGS="--node-labels=topology.kubernetes.io/zone=fd-3"\n'
 
 
 def test_the_control_plane_join_command_is_read_from_init_output_as_one_line():

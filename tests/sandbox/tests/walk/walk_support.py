@@ -34,7 +34,6 @@ CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 INIT_CONFIG_PATH = "/root/kubeadm-init.yaml"
-KUBELET_DEFAULTS_PATH = "/etc/default/kubelet"
 ETCD_CLIENT_FILES = ("/etc/kubernetes/pki/etcd/ca.crt", "/etc/kubernetes/pki/etcd/healthcheck-client.crt",
                      "/etc/kubernetes/pki/etcd/healthcheck-client.key")
 _CERTIFICATE_KEY = re.compile(r"^[0-9a-f]{64}$")
@@ -91,8 +90,9 @@ def version_minor(version):
 def init_configuration(node_name, failure_domain, endpoint, kubernetes_version):
     """The kubeadm configuration file an operator writes for ``kubeadm init`` on the first control plane host.
 
-    v1beta4 where kubeadm has it (1.31+), with ECDSA-P256 keys; v1beta3 before. The node's zone label comes
-    from nodeRegistration.kubeletExtraArgs (a map in v1beta3, a list of name/value pairs in v1beta4).
+    v1beta4 where kubeadm has it (1.31+), with ECDSA-P256 keys; v1beta3 before. The operator repeats the node's
+    zone label in nodeRegistration.kubeletExtraArgs (a map in v1beta3, a list of name/value pairs in v1beta4);
+    the kubelet merges it with the provider's /etc/default/kubelet.
     """
     labels = "%s=%s" % (ZONE_LABEL, failure_domain)
     v1beta4 = version_minor(kubernetes_version) >= 31
@@ -105,12 +105,6 @@ def init_configuration(node_name, failure_domain, endpoint, kubernetes_version):
     if v1beta4:
         cluster["encryptionAlgorithm"] = "ECDSA-P256"
     return yaml.safe_dump_all([init, cluster], default_flow_style=False, sort_keys=False)
-
-
-def kubelet_defaults(failure_domain):
-    """``/etc/default/kubelet`` for a host joining with a printed join command, which carries no kubelet flags:
-    the kubelet unit reads KUBELET_EXTRA_ARGS from it."""
-    return 'KUBELET_EXTRA_ARGS="--node-labels=%s=%s"\n' % (ZONE_LABEL, failure_domain)
 
 
 def control_plane_join_command(init_output):
@@ -289,10 +283,9 @@ class Operator:
         self.scp_to(host, config, INIT_CONFIG_PATH)
         return self.ssh(host, "kubeadm init --config %s --upload-certs" % INIT_CONFIG_PATH).stdout
 
-    def join_control_plane(self, host, failure_domain, join_command):
-        """``join_command`` (a control plane join) on ``host``, its kubelet labelled with ``failure_domain``."""
-        self.ssh(host, "printf %%s %s > %s" % (shlex.quote(kubelet_defaults(failure_domain)), KUBELET_DEFAULTS_PATH),
-                 timeout=30)
+    def join_control_plane(self, host, join_command):
+        """``join_command`` (a control plane join) on ``host``. The printed join command carries no kubelet flags:
+        the Node's zone label comes from the host's /etc/default/kubelet, which the machine provider wrote."""
         return self.ssh(host, join_command, shown="kubeadm join (control plane; token and key withheld)").stdout
 
     def fresh_control_plane_join_command(self, via):
