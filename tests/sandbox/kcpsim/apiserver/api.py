@@ -41,6 +41,7 @@ TEXT = "text/plain; charset=utf-8"
 UPDATE_ATTEMPTS = 8
 WATCH_CHECK = 0.5
 WATCH_DEFAULT_TIMEOUT = 1800
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 UNDELETABLE_NAMESPACES = ("default", "kube-system", "kube-public")
 _NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _VERBS = {"GET": "get", "HEAD": "get", "POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
@@ -97,6 +98,29 @@ def _list_kind(resource, items, revision):
         item.pop("apiVersion", None)
     return {"kind": resource.kind + "List", "apiVersion": resources.group_version(resource),
             "metadata": {"resourceVersion": str(revision)}, "items": items}
+
+
+def _send_initial_events(query, from_now):
+    """Whether a watch starts with the current objects as ADDED events: the ``sendInitialEvents`` parameter, which
+    the real server only takes with ``resourceVersionMatch=NotOlderThan`` (and, when true, with
+    ``allowWatchBookmarks``); without it, when the watch has no resourceVersion (or "0")."""
+    flag, match = query.get("sendInitialEvents"), query.get("resourceVersionMatch", "")
+    causes = []
+    if flag is not None:
+        if flag not in ("true", "false"):
+            raise errors.bad_request("sendInitialEvents must be true or false")
+        if match != "NotOlderThan":
+            causes.append("resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch "
+                          "to NotOlderThan")
+        if flag == "true" and query.get("allowWatchBookmarks") != "true":
+            causes.append("allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks "
+                          "to true")
+    elif match:
+        causes.append("resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless "
+                      "sendInitialEvents is provided")
+    if causes:
+        raise errors.ApiError(422, "Invalid", 'ListOptions.meta.k8s.io "" is invalid: %s' % ", ".join(causes))
+    return flag == "true" if flag is not None else from_now
 
 
 def _success(code=200, details=None):
@@ -524,8 +548,11 @@ class Api:
     def _watch(self, request, target):
         """etcd's own watch on the resource's prefix, relayed as watch events. Without a resourceVersion (or
         with "0") the current objects come first as ADDED; with one, every change after it. An object that
-        starts or stops matching the selectors is ADDED / DELETED, as in the real server. The stream ends at
-        ``timeoutSeconds``, when the client leaves, or when etcd ends it (a compacted start revision is a 410
+        starts or stops matching the selectors is ADDED / DELETED, as in the real server. ``sendInitialEvents``
+        (with ``resourceVersionMatch=NotOlderThan``) overrides that default: true sends the current objects as
+        ADDED followed by the ``k8s.io/initial-events-end`` BOOKMARK, false none. Either way the initial state and
+        the changes come from one etcd revision (the list's), so nothing made after it is missed. The stream ends
+        at ``timeoutSeconds``, when the client leaves, or when etcd ends it (a compacted start revision is a 410
         ERROR event)."""
         resource = target.resource
         matches = self._matcher(request, target)
@@ -535,14 +562,22 @@ class Api:
             start = int(since) + 1 if since and since != "0" else 0
         except ValueError:
             raise errors.bad_request("timeoutSeconds and resourceVersion must be numbers")
-        initial = []
-        if not start and not resource.dropped:
+        send_initial = _send_initial_events(request.query, not start)
+        initial, end_bookmark = [], None
+        if (send_initial or not start) and not resource.dropped:
+            # A linearizable read: its revision is at least any resourceVersion the client has seen.
             objects, revision = self.store.list(resources.prefix(resource, target.namespace))
-            initial, start = [obj for obj in objects if matches(obj)], revision + 1
+            start = revision + 1
+            if send_initial:
+                initial = [obj for obj in objects if matches(obj)]
+                if "sendInitialEvents" in request.query:
+                    end_bookmark = {"kind": resource.kind, "apiVersion": resources.group_version(resource),
+                                    "metadata": {"resourceVersion": str(revision),
+                                                 "annotations": {INITIAL_EVENTS_END: "true"}}}
         table, include = self._wants_table(request), request.query.get("includeObject")
 
         def event(kind, obj):
-            if table and kind != "ERROR":
+            if table and kind not in ("ERROR", "BOOKMARK"):
                 obj = tables.table(resource, [obj], obj["metadata"]["resourceVersion"], self.clock(), include)
             return (json.dumps({"type": kind, "object": obj}, separators=(",", ":")) + "\n").encode("utf-8")
 
@@ -577,6 +612,8 @@ class Api:
             try:
                 for obj in initial:
                     yield event("ADDED", obj)
+                if end_bookmark is not None:
+                    yield event("BOOKMARK", end_bookmark)
                 ends = time.monotonic() + timeout
                 while not self.stopping.is_set() and time.monotonic() < ends and request.alive():
                     try:

@@ -63,7 +63,7 @@ def bootstrap_token_id(bearer):
 def _secret_data(secret, key):
     raw = (secret.get("data") or {}).get(key)
     if raw is None:
-        return (secret.get("stringData") or {}).get(key)
+        return None
     try:
         return base64.b64decode(raw).decode("utf-8")
     except (ValueError, UnicodeDecodeError):

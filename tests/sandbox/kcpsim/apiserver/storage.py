@@ -74,6 +74,9 @@ class Watch:
                 result = json.loads(line).get("result") or {} if line else None
             except (OSError, ValueError, http.client.HTTPException):
                 return
+            except AttributeError:
+                # close() from another thread raced http.client's own cleanup of the stream (fp already None).
+                return
             if result is None:
                 return
             if result.get("canceled"):

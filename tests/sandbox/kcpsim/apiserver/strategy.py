@@ -11,6 +11,10 @@ the resource has one) and resets what a client may not choose: a Pod starts ``Pe
 CSR start with an empty status; a Namespace ``Active``; a CSR records the requesting user in ``spec.username``,
 ``spec.groups``, ``spec.uid``. A Secret without ``type`` is ``Opaque``.
 
+Secrets, on every write: ``data`` values must be base64 (else 400, as the real server's decoding refuses them);
+the write-only ``stringData`` is folded into ``data`` (its UTF-8, base64-encoded, winning over a ``data`` entry
+of the same key) and never stored, so a reader sees ``data`` only, as from the real server.
+
 Update (PUT or PATCH): ``uid``, ``creationTimestamp``, ``name``, ``namespace`` keep their stored values (a
 different ``uid`` in the body is a conflict). On a resource with a ``/status`` subresource a main-resource write
 keeps the stored ``status``, and a ``/status`` write changes only ``status`` (``/approval`` only
@@ -20,6 +24,8 @@ Both end with required.complete: zero values for missing required status fields,
 required fields.
 """
 
+import base64
+import binascii
 import copy
 import re
 
@@ -83,6 +89,42 @@ def check_body(resource, obj, namespace, name=None):
                                  % (metadata["name"], name))
 
 
+_BASE64_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+
+
+def _base64_problem(value):
+    """None when ``value`` is standard padded base64, else Go's decoding error (it names the offending byte)."""
+    if not isinstance(value, str):
+        return "a value is not a string"
+    try:
+        base64.b64decode(value, validate=True)
+        return None
+    except (binascii.Error, ValueError):
+        body = value.rstrip("=")
+        offset = next((i for i, char in enumerate(body) if char not in _BASE64_ALPHABET), len(body))
+        return "illegal base64 data at input byte %d" % offset
+
+
+def _fold_secret_string_data(obj):
+    """A Secret as the server stores it: ``data`` checked as base64, ``stringData`` merged into it and dropped."""
+    cannot = 'Secret in version "v1" cannot be handled as a Secret: '
+    data = obj.get("data")
+    if data is not None and not isinstance(data, dict):
+        raise errors.bad_request(cannot + "data must be a map of strings")
+    for key, value in sorted((data or {}).items()):
+        problem = _base64_problem(value)
+        if problem:
+            raise errors.bad_request("%s%s (data[%s])" % (cannot, problem, key))
+    string_data = obj.pop("stringData", None)
+    if string_data is None:
+        return
+    if not isinstance(string_data, dict) or not all(isinstance(v, str) for v in string_data.values()):
+        raise errors.bad_request(cannot + "stringData must be a map of strings")
+    merged = dict(data or {})
+    merged.update({key: base64.b64encode(value.encode("utf-8")).decode("ascii") for key, value in string_data.items()})
+    obj["data"] = merged
+
+
 def prepare_create(resource, obj, namespace, user, uid, now, random_suffix):
     """The object to store for a create, or ApiError. ``user`` = ``(name, groups, uid)``."""
     check_body(resource, obj, namespace)
@@ -127,6 +169,7 @@ def _defaults_on_create(resource, obj, user):
         obj["status"] = {"phase": "Active"}
     elif kind == "Secret":
         obj.setdefault("type", "Opaque")
+        _fold_secret_string_data(obj)
     elif kind == "CertificateSigningRequest":
         spec = obj.setdefault("spec", {})
         name, groups, user_uid = user
@@ -175,4 +218,6 @@ def prepare_update(resource, old, new, subresource=None):
             result.pop("status", None)
     if resource.generation and result.get("spec") != old.get("spec"):
         result["metadata"]["generation"] = old["metadata"].get("generation", 1) + 1
+    if resource.kind == "Secret":
+        _fold_secret_string_data(result)
     return _completed(resource, result)

@@ -100,14 +100,23 @@ def test_get_json_output_and_a_missing_object(kubectl, node):
 
 
 def test_get_watch_streams_a_change(cluster, kubectl, admin, tmp_path):
+    """``kubectl get NAME --watch`` prints the object it GETs as ADDED, then watches from resourceVersion "0" and
+    drops that watch's first event (the synthetic ADDED of the object as the server sees it then). A change made
+    before the server has started that watch is folded into the dropped event, with the real server too: so the
+    patch waits for kubectl's -v=6 log of the watch response, sent once the server's watch has its start
+    revision."""
     admin.create("v1", "configmaps", {"metadata": {"name": "watched"}}, "default")
     config = cluster.kubeconfig("admin", cluster.ip(4))
-    watcher = subprocess.Popen([harness.KUBECTL, "--kubeconfig", config, "--cache-dir", str(tmp_path), "get", "cm",
-                                "watched", "--watch", "--output-watch-events", "--request-timeout=15s"],
+    watcher = subprocess.Popen([harness.KUBECTL, "--kubeconfig", config, "--cache-dir", str(tmp_path), "-v=6", "get",
+                                "cm", "watched", "--watch", "--output-watch-events", "--request-timeout=15s"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert watcher.stdout.readline().split()[:2] == ["EVENT", "NAME"]
         assert "ADDED" in watcher.stdout.readline()
+        log = []
+        while not log or not ("watch=true" in log[-1] and " 200 OK " in log[-1]):
+            log.append(watcher.stderr.readline())
+            assert log[-1], "kubectl ended before its watch was answered: %s" % "".join(log)
         admin.patch("v1", "configmaps", "watched", {"data": {"x": "y"}}, "default")
         assert "MODIFIED" in watcher.stdout.readline()
     finally:

@@ -143,6 +143,40 @@ def test_generation_follows_spec_changes(new_spec, generation):
     assert strategy.prepare_update(resource("jobs", "batch"), old, new)["metadata"]["generation"] == generation
 
 
+@pytest.mark.parametrize("body, data", [
+    ({"stringData": {"token": "s3cret"}}, {"token": "czNjcmV0"}),
+    ({"data": {"a": "YQ==", "token": "b2xk"}, "stringData": {"token": "s3cret"}}, {"a": "YQ==", "token": "czNjcmV0"}),
+    ({"data": {"a": "YQ=="}}, {"a": "YQ=="}),
+    ({"stringData": {"text": "ünï"}}, {"text": "w7xuw68="}),
+], ids=["stringData is stored base64-encoded in data", "stringData wins over data for the same key",
+        "data alone is kept as sent", "stringData is encoded as UTF-8"])
+def test_a_secret_stores_string_data_folded_into_data(body, data):
+    made = create("secrets", dict(body, metadata={"name": "s"}))
+    assert made["data"] == data
+    assert "stringData" not in made
+
+
+def test_a_secret_update_folds_string_data_too():
+    old = stored("secrets", {"data": {"a": "YQ=="}})
+    result = strategy.prepare_update(resource("secrets"), old, dict(old, stringData={"b": "b"}))
+    assert result["data"] == {"a": "YQ==", "b": "Yg=="} and "stringData" not in result
+
+
+@pytest.mark.parametrize("body, message", [
+    ({"data": {"a": "not base64!"}}, "illegal base64 data at input byte 3 (data[a])"),
+    ({"data": {"a": "YQ"}}, "illegal base64 data at input byte 2 (data[a])"),
+    ({"data": {"a": 5}}, "a value is not a string (data[a])"),
+    ({"stringData": {"a": 5}}, "stringData must be a map of strings"),
+    ({"data": ["a"]}, "data must be a map of strings"),
+], ids=["a value outside the base64 alphabet", "a value without its padding", "a number in data",
+        "a number in stringData", "data that is not a map"])
+def test_a_secret_that_does_not_decode_is_400(body, message):
+    with pytest.raises(errors.ApiError) as caught:
+        create("secrets", dict(body, metadata={"name": "s"}))
+    assert caught.value.code == 400
+    assert 'Secret in version "v1" cannot be handled as a Secret: ' + message in caught.value.message
+
+
 def test_an_update_naming_another_uid_is_a_conflict():
     old = stored("configmaps", {})
     with pytest.raises(errors.ApiError) as caught:

@@ -251,6 +251,28 @@ def test_generate_name_gets_a_random_suffix(core):
     assert made.metadata.name.startswith("gen-") and len(made.metadata.name) == len("gen-") + 5
 
 
+def test_a_secret_written_with_string_data_reads_back_as_base64_data(core):
+    core.create_namespaced_secret("kube-system", {"metadata": {"name": "creds", "labels": {"suite": "secret"}},
+                                                  "stringData": {"password": "s3cret"}})
+    secret = core.read_namespaced_secret("creds", "kube-system")
+    assert (secret.type, secret.data, secret.string_data) == ("Opaque", {"password": "czNjcmV0"}, None)
+    core.patch_namespaced_secret("creds", "kube-system", {"stringData": {"user": "admin"}})
+    listed = core.list_namespaced_secret("kube-system", label_selector="suite=secret").items
+    assert [s.data for s in listed] == [{"password": "czNjcmV0", "user": "YWRtaW4="}]
+
+
+def test_discovery_names_the_served_groups_and_resources(api_client):
+    assert k8s.CoreApi(api_client).get_api_versions().versions == ["v1"]
+    groups = {g.name: g.preferred_version.group_version for g in k8s.ApisApi(api_client).get_api_versions().groups}
+    assert groups["coordination.k8s.io"] == "coordination.k8s.io/v1"
+    assert {"apps", "batch", "certificates.k8s.io", "policy", "rbac.authorization.k8s.io"} <= set(groups)
+    core = {r.name: r for r in k8s.CoreV1Api(api_client).get_api_resources().resources}
+    assert {"nodes", "nodes/status", "pods", "pods/eviction", "configmaps", "secrets", "namespaces"} <= set(core)
+    assert (core["nodes"].namespaced, core["pods"].namespaced, core["pods"].kind) == (False, True, "Pod")
+    leases = k8s.CoordinationV1Api(api_client).get_api_resources().resources
+    assert [(r.name, r.namespaced) for r in leases] == [("leases", True)]
+
+
 def test_leases_jobs_and_csrs_round_trip_through_their_groups(api_client):
     coordination = k8s.CoordinationV1Api(api_client)
     lease = coordination.create_namespaced_lease("kube-node-lease", {"metadata": {"name": "n1"}, "spec": {
@@ -285,6 +307,82 @@ def test_watch_reports_additions_changes_and_deletions_after_a_list(core):
         if event["type"] == "DELETED":
             stream.stop()
     assert events == ["ADDED", "MODIFIED", "DELETED"]
+
+
+class RawWatch:
+    """A watch request over plain HTTPS, its events read one line at a time (10 s each at most)."""
+
+    def __init__(self, cluster, query):
+        context = ssl.create_default_context(cafile=cluster.path("ca.crt"))
+        context.load_cert_chain(cluster.path("admin.crt"), cluster.path("admin.key"))
+        self.connection = http.client.HTTPSConnection(cluster.ip(4), 6443, context=context, timeout=10)
+        self.connection.request("GET", "/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=20&" + query)
+        self.response = self.connection.getresponse()
+
+    def next(self):
+        event = json.loads(self.response.readline())
+        return event["type"], event["object"]
+
+    def close(self):
+        self.connection.close()
+
+
+def test_a_watch_from_a_list_resource_version_reports_a_change_made_before_the_watch_request(cluster, admin):
+    admin.create("v1", "configmaps", configmap("between"), "default")
+    listed = admin.list("v1", "configmaps", "default", field_selector="metadata.name=between")
+    admin.patch("v1", "configmaps", "between", {"data": {"after": "list"}}, "default")
+    watching = RawWatch(cluster, "fieldSelector=metadata.name%%3Dbetween&resourceVersion=%s"
+                        % listed["metadata"]["resourceVersion"])
+    try:
+        kind, obj = watching.next()
+    finally:
+        watching.close()
+    assert (kind, obj["data"]) == ("MODIFIED", {"after": "list"})
+
+
+def test_a_watch_from_resource_version_0_starts_with_the_current_object_then_reports_changes(cluster, admin):
+    admin.create("v1", "configmaps", configmap("from-zero"), "default")
+    admin.patch("v1", "configmaps", "from-zero", {"data": {"before": "watch"}}, "default")
+    watching = RawWatch(cluster, "fieldSelector=metadata.name%3Dfrom-zero&resourceVersion=0")
+    try:
+        first = watching.next()
+        admin.patch("v1", "configmaps", "from-zero", {"data": {"during": "watch"}}, "default")
+        second = watching.next()
+    finally:
+        watching.close()
+    assert (first[0], first[1]["data"]) == ("ADDED", {"before": "watch"})
+    assert (second[0], second[1]["data"]) == ("MODIFIED", {"before": "watch", "during": "watch"})
+
+
+def test_send_initial_events_ends_the_initial_objects_with_a_bookmark_then_streams_changes(cluster, admin):
+    created = admin.create("v1", "configmaps", configmap("initial"), "default")
+    watching = RawWatch(cluster, "fieldSelector=metadata.name%%3Dinitial&sendInitialEvents=true&allowWatchBookmarks"
+                        "=true&resourceVersionMatch=NotOlderThan&resourceVersion=%s"
+                        % created["metadata"]["resourceVersion"])
+    try:
+        added, bookmark = watching.next(), watching.next()
+        admin.patch("v1", "configmaps", "initial", {"data": {"a": "b"}}, "default")
+        modified = watching.next()
+    finally:
+        watching.close()
+    assert (added[0], added[1]["metadata"]["name"]) == ("ADDED", "initial")
+    assert bookmark[0] == "BOOKMARK"
+    assert bookmark[1]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+    assert int(bookmark[1]["metadata"]["resourceVersion"]) >= int(created["metadata"]["resourceVersion"])
+    assert (modified[0], modified[1]["data"]) == ("MODIFIED", {"a": "b"})
+
+
+@pytest.mark.parametrize("query", ["sendInitialEvents=true&allowWatchBookmarks=true",
+                                   "sendInitialEvents=true&resourceVersionMatch=NotOlderThan",
+                                   "resourceVersionMatch=NotOlderThan"],
+                         ids=["without resourceVersionMatch", "without bookmarks", "resourceVersionMatch alone"])
+def test_watch_list_options_the_real_server_rejects_are_422(cluster, query):
+    watching = RawWatch(cluster, query)
+    try:
+        status, body = watching.response.status, json.loads(watching.response.read())
+    finally:
+        watching.close()
+    assert (status, body["reason"]) == (422, "Invalid")
 
 
 def test_reads_fail_over_to_another_etcd_member_named_in_etcd_servers(cluster):
