@@ -131,7 +131,7 @@ def walk_once(walk, workdir):
     join = walk.control_plane_join_command(output)
     for host in ("cp-2", "cp-3"):
         steps.append(("kubeadm join " + host,
-                      timed(lambda: operator.join_control_plane(host, hosts[host]["failure_domain"], join))[0]))
+                      timed(lambda: operator.join_control_plane(host, join))[0]))
 
     def nodes_ready():
         kubeconfig = operator.fetch("cp-1", "/etc/kubernetes/admin.conf", workdir)
