@@ -107,14 +107,18 @@ def boot_files(sbx):
     every host of a sandbox boots from the same files and none from the checkout. The init binary is tini
     under the name ``systemd``: /proc/1/comm is what Ansible reads to tell the service manager."""
     init = os.path.join(sbx.bin_dir, "systemd")
+    # Each copied under a temporary name and renamed into place: an interrupted copy is never taken as done.
     if not os.path.exists(init):
         tini = shutil.which("tini")
         if not tini:
             raise SandboxError("tini is not installed (make setup installs it)")
         os.makedirs(sbx.bin_dir, exist_ok=True)
-        shutil.copy2(tini, init)
+        shutil.copy2(tini, init + ".tmp")
+        os.rename(init + ".tmp", init)
     if not os.path.isdir(sbx.hostfs_dir):
-        shutil.copytree(HOSTFS, sbx.hostfs_dir, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.rmtree(sbx.hostfs_dir + ".tmp", ignore_errors=True)
+        shutil.copytree(HOSTFS, sbx.hostfs_dir + ".tmp", ignore=shutil.ignore_patterns("__pycache__"))
+        os.rename(sbx.hostfs_dir + ".tmp", sbx.hostfs_dir)
     return sbx.hostfs_dir, init
 
 
@@ -140,7 +144,7 @@ def boot(sbx, host):
     hostfs, init_binary = boot_files(sbx)
     argv = ["ip", "netns", "exec", record["netns"], "unshare", "--mount", "--uts", "--pid", "--fork", "--kill-child",
             "--mount-proc", "--propagation", "private", os.path.join(hostfs, "init"), sbx.host_dir(host), host,
-            init_binary, sbx.etc_hosts, releases]
+            init_binary, sbx.etc_hosts_dir, releases]
     process = sbx.spawn(unshare_process_name(host), argv, console_log(sbx, host), env=dict(HOST_ENV))
     unshare = ProcessRef.of(process.pid)
     child = wait_until(lambda: (unshare and unshare.children()) or process.poll() is not None, WAIT_LIMIT,

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What Ansible and ssh need to reach the sandbox's hosts: ``<state>/inventory.ini``,
 ``<state>/ssh/ssh_config`` and ``<state>/ssh/known_hosts``; and what the hosts need to find each other:
-``<state>/etc-hosts``, every host's /etc/hosts (rendering is pure; ``write_all`` and ``write_etc_hosts`` write).
+``<state>/etc-hosts/hosts``, every host's /etc/hosts (rendering is pure; ``write_all`` and ``write_etc_hosts`` write).
 
 Inventory: group ``control_plane_candidates`` with each host's ``ansible_host`` and ``failure_domain``;
 connection vars (root, the generated key, ``-F <ssh_config>``, /usr/bin/python3) and the sandbox's vars
@@ -16,7 +16,7 @@ import json
 import os
 
 from .addressing import API_PORT
-from .state import rewrite_in_place, write_file
+from .state import write_file
 
 GROUP = "control_plane_candidates"
 CLI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sandbox")
@@ -86,8 +86,9 @@ def render_etc_hosts(sbx_name, hosts):
 
 
 def write_etc_hosts(sbx):
-    """Rewrite ``<state>/etc-hosts`` for the recorded hosts, in place: the hosts see it through bind mounts."""
-    rewrite_in_place(sbx.etc_hosts, render_etc_hosts(sbx.name, sbx.hosts))
+    """Replace ``<state>/etc-hosts/hosts`` for the recorded hosts (atomically: the hosts see the directory
+    through bind mounts and follow a link to the file)."""
+    write_file(sbx.etc_hosts, render_etc_hosts(sbx.name, sbx.hosts), 0o644)
 
 
 def control_path(sbx):

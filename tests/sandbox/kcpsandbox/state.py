@@ -51,19 +51,6 @@ def write_file(path, data, mode=0o644):
         raise
 
 
-def rewrite_in_place(path, data, mode=0o644):
-    """Give the file ``path`` the content ``data`` without replacing it (a bind mount of it pins its inode,
-    so an atomic rename would never be seen through the mount); created with ``mode`` if missing. A reader
-    may see a half-written file for the moment of one write; unchanged content is not written at all."""
-    data = data.encode() if isinstance(data, str) else data
-    with os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT, mode), "r+b") as handle:
-        if handle.read() == data:
-            return
-        handle.seek(0)
-        handle.write(data)
-        handle.truncate()
-
-
 @contextlib.contextmanager
 def exclusive(root, name, timeout=LOCK_TIMEOUT):
     """An exclusive lock named ``name``; the lock files live in ``<root>/.locks``, outside any state dir,
@@ -162,8 +149,9 @@ class Sandbox:
         self.bin_dir = os.path.join(self.dir, "bin")
         self.pids_dir = os.path.join(self.dir, "pids")
         self.hostfs_dir = os.path.join(self.dir, "hostfs")
-        # Every host's /etc/hosts (hostfs/init bind-mounts it read-only): names every host of the sandbox.
-        self.etc_hosts = os.path.join(self.dir, "etc-hosts")
+        # Every host's /etc/hosts, naming every host of the sandbox; hostfs/init bind-mounts its directory.
+        self.etc_hosts_dir = os.path.join(self.dir, "etc-hosts")
+        self.etc_hosts = os.path.join(self.etc_hosts_dir, "hosts")
         self.data = {}
 
     # --- the record -----------------------------------------------------------------------------------

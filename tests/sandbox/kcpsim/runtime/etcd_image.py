@@ -30,6 +30,8 @@ import urllib.parse
 METRICS_FLAG = "--listen-metrics-urls"
 UPSTREAM_TIMEOUT = 10.0
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+PORT_RANGE_FILE = "/proc/sys/net/ipv4/ip_local_port_range"
+PRIVATE_PORT_FLOOR = 10000
 # The newer etcd's probes as /health queries etcd 3.5.1 understands, and which of its answers pass: /livez
 # passes on any answer of etcd's own (its "RAFT NO LEADER" 503 included), /readyz only on a 200.
 PROBES = {
@@ -54,15 +56,28 @@ def split_metrics_flag(args):
     return rest, [url for url in urls if url]
 
 
-def private_url(public_url):
-    """Where etcd itself listens for metrics instead of ``public_url`` (plain HTTP only): a free loopback port."""
-    parsed = urllib.parse.urlsplit(public_url)
-    if parsed.scheme != "http" or parsed.port is None:
+def private_urls(public_urls):
+    """Where etcd itself listens for metrics instead of ``public_urls`` (plain HTTP only): free loopback ports
+    below the ephemeral range, which no outgoing connection (the API server's to etcd, say) can take first."""
+    bad = [url for url in public_urls if urllib.parse.urlsplit(url).scheme != "http"
+           or urllib.parse.urlsplit(url).port is None]
+    if bad:
         raise ValueError("%s %s: the sandbox's etcd image serves probes only on http://host:port URLs"
-                         % (METRICS_FLAG, public_url))
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return "http://127.0.0.1:%d" % probe.getsockname()[1]
+                         % (METRICS_FLAG, ",".join(bad)))
+    with open(PORT_RANGE_FILE) as handle:
+        ephemeral_low = int(handle.read().split()[0])
+    urls = []
+    for port in range(ephemeral_low - 1, PRIVATE_PORT_FLOOR, -1):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        urls.append("http://127.0.0.1:%d" % port)
+        if len(urls) == len(public_urls):
+            return urls
+    raise ValueError("%s: no free loopback port below %d for etcd's own metrics listener"
+                     % (METRICS_FLAG, ephemeral_low))
 
 
 class ProbeHandler(http.server.BaseHTTPRequestHandler):
@@ -110,9 +125,14 @@ def serve(public_url, upstream):
     return server
 
 
-def die_with_parent():
-    """In the child: SIGKILL when the wrapper dies, as every process of a container dies with its PID 1."""
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+def dying_with(parent):
+    """For the child: SIGKILL when the wrapper (``parent``) dies, as every process of a container dies with its
+    PID 1; if it died before the request took effect, end at once."""
+    def request():
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(1)
+    return request
 
 
 def main(argv=None):
@@ -122,14 +142,25 @@ def main(argv=None):
     if not public_urls:
         os.execv(etcd, [etcd] + args)
     try:
-        private = [private_url(url) for url in public_urls]
-    except ValueError as exc:
+        private = private_urls(public_urls)
+    except (OSError, ValueError) as exc:
         sys.stderr.write("%s\n" % exc)
         return 1
-    child = subprocess.Popen([etcd] + rest + ["%s=%s" % (METRICS_FLAG, ",".join(private))],
-                             preexec_fn=die_with_parent)
+    # Installed before etcd starts, so that a stop request that comes first is not lost: it is passed on then.
+    received, started = [], []
+
+    def pass_on(number, _frame):
+        received.append(number)
+        for process in started:
+            process.send_signal(number)
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda number, _frame: child.send_signal(number))
+        signal.signal(sig, pass_on)
+    child = subprocess.Popen([etcd] + rest + ["%s=%s" % (METRICS_FLAG, ",".join(private))],
+                             preexec_fn=dying_with(os.getpid()))
+    started.append(child)
+    for number in received:
+        child.send_signal(number)
     try:
         for public_url, private_listener in zip(public_urls, private):
             listener = urllib.parse.urlsplit(private_listener)

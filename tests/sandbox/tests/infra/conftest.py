@@ -4,6 +4,10 @@
 """Fixtures for the tests of the sandbox's infrastructure (sandboxes and names: infra_support.py).
 All of them need root: they skip without it."""
 
+import pathlib
+import shutil
+import tempfile
+
 import pytest
 
 from infra_support import DOWN_NAME, INFRA_MACHINES, INFRA_NAME, INFRA_SUBNET, SandboxHandle, needs_root
@@ -37,3 +41,12 @@ def down_sandbox():
         handle.cli("down")
         yield handle
         handle.cli("down")
+
+
+@pytest.fixture()
+def under_tmp():
+    """A fresh directory under /tmp itself (pytest's tmp_path may live elsewhere, e.g. with TMPDIR set), for the
+    tests about what the hosts' own /tmp would hide; removed afterwards."""
+    path = pathlib.Path(tempfile.mkdtemp(dir="/tmp", prefix="kcp-sandbox-test-"))
+    yield path
+    shutil.rmtree(str(path), ignore_errors=True)

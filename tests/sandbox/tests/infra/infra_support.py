@@ -4,7 +4,7 @@
 """Helpers shared by the tests of the sandbox's infrastructure (imported by conftest.py and the tests).
 
 The tests use their own sandboxes, so they never meet the demo sandbox (``kcp``, 172.31.250.0/24) or
-other engineers' test sandboxes (172.31.252-254.0/24): ``t-infra`` on 172.31.251.0/24, shared by the
+the other test sandboxes (DESIGN.md "Subnets in use"): ``t-infra`` on 172.31.251.0/24, shared by the
 tests that leave it as they found it, and ``t-down`` on 172.31.249.0/24 for the tests that tear down or
 crash a sandbox on purpose.
 """

@@ -16,10 +16,10 @@ from infra_support import DOWN_NAME, DOWN_SUBNET, REPO, SANDBOX_DIR, SandboxHand
 pytestmark = [pytest.mark.sandbox]
 
 
-def copy_of_the_checkout(tmp_path):
+def copy_of_the_checkout(directory):
     """What ``sandbox up`` needs of the checkout, copied under /tmp: the sandbox, the collection's etcd
     gateway (bundled into the release bundles) and the virtualenv (a link: build.py takes etcd from it)."""
-    checkout = tmp_path / ("checkout-" + uuid.uuid4().hex[:12])
+    checkout = directory / ("checkout-" + uuid.uuid4().hex[:12])
     shutil.copytree(SANDBOX_DIR, checkout / "tests" / "sandbox",
                     ignore=shutil.ignore_patterns("__pycache__", "tests"))
     gateway = os.path.join("plugins", "module_utils", "etcd_gateway.py")
@@ -29,9 +29,8 @@ def copy_of_the_checkout(tmp_path):
     return checkout
 
 
-def test_a_sandbox_made_from_a_checkout_under_tmp_boots_and_uses_nothing_of_it(down_sandbox, tmp_path):
-    checkout = copy_of_the_checkout(tmp_path)
-    assert str(checkout).startswith("/tmp/")
+def test_a_sandbox_made_from_a_checkout_under_tmp_boots_and_uses_nothing_of_it(down_sandbox, under_tmp):
+    checkout = copy_of_the_checkout(under_tmp)
     copy = SandboxHandle(DOWN_NAME, cli=str(checkout / "tests" / "sandbox" / "sandbox"))
     copy.cli("up", "--machines", "2", "--failure-domains", "2", "--subnet", DOWN_SUBNET)
     for name in copy.hosts():

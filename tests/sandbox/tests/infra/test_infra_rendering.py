@@ -162,13 +162,13 @@ def test_a_host_gets_the_container_runtime_its_kubernetes_release_names(tmp_path
         assert "containerd 1.7.20" in handle.read(), "the release's own containerd, not the newest (1.7.22)"
 
 
-def test_etc_hosts_names_every_host_and_is_rewritten_in_place(tmp_path):
+def test_etc_hosts_names_every_host_and_is_replaced_whole(tmp_path):
     sbx = Sandbox("t-render", root=str(tmp_path))
     sbx.data = {"hosts": {name: dict(rec, slot=i) for i, (name, rec) in enumerate(sorted(HOSTS.items()), 1)}}
     os.makedirs(sbx.dir)
     inventory.write_etc_hosts(sbx)
-    inode = os.stat(sbx.etc_hosts).st_ino
     with open(sbx.etc_hosts) as handle:
+        first = os.fstat(handle.fileno()).st_ino
         lines = handle.read().splitlines()
     assert lines[1:] == ["127.0.0.1\tlocalhost", "::1\tlocalhost ip6-localhost ip6-loopback",
                          "172.31.251.11\tcp-1", "172.31.251.12\tcp-2"]
@@ -176,7 +176,9 @@ def test_etc_hosts_names_every_host_and_is_rewritten_in_place(tmp_path):
     inventory.write_etc_hosts(sbx)
     with open(sbx.etc_hosts) as handle:
         assert handle.read().splitlines()[3:] == ["172.31.251.12\tcp-2"]
-    assert os.stat(sbx.etc_hosts).st_ino == inode, "a bind mount of the old inode would not see the change"
+    # A new file renamed into place: a reader holds either the old one or the new one, never a mix.
+    assert os.stat(sbx.etc_hosts).st_ino != first
+    assert os.listdir(sbx.etc_hosts_dir) == ["hosts"]
 
 
 def test_a_wait_returns_the_first_true_value_without_waiting_longer():

@@ -153,10 +153,10 @@ def test_down_refuses_a_name_that_is_no_sandbox_name_and_removes_nothing(tmp_pat
     assert canary.is_dir() and os.path.isdir(state_root())
 
 
-def test_up_refuses_a_state_root_the_hosts_tmpfs_would_hide(down_sandbox, tmp_path):
-    env = dict(os.environ, KCP_SANDBOX_ROOT=str(tmp_path / "root"))
+def test_up_refuses_a_state_root_the_hosts_tmpfs_would_hide(down_sandbox, under_tmp):
+    env = dict(os.environ, KCP_SANDBOX_ROOT=str(under_tmp / "root"))
     done = down_sandbox.cli("up", "--machines", "1", "--subnet", DOWN_SUBNET, check=False, env=env)
     assert done.returncode == 2
-    assert "KCP_SANDBOX_ROOT %s: must not lie under /tmp" % (tmp_path / "root") in done.stderr
-    assert not (tmp_path / "root").exists()
+    assert "KCP_SANDBOX_ROOT %s: must not lie under /tmp" % (under_tmp / "root") in done.stderr
+    assert not (under_tmp / "root").exists()
     assert leftovers(DOWN_NAME, DOWN_SUBNET) == []

@@ -51,11 +51,13 @@ class Processes:
                 process.wait(timeout)
 
     def cleanup(self):
-        for process in reversed(self.started):
-            self.stop(process)
-        for run_dir, log_dir in self.run_dirs:  # static pods outlive their kubelet: stop them by recorded PID
-            if os.path.isdir(os.path.join(run_dir, "pods")):
-                processes.ProcessRuntime(run_dir, log_dir).stop_all(grace=5)
+        try:
+            for process in reversed(self.started):
+                self.stop(process)
+        finally:
+            for run_dir, log_dir in self.run_dirs:  # static pods outlive their kubelet: stop them by recorded PID
+                if os.path.isdir(os.path.join(run_dir, "pods")):
+                    processes.ProcessRuntime(run_dir, log_dir).stop_all(grace=5)
 
 
 class KubeletHost:

@@ -34,7 +34,16 @@ def test_the_metrics_flag_is_taken_out_of_etcds_arguments(args, rest, urls):
 
 def test_only_plain_http_metrics_urls_can_be_served():
     with pytest.raises(ValueError, match="only on http://host:port"):
-        etcd_image.private_url("https://127.0.0.1:2381")
+        etcd_image.private_urls(["http://127.0.0.1:2381", "https://127.0.0.1:2382"])
+
+
+def test_etcds_own_listeners_are_distinct_free_ports_below_the_ephemeral_range():
+    with open(etcd_image.PORT_RANGE_FILE) as handle:
+        ephemeral_low = int(handle.read().split()[0])
+    urls = etcd_image.private_urls(["http://127.0.0.1:2381", "http://10.0.0.1:2381"])
+    ports = [int(url.rsplit(":", 1)[1]) for url in urls]
+    assert len(set(ports)) == 2 and all(etcd_image.PRIVATE_PORT_FLOOR < port < ephemeral_low for port in ports)
+    assert all(url.startswith("http://127.0.0.1:") for url in urls)
 
 
 def get(port, path):
