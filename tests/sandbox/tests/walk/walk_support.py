@@ -67,14 +67,16 @@ def poll(condition, timeout, what, interval=0.25):
 def settle(problems, timeout, what, interval=0.25):
     """Poll ``problems()`` (a list of what is still wrong) until it is empty within ``timeout`` seconds, else
     WalkError naming ``what`` and the problems last seen."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = problems()
-        if not found:
-            return
-        if time.monotonic() > deadline:
-            raise WalkError("timed out after %ss waiting for %s; still: %s" % (timeout, what, "; ".join(found)))
-        time.sleep(interval)
+    still = []
+
+    def cleared():
+        still[:] = problems()
+        return not still
+
+    try:
+        poll(cleared, timeout, what, interval)
+    except WalkError:
+        raise WalkError("timed out after %ss waiting for %s; still: %s" % (timeout, what, "; ".join(still))) from None
 
 
 # -- pure helpers --------------------------------------------------------------------------------------------
