@@ -17,7 +17,6 @@ Run: ``make bench``, or ``.venv/bin/python bench/sandbox.py [--runs 3] [--machin
 """
 
 import argparse
-import importlib.util
 import json
 import os
 import shutil
@@ -28,7 +27,11 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLI = os.path.join(ROOT, "tests", "sandbox", "sandbox")
+SANDBOX_DIR = os.path.join(ROOT, "tests", "sandbox")
+CLI = os.path.join(SANDBOX_DIR, "sandbox")
+# The walk test's steps (tests/sandbox/tests/walk/walk_support.py), so the benchmark times what the test runs.
+sys.path[:0] = [SANDBOX_DIR, os.path.join(SANDBOX_DIR, "tests", "walk")]
+import walk_support as walk  # noqa: E402  (needs the path set above)
 NAME, SUBNET = "bench", "172.31.248.0/24"
 
 
@@ -107,18 +110,9 @@ def main():
 # -- section "walk": an operator's manual walk to a 3-member control plane (tests/sandbox/tests/walk) ---------
 
 WALK_NAME, WALK_SUBNET, WALK_TARGET = "benchwalk", "172.31.247.0/24", 45.0
-WALK_SUPPORT = os.path.join(ROOT, "tests", "sandbox", "tests", "walk", "walk_support.py")
 
 
-def load_walk_support():
-    """The walk test's steps (tests/sandbox/tests/walk/walk_support.py), so the benchmark times what the test runs."""
-    spec = importlib.util.spec_from_file_location("walk_support", WALK_SUPPORT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def walk_once(walk, workdir):
+def walk_once(workdir):
     """[(step, seconds)] of one walk on a fresh ``benchwalk`` sandbox: up of 3 hosts, ip_forward on each, kubeadm
     init on cp-1, a control plane join on cp-2 and on cp-3 (as the operator runs them, over SSH), then kubectl
     get nodes through the VIP until all 3 are Ready control planes. The caller takes the sandbox down."""
@@ -147,7 +141,6 @@ def walk_section(runs, base):
     done, 1 when a step failed. The ``benchwalk`` sandbox is down afterwards."""
     if runs < 1:
         return 0
-    walk = load_walk_support()
     operator = walk.Operator(WALK_NAME)
     figures = {}
     try:
@@ -155,7 +148,7 @@ def walk_section(runs, base):
         for _run in range(runs):
             workdir = tempfile.mkdtemp(prefix="bench-walk-")
             try:
-                for step, seconds in walk_once(walk, workdir):
+                for step, seconds in walk_once(workdir):
                     figures.setdefault(step, []).append(seconds)
             finally:
                 shutil.rmtree(workdir)

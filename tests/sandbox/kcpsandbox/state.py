@@ -25,6 +25,8 @@ from .errors import InvalidArguments, SandboxError
 DEFAULT_ROOT = "/srv/kcp-sandbox"
 DEFAULT_NAME = "kcp"
 LOCK_TIMEOUT = 300.0
+# How long a test run waits for another run's use of the same test sandbox (a whole suite at worst).
+TEST_LOCK_TIMEOUT = 1800.0
 
 
 def state_root():
@@ -68,6 +70,12 @@ def exclusive(root, name, timeout=LOCK_TIMEOUT):
                     raise SandboxError("another sandbox command held the lock %s for %.0fs" % (name, timeout))
                 time.sleep(0.05)
         yield
+
+
+def lock_for_test_run(name):
+    """Held by a test run while it uses sandbox ``name``: two runs on one machine (two people, or CI and a
+    person) would otherwise tear down each other's sandbox; the second waits."""
+    return exclusive(state_root(), name + ".tests", TEST_LOCK_TIMEOUT)
 
 
 class ProcessRef:

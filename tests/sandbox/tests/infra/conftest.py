@@ -13,10 +13,6 @@ import pytest
 from infra_support import DOWN_NAME, INFRA_MACHINES, INFRA_NAME, INFRA_SUBNET, SandboxHandle, needs_root
 from kcpsandbox import state
 
-# Two test runs on one machine (two people, or CI and a person) would tear down each other's sandbox: each
-# run holds the sandbox's test lock while it uses it, the second waits.
-TEST_LOCK_TIMEOUT = 1800
-
 
 @pytest.fixture(scope="session")
 def infra_sandbox():
@@ -24,7 +20,7 @@ def infra_sandbox():
     torn down at the end of the session."""
     needs_root()
     handle = SandboxHandle(INFRA_NAME)
-    with state.exclusive(state.state_root(), INFRA_NAME + ".tests", TEST_LOCK_TIMEOUT):
+    with state.lock_for_test_run(INFRA_NAME):
         handle.cli("down")  # whatever an aborted earlier run left
         handle.cli("up", "--machines", str(INFRA_MACHINES), "--failure-domains", "3", "--subnet", INFRA_SUBNET,
                    "--env", "KCP_INFRA_ENV=set by sandbox up")
@@ -37,7 +33,7 @@ def down_sandbox():
     """The ``t-down`` sandbox's handle, for tests that bring it up and down themselves; always down after."""
     needs_root()
     handle = SandboxHandle(DOWN_NAME)
-    with state.exclusive(state.state_root(), DOWN_NAME + ".tests", TEST_LOCK_TIMEOUT):
+    with state.lock_for_test_run(DOWN_NAME):
         handle.cli("down")
         yield handle
         handle.cli("down")

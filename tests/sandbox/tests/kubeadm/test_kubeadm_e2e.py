@@ -32,7 +32,6 @@ pytestmark = pytest.mark.sandbox
 HERE = os.path.dirname(os.path.abspath(__file__))
 SANDBOX = os.path.join(HERE, "..", "..", "sandbox")
 NAME = "t-kubeadm"
-TEST_LOCK_TIMEOUT = 1800
 SUBNET = "172.31.254.0/24"
 STATE = os.path.join(state.state_root(), NAME)
 ENDPOINT = "172.31.254.100:6443"
@@ -112,29 +111,24 @@ def cluster():
         pytest.skip("the sandbox needs root")
     if not os.path.exists(os.path.join(HERE, "..", "..", "kcpsim", "build.py")):
         pytest.skip("the release bundles cannot be built yet (kcpsim/build.py is missing)")
-    # Two runs on one machine would tear down each other's sandbox: a run holds its test lock, the other waits.
-    with state.exclusive(state.state_root(), NAME + ".tests", TEST_LOCK_TIMEOUT):
-        yield from built_cluster()
-
-
-def built_cluster():
-    sandbox("down", timeout=60)
-    up = sandbox("up", "--machines", "3", "--failure-domains", "3", "--subnet", SUBNET, "--version", OLD,
-                 "--env", "KCPSIM_KEY_ALGORITHM=ECDSA-P256", "--env", "KCPSIM_HEARTBEAT=2", timeout=180)
-    try:
-        assert up.returncode == 0, up.stdout
-        status = sandbox("status", "--json")
-        assert status.returncode == 0, status.stdout
-        zones = {h["name"]: h["failure_domain"] for h in json.loads(status.stdout)["hosts"]}
-        assert sorted(zones) == sorted(IPS) and len(set(zones.values())) == 3, zones
-        for host in IPS:
-            # A real operator enables forwarding before kubeadm (its preflight checks it).
-            assert ssh(host, "sysctl -qw net.ipv4.ip_forward=1").code == 0
-            assert provisioned_zone(host) == zones[host]
-        yield {"zones": zones}
-    finally:
-        down = sandbox("down", timeout=60)
-        assert down.returncode == 0, down.stdout
+    with state.lock_for_test_run(NAME):
+        sandbox("down", timeout=60)
+        up = sandbox("up", "--machines", "3", "--failure-domains", "3", "--subnet", SUBNET, "--version", OLD,
+                     "--env", "KCPSIM_KEY_ALGORITHM=ECDSA-P256", "--env", "KCPSIM_HEARTBEAT=2", timeout=180)
+        try:
+            assert up.returncode == 0, up.stdout
+            status = sandbox("status", "--json")
+            assert status.returncode == 0, status.stdout
+            zones = {h["name"]: h["failure_domain"] for h in json.loads(status.stdout)["hosts"]}
+            assert sorted(zones) == sorted(IPS) and len(set(zones.values())) == 3, zones
+            for host in IPS:
+                # A real operator enables forwarding before kubeadm (its preflight checks it).
+                assert ssh(host, "sysctl -qw net.ipv4.ip_forward=1").code == 0
+                assert provisioned_zone(host) == zones[host]
+            yield {"zones": zones}
+        finally:
+            down = sandbox("down", timeout=60)
+            assert down.returncode == 0, down.stdout
 
 
 def test_00_init_refuses_a_kubelet_newer_than_the_control_plane(cluster):

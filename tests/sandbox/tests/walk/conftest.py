@@ -18,9 +18,6 @@ from walk_support import Operator
 
 WALK_NAME, WALK_SUBNET = "t-walk", "172.31.253.0/24"
 WALK_MACHINES, WALK_FAILURE_DOMAINS = 3, 3
-# Two runs on one machine (two people, or CI and a person) would tear down each other's sandbox: a run holds
-# the walk's test lock while its sandbox is up, the other waits.
-TEST_LOCK_TIMEOUT = 1800
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +26,7 @@ def operator():
     if os.geteuid() != 0:
         pytest.skip("the sandbox needs root (network namespaces, mounts, iptables)")
     walker = Operator(WALK_NAME)
-    with state.exclusive(state.state_root(), WALK_NAME + ".tests", TEST_LOCK_TIMEOUT):
+    with state.lock_for_test_run(WALK_NAME):
         walker.down()  # whatever an aborted earlier run left behind
         try:
             walker.up(WALK_MACHINES, WALK_FAILURE_DOMAINS, WALK_SUBNET)

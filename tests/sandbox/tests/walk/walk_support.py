@@ -18,11 +18,11 @@ import subprocess
 import time
 
 import yaml
+from kcpsandbox import state
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SANDBOX_CLI = os.path.normpath(os.path.join(HERE, "..", "..", "sandbox"))
 KUBECTL = "/usr/bin/kubectl"
-STATE_ROOT = os.environ.get("KCP_SANDBOX_ROOT", "/srv/kcp-sandbox")
 
 # Sandbox speed-ups (DESIGN.md): ECDSA keys wherever kubeadm would make RSA ones (v1beta3 has no
 # encryptionAlgorithm), and kubelets that post their status every 2 s instead of 10 s.
@@ -211,7 +211,7 @@ class Operator:
 
     def __init__(self, name):
         self.name = name
-        self.state = os.path.join(STATE_ROOT, name)
+        self.state = os.path.join(state.state_root(), name)
         self.ssh_config = os.path.join(self.state, "ssh", "ssh_config")
 
     def sandbox(self, *argv, timeout=180):
