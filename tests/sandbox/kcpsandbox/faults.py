@@ -12,7 +12,7 @@
   the kubelet restarts it. etcd-stop / etcd-start: create / remove /run/kcpsim/pods/etcd.hold, which makes
   the kubelet keep the pod down.
 - etcd-alarm-nospace / etcd-alarm-clear: raise / disarm the member's NOSPACE alarm through etcd's JSON
-  gateway (the collection's etcd_gateway transport) with the host's healthcheck-client certificate.
+  gateway (the emulation's own client, kcpsim.etcdclient) with the host's healthcheck-client certificate.
 - join-fail-next: the marker /var/lib/kcpsim/faults/join-fail-next the kubeadm emulation consumes.
 - certs-expire-soon <days>: re-sign the host's leaf certificates (and the client certificates embedded in
   its kubeconfigs) to expire in that many days, with the host's own CAs.
@@ -21,7 +21,6 @@
 import contextlib
 import datetime
 import glob
-import importlib.util
 import os
 
 from . import host
@@ -30,8 +29,6 @@ from .errors import InvalidArguments, SandboxError
 from .state import write_file
 
 SANDBOX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ETCD_GATEWAY = os.path.join(os.path.dirname(os.path.dirname(SANDBOX_DIR)), "plugins", "module_utils",
-                            "etcd_gateway.py")
 PODS_DIR = "/run/kcpsim/pods"
 ETCD_POD = "etcd"
 JOIN_FAIL_MARKER = "/var/lib/kcpsim/faults/join-fail-next"
@@ -127,32 +124,26 @@ def etcd_start(sbx, name):
         os.unlink(host.path_in(sbx, name, "%s/%s.hold" % (PODS_DIR, ETCD_POD)))
 
 
-def _etcd_gateway():
-    spec = importlib.util.spec_from_file_location("kcp_sandbox_etcd_gateway", ETCD_GATEWAY)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def etcd_client(sbx, name):
-    """A gateway client for the host's etcd member, authenticated like kubeadm's health checks."""
+    """A client of the host's etcd member, authenticated like kubeadm's health checks."""
+    from kcpsim import etcdclient  # the emulation's etcd client (tests/sandbox is on sys.path)
     record = sbx.require_host(name)
-    gateway = _etcd_gateway()
     pki = sbx.host_fs(name, "/etc/kubernetes/pki/etcd")
     files = [os.path.join(pki, f) for f in ("ca.crt", "healthcheck-client.crt", "healthcheck-client.key")]
     missing = [f for f in files if not os.path.exists(f)]
     if missing:
         raise SandboxError("host %s has no etcd client certificates (%s)" % (name, ", ".join(missing)))
-    return gateway, gateway.GatewayClient("https://%s:2379" % record["ip"], gateway.tls_context(*files))
+    return etcdclient.Etcd.connect("https://%s:2379" % record["ip"], *files)
 
 
 @contextlib.contextmanager
 def etcd_session(sbx, name, what):
     """A client for the host's etcd member; an etcd error while using it fails ``what`` with the reason."""
-    gateway, client = etcd_client(sbx, name)
+    from kcpsim import etcdclient
+    client = etcd_client(sbx, name)
     try:
         yield client
-    except (gateway.EtcdError, gateway.EtcdUnavailable) as exc:
+    except (etcdclient.EtcdError, etcdclient.EtcdUnavailable) as exc:
         raise SandboxError("%s on %s's etcd failed: %s" % (what, name, exc))
     finally:
         client.close()
@@ -160,15 +151,13 @@ def etcd_session(sbx, name, what):
 
 def etcd_alarm_nospace(sbx, name):
     with etcd_session(sbx, name, "raising NOSPACE") as client:
-        member = client.call("maintenance/status")["header"]["member_id"]
-        client.call("maintenance/alarm", {"action": "ACTIVATE", "memberID": member, "alarm": "NOSPACE"})
+        client.alarm("ACTIVATE", client.status()["header"]["member_id"], "NOSPACE")
 
 
 def etcd_alarm_clear(sbx, name):
     with etcd_session(sbx, name, "clearing alarms") as client:
-        for alarm in client.call("maintenance/alarm", {"action": "GET"}).get("alarms", []):
-            client.call("maintenance/alarm", {"action": "DEACTIVATE", "memberID": alarm.get("memberID", "0"),
-                                              "alarm": alarm.get("alarm", "NONE")})
+        for alarm in client.alarm("GET").get("alarms", []):
+            client.alarm("DEACTIVATE", alarm.get("memberID", "0"), alarm.get("alarm", "NONE"))
 
 
 # --- kubeadm ------------------------------------------------------------------------------------------------

@@ -13,8 +13,8 @@ Layout (../DESIGN.md "Release bundles"):
     <out>/etcd/<v>/etcd-image         the entry point of etcd images that serve /livez and /readyz
     <out>/images.json                 image -> executable path relative to <out> (null: listed, not runnable)
 
-Each executable is a zipapp (``#!/usr/bin/python3``) holding the whole kcpsim package, the collection's
-etcd_gateway.py as ``kcpsim/_etcd_gateway.py`` and ``kcpsim/_stamp.py`` with its version (``VERSION`` for
+Each executable is a zipapp (``#!/usr/bin/python3``) holding the whole kcpsim package (and nothing of the
+collection: the emulation has its own etcd client) and ``kcpsim/_stamp.py`` with its version (``VERSION`` for
 Kubernetes binaries, ``COMPONENT_VERSION`` for containerd and the CNI plugins). A component whose entry module
 does not exist yet is skipped. Reproducible: fixed timestamps and modes, sorted entries; files whose bytes did
 not change are not rewritten.
@@ -34,7 +34,6 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 SANDBOX = os.path.dirname(HERE)
 REPO = os.path.dirname(os.path.dirname(SANDBOX))
-GATEWAY = os.path.join(REPO, "plugins", "module_utils", "etcd_gateway.py")
 if SANDBOX not in sys.path:
     sys.path.insert(0, SANDBOX)
 
@@ -70,8 +69,6 @@ def package_files():
             if name.endswith(".py") and path != os.path.abspath(__file__) and not name.startswith("_stamp"):
                 with open(path, "rb") as handle:
                     files[os.path.relpath(path, SANDBOX)] = handle.read()
-    with open(GATEWAY, "rb") as handle:
-        files["kcpsim/_etcd_gateway.py"] = handle.read()
     return files
 
 

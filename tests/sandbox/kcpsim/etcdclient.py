@@ -1,59 +1,74 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""etcd for the emulators: the collection's own JSON-gateway transport plus the few calls they need.
+"""etcd for the emulators: kcpsim's own client of etcd's v3 JSON gateway (``POST /v3/...``) over mutual TLS.
 
-The transport is ``plugins/module_utils/etcd_gateway.py`` (one implementation for the collection and the
-sandbox). From source it is loaded by path; build.py bundles it as ``kcpsim/_etcd_gateway.py``.
-Its public names are re-exported here: EtcdError, EtcdUnavailable, EtcdTLSError, GatewayClient,
-tls_context, b64, unb64.
+The emulation deliberately shares no etcd code with the collection (plugins/module_utils has its own
+transport): the emulated kubeadm and API server sit on the other side of every test the collection runs, so a
+bug in one client must not be able to hide itself by being on both sides. Standard library only, since the
+hosts run it with their own /usr/bin/python3.
 
-Helpers: key ranges, put, compare-on-revision transactions (the apiserver's optimistic concurrency),
-delete, and membership (list, add as learner, promote, remove).
+``Etcd`` talks to one member over one kept-alive connection (not thread-safe): key ranges, put,
+transactions that compare a key's revision (the apiserver's optimistic concurrency), delete, and membership
+(list, add as learner, promote, remove). ``Etcd.watch`` opens a separate streaming connection.
+
+Errors: EtcdError when the member answered and refused (``code`` is the gRPC status, ``message`` etcd's own
+words); EtcdUnavailable when it could not be reached, the TLS handshake failed or no answer came in time.
 """
 
+import base64
 import collections
-import importlib.util
-import os
-import sys
-
-
-def _load_gateway():
-    try:
-        from kcpsim import _etcd_gateway  # present in built bundles only
-        return _etcd_gateway
-    except ImportError:
-        pass
-    name = "kcpsim._etcd_gateway"
-    if name in sys.modules:
-        return sys.modules[name]
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    path = os.path.join(root, "plugins", "module_utils", "etcd_gateway.py")
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-gateway = _load_gateway()
-EtcdError = gateway.EtcdError
-EtcdUnavailable = gateway.EtcdUnavailable
-EtcdTLSError = gateway.EtcdTLSError
-GatewayClient = gateway.GatewayClient
-tls_context = gateway.tls_context
-b64 = gateway.b64
-unb64 = gateway.unb64
+import http.client
+import json
+import socket
+import ssl
+import urllib.parse
 
 KV = collections.namedtuple("KV", "key value create_revision mod_revision version")
 Member = collections.namedtuple("Member", "id name peer_urls client_urls is_learner")
 
 
+class EtcdError(Exception):
+    """The member refused the request."""
+
+    def __init__(self, endpoint, code, message):
+        super().__init__("%s: %s" % (endpoint, message))
+        self.endpoint, self.code, self.message = endpoint, code, message
+
+
+class EtcdUnavailable(Exception):
+    """No usable answer from the member (refused, reset, TLS failure, timeout)."""
+
+    def __init__(self, endpoint, message):
+        super().__init__("%s: %s" % (endpoint, message))
+        self.endpoint, self.message = endpoint, message
+
+
+def tls_context(ca_file, cert_file=None, key_file=None):
+    """Trust exactly ``ca_file`` (no system store, no environment variable) and present the client pair."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_verify_locations(cafile=ca_file)
+    if cert_file:
+        context.load_cert_chain(cert_file, key_file)
+    return context
+
+
+def b64(data):
+    """Keys and values cross the gateway base64-encoded."""
+    return base64.b64encode(data.encode("utf-8") if isinstance(data, str) else bytes(data)).decode("ascii")
+
+
+def unb64(text):
+    return base64.b64decode(text) if text else b""
+
+
 def prefix_end(prefix):
-    """The ``range_end`` that selects every key starting with ``prefix`` (last byte + 1)."""
+    """The ``range_end`` that selects every key starting with ``prefix``: the prefix with its last byte below
+    0xff incremented (trailing 0xff bytes dropped); ``\\0`` (every key) when nothing is left."""
     data = bytearray(prefix.encode("utf-8") if isinstance(prefix, str) else prefix)
     while data and data[-1] == 0xFF:
-        data.pop()
+        del data[-1]
     if not data:
         return b"\0"
     data[-1] += 1
@@ -62,51 +77,140 @@ def prefix_end(prefix):
 
 def _kv(raw):
     return KV(key=unb64(raw.get("key")).decode("utf-8"), value=unb64(raw.get("value")),
-              create_revision=int(raw.get("create_revision", 0)), mod_revision=int(raw.get("mod_revision", 0)),
-              version=int(raw.get("version", 0)))
+              create_revision=int(raw.get("create_revision") or 0), mod_revision=int(raw.get("mod_revision") or 0),
+              version=int(raw.get("version") or 0))
 
 
 def _member(raw):
-    return Member(id=int(raw.get("ID", 0)), name=raw.get("name", ""), peer_urls=list(raw.get("peerURLs") or []),
-                  client_urls=list(raw.get("clientURLs") or []), is_learner=bool(raw.get("isLearner", False)))
+    # The gateway leaves out fields at their zero value (isLearner false, no name before the member starts).
+    return Member(id=int(raw.get("ID") or 0), name=raw.get("name") or "", peer_urls=list(raw.get("peerURLs") or ()),
+                  client_urls=list(raw.get("clientURLs") or ()), is_learner=bool(raw.get("isLearner")))
 
 
-def _revision(answer):
-    return int((answer.get("header") or {}).get("revision", 0))
+def _header_revision(answer):
+    return int((answer.get("header") or {}).get("revision") or 0)
+
+
+def _address(endpoint):
+    url = urllib.parse.urlsplit(endpoint)
+    if url.scheme != "https" or not url.hostname:
+        raise ValueError("etcd endpoint %r is not an https:// URL" % endpoint)
+    return url.hostname, url.port or 2379
+
+
+class Watch:
+    """A streaming watch: ``messages()`` yields each gateway ``result`` (header, events, canceled, ...) until the
+    stream ends; ``close()`` (from any thread) ends it. A ``canceled`` message (e.g. a compacted start revision)
+    is yielded as it came, for the caller to judge."""
+
+    def __init__(self, connection, response):
+        self._connection = connection
+        self._response = response
+
+    def messages(self):
+        while True:
+            try:
+                line = self._response.readline()
+            except (OSError, ValueError, AttributeError, http.client.HTTPException):
+                # AttributeError: close() from another thread released the stream under the reader.
+                return
+            if not line:
+                return
+            try:
+                result = json.loads(line).get("result")
+            except ValueError:
+                return
+            if result is None:
+                return
+            yield result
+
+    def close(self):
+        sock = self._connection.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self._connection.close()
 
 
 class Etcd:
-    """One member over the gateway. Not thread-safe (one TLS connection), like GatewayClient."""
+    """One etcd member. ``timeout`` bounds each call and may be changed between calls."""
 
-    def __init__(self, client):
-        self.client = client
+    def __init__(self, endpoint, context, timeout=5.0):
+        self.endpoint = endpoint
+        self.host, self.port = _address(endpoint)
+        self.context = context
+        self.timeout = timeout
+        self._connection = None
 
     @classmethod
     def connect(cls, endpoint, ca_file, cert_file=None, key_file=None, timeout=5.0):
-        return cls(GatewayClient(endpoint, tls_context(ca_file, cert_file, key_file), timeout=timeout))
-
-    @property
-    def endpoint(self):
-        return self.client.endpoint
+        return cls(endpoint, tls_context(ca_file, cert_file, key_file), timeout=timeout)
 
     def close(self):
-        self.client.close()
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            connection.close()
+
+    def _open(self):
+        if self._connection is None:
+            self._connection = http.client.HTTPSConnection(self.host, self.port, context=self.context,
+                                                           timeout=self.timeout)
+        elif self._connection.sock is not None:
+            self._connection.sock.settimeout(self.timeout)
+        self._connection.timeout = self.timeout
+        return self._connection
+
+    def _exchange(self, path, payload):
+        """``(HTTP status, body)`` of one POST; a kept-alive connection the member dropped meanwhile is replaced
+        once (the request never reached it)."""
+        reused = self._connection is not None
+        while True:
+            connection = self._open()
+            try:
+                connection.request("POST", "/v3/" + path, body=payload, headers={"Content-Type": "application/json"})
+                response = connection.getresponse()
+                return response.status, response.read()
+            except ssl.SSLError as exc:
+                self.close()
+                raise EtcdUnavailable(self.endpoint, "TLS handshake with the member failed: %s"
+                                      % (getattr(exc, "verify_message", None) or exc.reason or exc))
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as exc:
+                self.close()
+                if not reused:
+                    raise EtcdUnavailable(self.endpoint, "connection lost: %s" % exc)
+                reused = False
+            except (OSError, http.client.HTTPException) as exc:
+                self.close()
+                if isinstance(exc, (socket.timeout, TimeoutError)):
+                    raise EtcdUnavailable(self.endpoint, "no answer within %.1fs" % self.timeout)
+                raise EtcdUnavailable(self.endpoint, getattr(exc, "strerror", None) or str(exc) or type(exc).__name__)
+
+    def call(self, path, body=None):
+        """The decoded answer of ``/v3/<path>``; EtcdError carries etcd's own code and words on a refusal."""
+        status, raw = self._exchange(path, json.dumps(body or {}).encode("utf-8"))
+        try:
+            answer = json.loads(raw) if raw else {}
+        except ValueError:
+            raise EtcdError(self.endpoint, -1, "HTTP %d, not JSON: %r" % (status, raw[:120]))
+        if status != 200:
+            raise EtcdError(self.endpoint, answer.get("code", -1), answer.get("message") or answer.get("error")
+                            or "HTTP %d" % status)
+        return answer
 
     # --- keys ------------------------------------------------------------------------------------------
 
     def range(self, key, prefix=False, limit=0, keys_only=False, serializable=False):
         """``(kvs, revision)`` for one key or, with ``prefix``, every key under it (sorted by key)."""
-        body = {"key": b64(key)}
+        request = {"key": b64(key)}
         if prefix:
-            body["range_end"] = b64(prefix_end(key))
-        if limit:
-            body["limit"] = limit
-        if keys_only:
-            body["keys_only"] = True
-        if serializable:
-            body["serializable"] = True
-        answer = self.client.call("kv/range", body)
-        return [_kv(raw) for raw in answer.get("kvs") or []], _revision(answer)
+            request["range_end"] = b64(prefix_end(key))
+        for field, value in (("limit", limit), ("keys_only", keys_only), ("serializable", serializable)):
+            if value:
+                request[field] = value
+        answer = self.call("kv/range", request)
+        return [_kv(raw) for raw in answer.get("kvs") or ()], _header_revision(answer)
 
     def get(self, key):
         kvs = self.range(key)[0]
@@ -114,60 +218,84 @@ class Etcd:
 
     def put(self, key, value):
         """Unconditional put; returns the new revision."""
-        return _revision(self.client.call("kv/put", {"key": b64(key), "value": b64(value)}))
+        return _header_revision(self.call("kv/put", {"key": b64(key), "value": b64(value)}))
 
     def delete(self, key, prefix=False):
-        """Number of keys deleted."""
-        body = {"key": b64(key)}
+        """How many keys were deleted."""
+        request = {"key": b64(key)}
         if prefix:
-            body["range_end"] = b64(prefix_end(key))
-        return int(self.client.call("kv/deleterange", body).get("deleted", 0))
+            request["range_end"] = b64(prefix_end(key))
+        return int(self.call("kv/deleterange", request).get("deleted") or 0)
 
-    def _txn_on(self, key, target, revision, success_op):
-        """Run ``success_op`` if the key's ``target`` revision equals ``revision``; otherwise read the key.
-
-        Returns ``(succeeded, revision, current)`` where ``current`` is the key's KV on failure (None if absent).
-        """
-        field = "create_revision" if target == "CREATE" else "mod_revision"
-        answer = self.client.call("kv/txn", {
-            "compare": [{"key": b64(key), "target": target, "result": "EQUAL", field: str(revision)}],
-            "success": [success_op],
+    def _guarded(self, key, target, expected, operation):
+        """``operation`` when the key's ``target`` (CREATE or MOD revision) equals ``expected``; otherwise the key
+        is read back. ``(succeeded, revision, current KV or None)``."""
+        field = {"CREATE": "create_revision", "MOD": "mod_revision"}[target]
+        answer = self.call("kv/txn", {
+            "compare": [{"key": b64(key), "result": "EQUAL", "target": target, field: str(expected)}],
+            "success": [operation],
             "failure": [{"request_range": {"key": b64(key)}}],
         })
         if answer.get("succeeded"):
-            return True, _revision(answer), None
-        ranges = [r.get("response_range") or {} for r in answer.get("responses") or []]
-        kvs = (ranges[0].get("kvs") or []) if ranges else []
-        return False, _revision(answer), (_kv(kvs[0]) if kvs else None)
+            return True, _header_revision(answer), None
+        current = None
+        for response in answer.get("responses") or ():
+            found = (response.get("response_range") or {}).get("kvs") or ()
+            current = _kv(found[0]) if found else None
+        return False, _header_revision(answer), current
 
     def create(self, key, value):
         """Put only if the key does not exist."""
-        return self._txn_on(key, "CREATE", 0, {"request_put": {"key": b64(key), "value": b64(value)}})
+        return self._guarded(key, "CREATE", 0, {"request_put": {"key": b64(key), "value": b64(value)}})
 
     def put_if(self, key, value, mod_revision):
-        """Put only if the key's mod revision is still ``mod_revision`` (a resourceVersion precondition)."""
-        return self._txn_on(key, "MOD", mod_revision, {"request_put": {"key": b64(key), "value": b64(value)}})
+        """Put only if the key was last modified at ``mod_revision`` (a resourceVersion precondition)."""
+        return self._guarded(key, "MOD", mod_revision, {"request_put": {"key": b64(key), "value": b64(value)}})
 
     def delete_if(self, key, mod_revision):
-        """Delete only if the key's mod revision is still ``mod_revision``."""
-        return self._txn_on(key, "MOD", mod_revision, {"request_delete_range": {"key": b64(key)}})
+        """Delete only if the key was last modified at ``mod_revision``."""
+        return self._guarded(key, "MOD", mod_revision, {"request_delete_range": {"key": b64(key)}})
+
+    def watch(self, key, start_revision, prefix=True):
+        """A Watch of the key (with ``prefix``, every key under it) from ``start_revision`` on, with each event's
+        previous value. Its own connection, with no read timeout: changes may be minutes apart."""
+        request = {"create_request": {"key": b64(key), "start_revision": str(start_revision), "prev_kv": True}}
+        if prefix:
+            request["create_request"]["range_end"] = b64(prefix_end(key))
+        connection = http.client.HTTPSConnection(self.host, self.port, context=self.context, timeout=self.timeout)
+        try:
+            connection.request("POST", "/v3/watch", body=json.dumps(request).encode("utf-8"),
+                               headers={"Content-Type": "application/json"})
+            response = connection.getresponse()
+        except (OSError, http.client.HTTPException) as exc:
+            connection.close()
+            raise EtcdUnavailable(self.endpoint, "watch: %s" % exc)
+        if response.status != 200:
+            connection.close()
+            raise EtcdError(self.endpoint, -1, "watch refused with HTTP %d" % response.status)
+        connection.sock.settimeout(None)
+        return Watch(connection, response)
 
     # --- cluster ---------------------------------------------------------------------------------------
 
     def members(self):
-        return [_member(raw) for raw in self.client.call("cluster/member/list", {}).get("members") or []]
+        return [_member(raw) for raw in self.call("cluster/member/list").get("members") or ()]
 
     def member_add(self, peer_urls, learner=False):
-        """Add a member (as a learner when asked); returns the new Member (name empty until it starts)."""
-        answer = self.client.call("cluster/member/add", {"peerURLs": list(peer_urls), "isLearner": bool(learner)})
-        return _member(answer.get("member") or {})
+        """Add a member (a learner when asked); the new Member has no name until it starts."""
+        return _member(self.call("cluster/member/add", {"peerURLs": list(peer_urls), "isLearner": bool(learner)})
+                       .get("member") or {})
 
     def member_promote(self, member_id):
-        self.client.call("cluster/member/promote", {"ID": str(member_id)})
+        self.call("cluster/member/promote", {"ID": str(member_id)})
 
     def member_remove(self, member_id):
-        self.client.call("cluster/member/remove", {"ID": str(member_id)})
+        self.call("cluster/member/remove", {"ID": str(member_id)})
 
     def status(self):
-        """The raw maintenance status (leader, raftIndex, raftAppliedIndex, dbSize, errors, isLearner)."""
-        return self.client.call("maintenance/status", {})
+        """The member's maintenance status (header.member_id, leader, raftIndex, dbSize, errors, isLearner)."""
+        return self.call("maintenance/status")
+
+    def alarm(self, action, member_id=0, alarm="NONE"):
+        """``maintenance/alarm``: GET lists the alarms, ACTIVATE / DEACTIVATE one member's alarm."""
+        return self.call("maintenance/alarm", {"action": action, "memberID": str(member_id), "alarm": alarm})

@@ -97,12 +97,12 @@ def main(argv=None):
         return 1
 
     def stop(signum, frame):
-        app.stopping.set()
+        app.close()
         threading.Thread(target=httpd.shutdown, daemon=True).start()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    threading.Thread(target=app.bootstrap, name="bootstrap-namespaces", daemon=True).start()
+    app.start()
     log("Serving securely on %s:%d (etcd: %s)" % (values["bind-address"], values["secure-port"],
                                                   ",".join(values["etcd-servers"])))
     httpd.serve_forever(poll_interval=0.5)

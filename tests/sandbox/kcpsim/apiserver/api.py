@@ -30,7 +30,7 @@ import uuid
 import yaml
 
 from kcpsim import version
-from kcpsim.apiserver import auth, discovery, errors, patch, resources, selectors, storage, strategy, tables
+from kcpsim.apiserver import auth, cache, discovery, errors, patch, resources, selectors, storage, strategy, tables
 
 # ``alive()`` says whether the client is still connected (a watch ends when it is not).
 Request = collections.namedtuple("Request", "method path query headers body peer_cert alive")
@@ -146,6 +146,20 @@ class Api:
         self.bootstrapped = threading.Event()
         self.stopping = threading.Event()
         self._etcd_healthy = None
+        secrets = resources.lookup("", "v1", "secrets")
+        # The bootstrap token authenticator reads Secrets through an informer, so it keeps authenticating
+        # while etcd is unreachable.
+        self.token_secrets = cache.WatchCache(store, resources.key(secrets, "kube-system", auth.TOKEN_SECRET_PREFIX),
+                                              self.stopping, log=self.log)
+
+    def start(self):
+        """The background work of a serving API server: the caches, and the system namespaces."""
+        self.token_secrets.start()
+        threading.Thread(target=self.bootstrap, name="bootstrap-namespaces", daemon=True).start()
+
+    def close(self):
+        self.stopping.set()
+        self.token_secrets.close()
 
     # --- start-up --------------------------------------------------------------------------------------
 
@@ -227,15 +241,27 @@ class Api:
         token = auth.bootstrap_token_id(bearer.strip()) if scheme.lower() == "bearer" else None
         if token is None or not self.bootstrap_token_auth:
             raise errors.unauthorized()
-        secrets = resources.lookup("", "v1", "secrets")
-        try:
-            secret = self.store.get(resources.key(secrets, "kube-system", "bootstrap-token-" + token[0]))
-        except (storage.StoreUnavailable, storage.StoreError):
-            raise errors.unauthorized()
-        user = auth.bootstrap_token_user(secret, token[0], token[1], self.clock())
+        user = auth.bootstrap_token_user(self._token_secret(token[0]), token[0], token[1], self.clock())
         if user is None:
             raise errors.unauthorized()
         return user
+
+    def _token_secret(self, token_id):
+        """The token's Secret as the cache holds it. A miss is read from etcd (the cache may trail a token created
+        a moment ago, or still be catching up after an etcd outage) and what is found is kept in the cache;
+        without etcd (within the readiness timeout) a miss stays a miss."""
+        name = auth.TOKEN_SECRET_PREFIX + token_id
+        secret = self.token_secrets.get("kube-system", name)
+        if secret is not None:
+            return secret
+        try:
+            secret = self.store.get(resources.key(resources.lookup("", "v1", "secrets"), "kube-system", name),
+                                    timeout=self.ready_timeout)
+        except (storage.StoreUnavailable, storage.StoreError):
+            return None
+        if secret is not None:
+            self.token_secrets.remember(secret)
+        return secret
 
     # --- non-resource paths ----------------------------------------------------------------------------
 

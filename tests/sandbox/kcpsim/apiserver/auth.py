@@ -33,6 +33,7 @@ ANONYMOUS = User("system:anonymous", ("system:unauthenticated",), "")
 AUTHENTICATED = "system:authenticated"
 BOOTSTRAPPERS = "system:bootstrappers"
 TOKEN_SECRET_TYPE = "bootstrap.kubernetes.io/token"
+TOKEN_SECRET_PREFIX = "bootstrap-token-"
 TOKEN = re.compile(r"^([a-z0-9]{6})\.([a-z0-9]{16})$")
 
 PUBLIC_PATHS = ("/livez", "/readyz", "/healthz", "/version")

@@ -14,12 +14,9 @@ fails with StoreUnavailable. A write whose member vanished mid-request is retrie
 first attempt have landed after all, the retry reports a conflict (the real client has the same ambiguity).
 """
 
-import http.client
 import json
-import socket
 import threading
 import time
-import urllib.parse
 
 from kcpsim import etcdclient
 
@@ -58,27 +55,16 @@ def _decoded(kv):
 
 
 class Watch:
-    """An etcd watch streaming over the JSON gateway; read with ``changes()``, end with ``close()`` (from any
-    thread: it unblocks a reader)."""
+    """An etcd watch relayed as Change objects; read with ``changes()``, end with ``close()`` (from any thread:
+    it unblocks a reader)."""
 
-    def __init__(self, connection, response):
-        self._connection = connection
-        self._response = response
+    def __init__(self, stream):
+        self._stream = stream
 
     def changes(self):
         """Yield Change objects until the stream ends (closed, or etcd gone); Compacted if etcd no longer has
         the start revision."""
-        while True:
-            try:
-                line = self._response.readline()
-                result = json.loads(line).get("result") or {} if line else None
-            except (OSError, ValueError, http.client.HTTPException):
-                return
-            except AttributeError:
-                # close() from another thread raced http.client's own cleanup of the stream (fp already None).
-                return
-            if result is None:
-                return
+        for result in self._stream.messages():
             if result.get("canceled"):
                 raise Compacted("required revision has been compacted (compact revision %s)"
                                 % result.get("compact_revision"))
@@ -89,13 +75,7 @@ class Watch:
                 yield Change(current, previous, int((event.get("kv") or {}).get("mod_revision", revision)))
 
     def close(self):
-        sock = self._connection.sock
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-        self._connection.close()
+        self._stream.close()
 
 
 class Exists(Exception):
@@ -141,7 +121,7 @@ class Store:
         with self._lock:
             if self._idle[endpoint]:
                 return self._idle[endpoint].pop()
-        return etcdclient.Etcd(etcdclient.GatewayClient(endpoint, self._context, timeout=self.timeout))
+        return etcdclient.Etcd(endpoint, self._context, timeout=self.timeout)
 
     def _release(self, endpoint, etcd):
         with self._lock:
@@ -172,7 +152,7 @@ class Store:
                 if remaining <= 0:
                     raise StoreUnavailable(last)
                 etcd = self._acquire(endpoint)
-                etcd.client.timeout = remaining
+                etcd.timeout = remaining
                 try:
                     result = operation(etcd)
                 except etcdclient.EtcdUnavailable as exc:
@@ -230,26 +210,15 @@ class Store:
 
     def watch(self, prefix, start_revision):
         """A Watch of every change under ``prefix`` from ``start_revision`` on, on the first member that takes it."""
-        body = json.dumps({"create_request": {
-            "key": etcdclient.b64(prefix), "range_end": etcdclient.b64(etcdclient.prefix_end(prefix)),
-            "start_revision": str(start_revision), "prev_kv": True}})
         last = "no etcd member was tried"
         for endpoint in self._order():
-            url = urllib.parse.urlsplit(endpoint)
-            connection = http.client.HTTPSConnection(url.hostname, url.port or 2379, context=self._context,
-                                                     timeout=self.timeout)
             try:
-                connection.request("POST", "/v3/watch", body=body, headers={"Content-Type": "application/json"})
-                response = connection.getresponse()
-            except (OSError, http.client.HTTPException) as exc:
-                connection.close()
-                last = "%s: %s" % (endpoint, exc)
-                continue
-            if response.status != 200:
-                connection.close()
-                raise StoreError("%s: watch refused with HTTP %d" % (endpoint, response.status))
-            connection.sock.settimeout(None)  # changes may be minutes apart; close() ends the wait
-            return Watch(connection, response)
+                member = etcdclient.Etcd(endpoint, self._context, timeout=self.timeout)
+                return Watch(member.watch(prefix, start_revision))
+            except etcdclient.EtcdUnavailable as exc:
+                last = str(exc)
+            except etcdclient.EtcdError as exc:
+                raise StoreError(str(exc))
         raise StoreUnavailable(last)
 
     def revision(self, timeout=None):

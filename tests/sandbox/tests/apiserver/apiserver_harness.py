@@ -224,8 +224,7 @@ class Cluster:
     def etcd_client(self, number):
         context = etcdclient.tls_context(self.path("etcd/ca.crt"), self.path("apiserver-etcd-client.crt"),
                                          self.path("apiserver-etcd-client.key"))
-        return etcdclient.Etcd(etcdclient.GatewayClient("https://%s:2379" % self.etcd_ips[number - 1], context,
-                                                        timeout=2.0))
+        return etcdclient.Etcd("https://%s:2379" % self.etcd_ips[number - 1], context, timeout=2.0)
 
     def wait_etcd_quorum(self, timeout):
         def writable():

@@ -4,6 +4,8 @@
 """Without etcd quorum the API server stops answering, as the real one does: readyz turns 500 and resource
 requests fail with an error instead of hanging; with quorum back, it serves again and nothing was lost."""
 
+import datetime
+
 import pytest
 
 import apiserver_harness as harness
@@ -72,3 +74,37 @@ def test_one_member_down_keeps_the_api_serving(cluster, server):
     finally:
         cluster.restart_etcd(1)
         cluster.wait_member(1, 30)
+
+
+def _answer_with_token(cluster, token):
+    """What a GET of kubeadm-config with this bearer token answers: the error's (status, reason)."""
+    client = cluster.anonymous_client(cluster.ip(5), token=token)
+    try:
+        client.get("v1", "configmaps", "kubeadm-config", "kube-system")
+    except kubeclient.ApiError as exc:
+        return exc.status, exc.reason
+    finally:
+        client.close()
+    return 200, "OK"
+
+
+def test_a_bootstrap_token_still_authenticates_without_quorum_and_a_bad_one_is_still_401(cluster, server):
+    expiration = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1)).strftime(
+        "%Y-%m-%dT%H:%M:%SZ")
+    server.create("v1", "secrets", harness.token_secret("quorum", "0123456789abcdef", expiration), "kube-system")
+    server.create("v1", "configmaps", {"metadata": {"name": "kubeadm-config"}, "data": {"k": "v"}}, "kube-system")
+    valid, wrong = "quorum.0123456789abcdef", "quorum.ffffffffffffffff"
+    assert _answer_with_token(cluster, valid) == (200, "OK")
+
+    cluster.etcd[1].stop(kill=True)
+    cluster.etcd[2].stop(kill=True)
+    try:
+        harness.wait_until(lambda: readyz_failure(server), 30, what="readyz failing")
+        # Authenticated from the server's cache; only the read itself needs etcd.
+        assert _answer_with_token(cluster, valid) in ((504, "Timeout"), (500, "InternalError"))
+        assert _answer_with_token(cluster, wrong) == (401, "Unauthorized")
+        assert _answer_with_token(cluster, "absent.0123456789abcdef") == (401, "Unauthorized")
+    finally:
+        cluster.restart_etcd(2)
+        cluster.restart_etcd(3)
+        harness.wait_until(lambda: readyz(server) == "ok", 60, interval=0.5, what="readyz back")

@@ -17,14 +17,11 @@ pytestmark = [pytest.mark.sandbox]
 
 
 def copy_of_the_checkout(directory):
-    """What ``sandbox up`` needs of the checkout, copied under /tmp: the sandbox, the collection's etcd
-    gateway (bundled into the release bundles) and the virtualenv (a link: build.py takes etcd from it)."""
+    """What ``sandbox up`` needs of the checkout, copied under /tmp: the sandbox and the virtualenv (a link:
+    build.py takes etcd from it). Nothing of the collection: the emulation does not use it."""
     checkout = directory / ("checkout-" + uuid.uuid4().hex[:12])
     shutil.copytree(SANDBOX_DIR, checkout / "tests" / "sandbox",
                     ignore=shutil.ignore_patterns("__pycache__", "tests"))
-    gateway = os.path.join("plugins", "module_utils", "etcd_gateway.py")
-    (checkout / gateway).parent.mkdir(parents=True)
-    shutil.copy(os.path.join(REPO, gateway), checkout / gateway)
     (checkout / ".venv").symlink_to(os.path.join(REPO, ".venv"))
     return checkout
 

@@ -73,9 +73,9 @@ def test_each_binary_is_a_python3_zipapp_with_its_version_stamped(releases, rele
     path = _built(releases, release, name)
     assert path.read_bytes().startswith(b"#!/usr/bin/python3\n")
     script = ("import sys; sys.path.insert(0, sys.argv[1]); from kcpsim import version, etcdclient; "
-              "print(version.current(), etcdclient.GatewayClient.__name__)")
+              "print(version.current(), etcdclient.Etcd.__name__)")
     result = _run([SYSTEM_PYTHON, "-c", script, str(path)], env={"KCPSIM_VERSION": "v0.0.1"})
-    assert result.stdout.split() == [release, "GatewayClient"], result.stderr
+    assert result.stdout.split() == [release, "Etcd"], result.stderr
 
 
 @pytest.mark.parametrize("name, argv, expected", [
