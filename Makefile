@@ -7,7 +7,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 PYTEST_ARGS ?=
 
-.PHONY: setup test unit lint sanity docs-check bench test-sandbox
+.PHONY: setup test unit lint sanity docs-check bench test-sandbox mutation
 
 setup:
 	@tests/setup.sh
@@ -43,6 +43,12 @@ docs-check: setup
 	@set -e; for m in plugins/modules/*.py; do n=$$(basename $$m .py); \
 	  $(BIN)/ansible-doc kubeadm.control_plane.$$n > /dev/null || { echo "ansible-doc failed for $$n"; exit 1; }; done; \
 	  echo "docs-check: every module renders"
+
+# Mutation run over the decision files, each against its own unit tests (tests/mutation.py); slow, not in `test`.
+# MUTATION_ARGS: file names (planner etcd_quorum ...), --skip-kind string, --timeout SECONDS.
+MUTATION_ARGS ?=
+mutation: setup
+	$(BIN)/python tests/mutation.py $(MUTATION_ARGS)
 
 bench: setup
 	@set -e; for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done
