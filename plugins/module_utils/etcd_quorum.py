@@ -16,6 +16,9 @@ The rules, as etcd applies them:
   added counts as unhealthy until it has started and caught up (it cannot vote yet), which is why adding
   a voter to a cluster that is one failure from losing quorum is refused (KCP's "why delete and recreate").
 * etcd admits one learner at a time by default, so a second learner is refused.
+* kubeadm joins a control plane machine the learner way (learner mode, locked on since 1.32): the member is
+  added as a learner, which changes no arithmetic, and promoted once it has caught up, when it votes and is
+  healthy. :func:`project_join` projects exactly that, so one healthy member may grow to two.
 """
 
 from __future__ import annotations
@@ -129,4 +132,28 @@ def project(members, remove=(), add_voters=0, add_learners=0, promote=()):
         healthy_after=healthy_after,
         quorum_after=quorum_after,
         reasons=tuple(reasons),
+    )
+
+
+JOINING = "(joining)"
+
+
+def project_join(members):
+    """Project a kubeadm join: add a learner, then promote it once it has caught up (module docstring).
+
+    Both steps must be allowed. The verdict is the one of the promotion, with the added member counted as a
+    healthy voter, so ``voters_after`` says how many vote once the join is done.
+    """
+    members = [m if isinstance(m, Member) else Member(**m) for m in members]
+    added = project(members, add_learners=1)
+    promoted = project(members + [Member(id=JOINING, name=JOINING, learner=True)], promote=[JOINING])
+    reasons = tuple(dict.fromkeys(added.reasons + promoted.reasons))
+    return Verdict(
+        ok=not reasons,
+        voters_before=promoted.voters_before,
+        healthy_before=promoted.healthy_before,
+        voters_after=promoted.voters_after,
+        healthy_after=promoted.healthy_after,
+        quorum_after=promoted.quorum_after,
+        reasons=reasons,
     )

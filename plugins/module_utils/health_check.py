@@ -34,6 +34,7 @@ remediated (MHC8); when allowed, they are handed to remediation (MHC9).
 from __future__ import annotations
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import (
+    PAST_BOUNDARY_SECONDS,
     add_seconds,
     format_time,
     parse_duration,
@@ -46,9 +47,6 @@ UNHEALTHY = "unhealthy"
 PENDING = "pending"
 NOT_EVALUATED = "not_evaluated"
 
-# Requeue a pending target a second after it would turn unhealthy, so the next look sees it strictly past
-# its timeout (MHC4).
-NEXT_CHECK_MARGIN_SECONDS = 1.0
 
 
 def span(seconds):
@@ -78,7 +76,7 @@ def _until_unhealthy(since, timeout, now):
     if since is None or add_seconds(since, timeout) < now:
         return True, None
     elapsed = (now - parse_time(since)).total_seconds()
-    return False, timeout - elapsed + NEXT_CHECK_MARGIN_SECONDS
+    return False, timeout - elapsed + PAST_BOUNDARY_SECONDS
 
 
 def _node_condition(node, condition_type):

@@ -7,6 +7,8 @@
 the *first* needed operation of this ordered list (kcp-rules.md G1–G5; one operation per run, the playbook
 executes it and observes again):
 
+0. ``wait`` — etcd was asked and no member answered: nothing is concluded from no answer, so nothing is
+   decided (rule ``etcd_unreachable``).
 1. ``finish_delete`` — a machine is already being deleted (a run was killed half way): finish that first,
    the way KCP's re-entrant scale down does. Its etcd member, if still there, is removed only when quorum
    survives (``etcd_quorum.project``).
@@ -19,13 +21,21 @@ executes it and observes again):
 4. ``rollout`` — RO / G3: machines are outdated: the step is ``scale_up`` while fewer than replicas +
    max_surge machines exist, else ``scale_down`` among the outdated ones. ``upgrade_in_place`` instead, when
    ``upgrade.strategy`` is ``in_place`` and the machines differ only in version.
-5. ``scale_up`` / ``scale_down`` — G4: no machine → the first one, with ``init`` (no preflight); fewer than
-   replicas → scale up; more → scale down (SD1 with no outdated machine).
+5. ``scale_up`` / ``scale_down`` — G4: no machine → the first one, with ``init`` (no preflight), but only
+   when the cluster is not initialized and etcd has no member; otherwise the observation missed the machines
+   of a cluster that exists, and the answer is ``wait`` (``no_machine_observed``). Fewer than replicas →
+   scale up; more → scale down (SD1 with no outdated machine).
 6. ``none`` — the control plane is as declared.
 
 Every step that creates or removes a machine runs preflight first (PF, excluding the machine a scale down
-removes) and every step that removes an etcd member projects quorum first; a failure turns the step into
-``wait`` with ``blocked_by`` naming each rule that stops it.
+removes) and every step that removes an etcd member projects quorum first; a scale up projects the join
+the way kubeadm makes it (``etcd_quorum.project_join``: a learner, promoted once it has caught up). A failure
+turns the step into ``wait`` with ``blocked_by`` naming each rule that stops it.
+
+``retry_after_seconds`` (with ``wait`` and ``none``): the seconds until the earliest moment at which the same
+observation would give another answer (a health check timeout, a remediation retry period or
+min_healthy_period, ``rollout.after``, certificates entering ``rollout.before``); null when only a change in
+the cluster can change the answer.
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ from __future__ import annotations
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import (
     component_health,
     etcd_health,
+    etcd_leadership,
     failure_domains,
     health_check,
     preflight,
@@ -41,7 +52,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils import (
     scale_down,
     spec_hash,
 )
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import project
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import project, project_join
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
 
@@ -103,16 +114,8 @@ class _View:
         return next((mb for mb in self.members if name is not None and mb.name == name), None)
 
     def leader_candidate(self, leaving):
-        """SD4 / EH9: the newest other machine that is not deleting, not flagged and whose member is healthy."""
-        able = [
-            m
-            for m in self.machines
-            if m["name"] != leaving
-            and not m.get("deleting")
-            and m["name"] not in self.flagged
-            and self.conditions[m["name"]].get(component_health.ETCD_MEMBER, {}).get("status") == component_health.TRUE
-        ]
-        return component_health.oldest_first(able)[-1]["name"] if able else None
+        """SD4 / EH9: who takes etcd leadership if ``leaving``'s member leads (``etcd_leadership``)."""
+        return etcd_leadership.among_machines(self.machines, self.members, leaving=leaving, flagged=self.flagged)
 
 
 def plan(spec, snapshot, desired_hash=None, health=None):
@@ -126,10 +129,29 @@ def plan(spec, snapshot, desired_hash=None, health=None):
     if health is None:
         health = health_check.evaluate(spec["health_check"], snapshot)
     view = _View(spec, snapshot, desired_hash, health)
-    step = _finish_delete(view) or _clean_up_etcd_members(view) or _remediate(view) or _roll_out(view) or _scale(view)
+    step = (
+        _etcd_unreachable(view)
+        or _finish_delete(view)
+        or _clean_up_etcd_members(view)
+        or _remediate(view)
+        or _roll_out(view)
+        or _scale(view)
+    )
     if step is None:
         step = _settled(view)
     return _result(view, step)
+
+
+def _etcd_unreachable(view):
+    """Step 0: etcd was asked (members are listed) and none answered: no decision can be made on that."""
+    members = (view.snapshot.get("etcd") or {}).get("members") or []
+    if not members or any(m.get("responsive") for m in members):
+        return None
+    tried = "; ".join("%s: %s" % (m.get("name") or ", ".join(m.get("client_urls") or []) or "?", m.get("error") or "no answer") for m in members)
+    return _wait(
+        "no etcd member answered, so nothing about the control plane can be decided",
+        [_blocker("etcd_unreachable", "no etcd endpoint answered (%s)" % tried, [])],
+    )
 
 
 def _finish_delete(view):
@@ -213,6 +235,13 @@ def _scale(view):
     """G4: create the first machine, or scale towards the declared replicas."""
     count, replicas = len(view.machines), view.spec["replicas"]
     if count == 0:
+        existing = _existing_cluster(view)
+        if existing:
+            return _wait(
+                "the observation found no control plane machine, but the cluster exists (%s): check the inventory "
+                "group and the kubeconfig the observation used" % existing,
+                [_blocker("no_machine_observed", "no machine observed for a cluster that exists: %s" % existing, [])],
+            )
         choice = _placement(view)
         return _step(
             SCALE_UP,
@@ -228,8 +257,18 @@ def _scale(view):
     return None
 
 
+def _existing_cluster(view):
+    """Why the cluster exists although no machine was observed ("" when nothing says it does)."""
+    if view.snapshot.get("initialized"):
+        return "it is initialized"
+    members = (view.snapshot.get("etcd") or {}).get("members") or []
+    if view.etcd_managed and members:
+        return "etcd has %d member%s" % (len(members), "" if len(members) == 1 else "s")
+    return ""
+
+
 def _scale_up(view, reason):
-    """Scale up behind preflight (PF5: nothing excluded) and the quorum projection of one more voter."""
+    """Scale up behind preflight (PF5: nothing excluded) and the projection of a kubeadm join."""
     choice = _placement(view)
     report = view.preflight()
     details = ["%s: %s" % (choice.rule, choice.detail)]
@@ -242,7 +281,7 @@ def _scale_up(view, reason):
             failure_domain=choice.domain,
             details=details,
         )
-    verdict = project(view.members, add_voters=1) if view.etcd_managed else None
+    verdict = project_join(view.members) if view.etcd_managed else None
     if verdict is not None and not verdict.ok:
         return _wait(
             reason + ", once etcd can take a member",
@@ -339,6 +378,19 @@ def _step(action, reason, **fields):
     return step
 
 
+def _retry_after(view, action):
+    """For ``wait`` and ``none``: seconds until the soonest timer that can change the answer (module docstring)."""
+    if action not in (WAIT, NONE):
+        return None
+    timers = (
+        view.health.get("next_check_seconds"),
+        view.remediation.retry_after_seconds,
+        rollout.seconds_until_outdated(view.machines, view.spec, view.now),
+    )
+    known = [t for t in timers if t is not None]
+    return round(min(known), 3) if known else None
+
+
 def _result(view, step):
     """The plan as returned: the step plus what every consumer reads, with every key present."""
     decision = view.remediation
@@ -354,6 +406,7 @@ def _result(view, step):
         "retry_count": step.get("retry_count"),
         "remediation_for": step.get("remediation_for"),
         "reason": step["reason"],
+        "retry_after_seconds": _retry_after(view, step["action"]),
         "details": step.get("details", []),
         "blocked_by": step.get("blocked_by", []),
         "outdated": rollout.messages(view.outdated),

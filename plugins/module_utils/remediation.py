@@ -19,8 +19,8 @@ RM5  Preconditions, in this order, the first failure wins:
      5. a machine that is *not* flagged has no node yet → skip (``machine_provisioning``);
      6. any machine is deleting → skip (``machine_deleting``);
      7. managed etcd: removing the machine's member must keep quorum (RM7) → else skip (``etcd_quorum``);
-     8. managed etcd: a leadership candidate must exist, the newest machine not flagged → else fail
-        (``no_leader_candidate``).
+     8. managed etcd: a leadership candidate must exist (``etcd_leadership.among_machines``: the newest
+        other machine, not flagged, whose voting member is healthy) → else fail (``no_leader_candidate``).
      Before the control plane is initialized, 4–8 do not apply: the machine is deleted directly (first
      machine recovery).
 RM6  Retry limits apply only to a machine that carries a remediation record (it replaced a machine an earlier
@@ -28,6 +28,8 @@ RM6  Retry limits apply only to a machine that carries a remediation record (it 
      starts (retry count 0, no limits; a record without a time counts as expired). Otherwise, if record
      time + ``retry_period`` is strictly after now → skip; else if ``max_retry`` is set and the recorded
      retries ≥ ``max_retry`` → skip; else retry count = recorded + 1. Retry period is checked first.
+     A skip for either limit says when it ends (``retry_after_seconds``): the end of the retry period, or,
+     for ``max_retry``, the end of ``min_healthy_period``, when a new sequence starts.
 RM7  Quorum (``etcd_quorum.project``): members come from etcd, not from machines; the selected machine's
      member (named after its node) is removed if it is in the list; a member is healthy only if its machine's
      etcd member condition is true (strays and still-joining members are unhealthy). The projection also
@@ -43,14 +45,16 @@ from collections import namedtuple
 from datetime import timedelta
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import node_name, oldest_first
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_leadership import among_machines
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import project
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import format_time, parse_duration, parse_time
 
 REMEDIATE, SKIP, FAIL, NONE = "remediate", "skip", "fail", "none"
 DEFAULT_MIN_HEALTHY_PERIOD = 3600.0
 
-Decision = namedtuple("Decision", "status machine rule reason retry_count leader_candidate quorum")
-Retry = namedtuple("Retry", "allowed retry_count rule reason")
+Decision = namedtuple("Decision", "status machine rule reason retry_count leader_candidate quorum retry_after_seconds")
+# ``retry_after_seconds``: for a refusal, the seconds until the limit that refuses ends.
+Retry = namedtuple("Retry", "allowed retry_count rule reason retry_after_seconds")
 
 
 def select_machine(flagged_machines):
@@ -64,25 +68,34 @@ def retry_verdict(machine, strategy, now):
     """RM6: may ``machine`` be remediated again, and with which retry count (a ``Retry``)."""
     record = machine.get("remediation") or {}
     if record.get("last") is None:
-        return Retry(True, 0, None, "no earlier remediation is recorded")
+        return Retry(True, 0, None, "no earlier remediation is recorded", None)
     last = parse_time(record["last"])
     min_healthy = parse_duration(_or(strategy.get("min_healthy_period"), DEFAULT_MIN_HEALTHY_PERIOD))
     retry_period = parse_duration(_or(strategy.get("retry_period"), 0))
     retries = record.get("retries") or 0
-    if not last + timedelta(seconds=min_healthy) > now:
-        return Retry(True, 0, None, "the last remediation (%s) is older than min_healthy_period: a new sequence" % format_time(last))
-    if last + timedelta(seconds=retry_period) > now:
+    sequence_ends = last + timedelta(seconds=min_healthy)
+    if not sequence_ends > now:
+        return Retry(True, 0, None, "the last remediation (%s) is older than min_healthy_period: a new sequence" % format_time(last), None)
+    retry_from = last + timedelta(seconds=retry_period)
+    if retry_from > now:
         return Retry(
             False,
             retries,
             "retry_period",
-            "the last remediation (%s) is within retry_period; retry after %s"
-            % (format_time(last), format_time(last + timedelta(seconds=retry_period))),
+            "the last remediation (%s) is within retry_period; retry after %s" % (format_time(last), format_time(retry_from)),
+            (retry_from - now).total_seconds(),
         )
     max_retry = strategy.get("max_retry")
     if max_retry is not None and retries >= max_retry:
-        return Retry(False, retries, "max_retries", "already remediated %d times, max_retry is %d" % (retries, max_retry))
-    return Retry(True, retries + 1, None, "retry %d of the sequence that started before %s" % (retries + 1, format_time(last)))
+        return Retry(
+            False,
+            retries,
+            "max_retries",
+            "already remediated %d times, max_retry is %d; a new sequence may start at %s"
+            % (retries, max_retry, format_time(sequence_ends)),
+            (sequence_ends - now).total_seconds(),
+        )
+    return Retry(True, retries + 1, None, "retry %d of the sequence that started before %s" % (retries + 1, format_time(last)), None)
 
 
 def flagged_names(health):
@@ -116,7 +129,7 @@ def decide(machines, health, members, strategy, now, initialized, etcd_managed, 
         )
     retry = retry_verdict(target, strategy, now)
     if not retry.allowed:
-        return _decision(SKIP, name, retry.rule, "%s: %s" % (name, retry.reason), retry.retry_count)
+        return _decision(SKIP, name, retry.rule, "%s: %s" % (name, retry.reason), retry.retry_count, retry_after=retry.retry_after_seconds)
     if not initialized:
         return _decision(REMEDIATE, name, None, "the control plane is not initialized: %s is deleted directly" % name, retry.retry_count)
     if len(machines) <= 1:
@@ -133,11 +146,10 @@ def decide(machines, health, members, strategy, now, initialized, etcd_managed, 
     if not verdict.ok:
         reason = "removing %s would lose etcd quorum: %s" % (name, "; ".join(verdict.reasons))
         return _decision(SKIP, name, "etcd_quorum", reason, retry.retry_count, quorum=verdict)
-    healthy = [m for m in machines if m["name"] not in flagged]
-    if not healthy:
-        reason = "no healthy machine can take over etcd leadership from %s" % name
+    candidate = among_machines(machines, members, leaving=name, flagged=flagged)
+    if candidate is None:
+        reason = "no machine can take over etcd leadership from %s: none other is unflagged with a healthy voting member" % name
         return _decision(FAIL, name, "no_leader_candidate", reason, retry.retry_count, quorum=verdict)
-    candidate = oldest_first(healthy)[-1]["name"]
     reason = "%s is unhealthy and etcd keeps quorum without it" % name
     return _decision(REMEDIATE, name, None, reason, retry.retry_count, candidate, verdict)
 
@@ -148,8 +160,8 @@ def _project_removal(members, member_name):
     return project(members, remove=[member_name] if present else [])
 
 
-def _decision(status, machine, rule, reason, retry_count=0, leader_candidate=None, quorum=None):
-    return Decision(status, machine, rule, reason, retry_count, leader_candidate, quorum)
+def _decision(status, machine, rule, reason, retry_count=0, leader_candidate=None, quorum=None, retry_after=None):
+    return Decision(status, machine, rule, reason, retry_count, leader_candidate, quorum, retry_after)
 
 
 def _or(value, default):

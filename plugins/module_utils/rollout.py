@@ -23,6 +23,9 @@ rather than replaced (:func:`split_by_strategy`); any other reason still replace
 Next step (RO3): with ``max = replicas + max_surge`` (max_surge 0 or 1), fewer machines than ``max`` → scale
 up (the new machine is placed by FD2), otherwise → scale down choosing among the outdated machines (SD1).
 So max_surge 1 adds then removes, and max_surge 0 removes then adds.
+
+:func:`seconds_until_outdated` says when a machine up to date now turns outdated with no change in the cluster
+(``rollout.after`` passing, certificates entering ``rollout.before``): what a waiting reconcile loop polls for.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from __future__ import annotations
 from collections import namedtuple
 from datetime import timedelta
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import format_time, parse_time
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import PAST_BOUNDARY_SECONDS, format_time, parse_time
 
 CERTIFICATES, ROLLOUT_AFTER, VERSION, SPEC = "certificates", "rollout_after", "version", "spec"
 SCALE_UP, SCALE_DOWN = "scale_up", "scale_down"
@@ -60,6 +63,26 @@ def outdated_reasons(machine, spec, desired_hash, now):
     if recorded is not None and recorded != desired_hash:
         reasons.append(Reason(SPEC, "built from spec %s, the spec is now %s" % (_short(recorded), _short(desired_hash))))
     return reasons
+
+
+def seconds_until_outdated(machines, spec, now):
+    """Seconds until the first machine turns outdated by time alone (rules a and b), or None when none will.
+
+    Both rules need the boundary strictly passed, hence the margin.
+    """
+    rollout = spec.get("rollout") or {}
+    days = (rollout.get("before") or {}).get("certificates_expiry_days")
+    after = parse_time(rollout["after"]) if rollout.get("after") is not None else None
+    moments = []
+    for machine in machines:
+        if machine.get("deleting"):
+            continue
+        if days is not None and machine.get("certificates_expire") is not None:
+            moments.append(parse_time(machine["certificates_expire"]) - timedelta(days=days))
+        if after is not None and parse_time(machine["created"]) < after:
+            moments.append(after)
+    ahead = [(moment - now).total_seconds() + PAST_BOUNDARY_SECONDS for moment in moments if moment >= now]
+    return min(ahead, default=None)
 
 
 def outdated_machines(machines, spec, desired_hash, now):

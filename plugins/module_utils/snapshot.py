@@ -13,6 +13,8 @@ at once, each naming its path (``machines[2].created``) and the rule:
   the other records: the contract grows only by documented optional fields, so an unknown key is a typo or
   a producer ahead of its reader;
 * failure domain names, machine names and etcd member ids are unique;
+* an etcd member's id may be empty only for the nameless, unresponsive member ``etcd_info`` reports for an
+  endpoint when no endpoint answers (docs/snapshot.md);
 * everything else takes the documented default: false, null, an empty list, ``unknown`` for components,
   ``{requested: false, retries: 0, last: null}`` for a machine's remediation record. Two defaults follow
   from other fields: ``provisioned`` is whether a ``node`` is given, and a node's ``name`` is the machine's.
@@ -47,6 +49,11 @@ _hex = string(r"[0-9a-fA-F]{1,16}", "must be an etcd id: 1 to 16 hex digits, as 
 def _etcd_id(value, path, errors):
     text = _hex(value, path, errors)
     return text.lower() if text is not None else None
+
+
+def _member_id(value, path, errors):
+    """An etcd id, or "" (checked against the rest of the member in :func:`_member`)."""
+    return "" if value == "" else _etcd_id(value, path, errors)
 
 
 def _ids_seen(value, path, errors):
@@ -98,7 +105,7 @@ _MACHINE = {
 
 _MEMBER = {
     "name": Field(_optional_string, ""),
-    "id": Field(_etcd_id, REQUIRED),
+    "id": Field(_member_id, REQUIRED),
     "peer_urls": Field(list_of(string()), []),
     "client_urls": Field(list_of(string()), []),
     "responsive": Field(boolean, False),
@@ -126,6 +133,17 @@ def _machine(value, path, errors):
     return machine
 
 
+def _member(value, path, errors):
+    member = read_mapping(value, path, errors, _MEMBER)
+    if member is None:
+        return None
+    if member["id"] == "" and (member["name"] or member["responsive"]):
+        errors.append(
+            error(path + ".id", "must not be empty: only a nameless member that did not answer has no id", "")
+        )
+    return member
+
+
 _SNAPSHOT = {
     "now": Field(timestamp, REQUIRED),
     "initialized": Field(boolean, False),
@@ -143,7 +161,7 @@ _SNAPSHOT = {
         )
     ),
     "machines": Field(list_of(_machine), REQUIRED),
-    "etcd": Field(mapping({"external": Field(boolean, False), "members": Field(list_of(mapping(_MEMBER)), [])}), {}),
+    "etcd": Field(mapping({"external": Field(boolean, False), "members": Field(list_of(_member), [])}), {}),
 }
 
 
@@ -151,7 +169,7 @@ def _check_unique(records, key, path, errors):
     seen = set()
     for i, record in enumerate(records or ()):
         value = record.get(key) if record else None
-        if value is None:
+        if not value:  # missing, or a nameless member's empty id: nothing to compare
             continue
         if value in seen:
             errors.append(error(item(path, i) + "." + key, "must be unique: another entry already has it", value))

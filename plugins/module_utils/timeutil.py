@@ -12,6 +12,9 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone
 
+# A look this long after a boundary that is crossed only strictly ("timeout strictly before now") sees it crossed.
+PAST_BOUNDARY_SECONDS = 1.0
+
 _UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}
 _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
 

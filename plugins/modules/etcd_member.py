@@ -65,6 +65,14 @@ options:
         cluster you understand.
     type: bool
     default: false
+  leader_candidate:
+    description:
+      - With O(state=absent), the member that takes the leadership if the member removed leads: the
+        C(leader_candidate) of M(kubeadm.control_plane.kcp_plan)'s plan. It must be another healthy voting member,
+        or the removal is refused.
+      - When left out, the collection's one leadership rule picks it (C(docs/decisions.md)): a healthy voting
+        member other than the one removed, the one furthest ahead in the raft log, then the largest name.
+    type: str
   retry_timeout:
     description:
       - Seconds to keep polling while etcd refuses a change for now (kubeadm polls promotions for 2 minutes).
@@ -197,6 +205,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_client
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_gateway import EtcdError, EtcdUnavailable
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_health import change_verdict
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_leadership import among_members
 
 ARGUMENT_SPEC = dict(
     name=dict(type="str", required=True),
@@ -205,6 +214,7 @@ ARGUMENT_SPEC = dict(
     learner=dict(type="bool", default=True),
     leader=dict(type="bool", default=False),
     force=dict(type="bool", default=False),
+    leader_candidate=dict(type="str"),
     retry_timeout=dict(type="float", default=30.0),
     **etcd_client.CONNECTION_ARGUMENT_SPEC
 )
@@ -231,23 +241,28 @@ def find_member(members, name, peer_urls):
     return None
 
 
-def successor(members, leaving_id):
-    """Who takes the lead from a leaving leader: the healthy voter furthest ahead in the raft log, then by name."""
-    candidates = [
-        m for m in members if m["id"] != leaving_id and m["responsive"] and not m["error"] and not m["learner"]
-    ]
-    candidates.sort(key=lambda m: (-(m.get("raft_index") or 0), m["name"]))
-    return candidates[0] if candidates else None
+def successor(members, leaving, candidate=None):
+    """Who takes the lead from the leaving leader: the member named ``candidate`` (the plan's choice), else the
+    one ``etcd_leadership`` picks; the guard refuses a candidate that cannot lead."""
+    if candidate is None:
+        heir_id = among_members(members, leaving["id"])
+        return next((m for m in members if m["id"] == heir_id), None)
+    if candidate == leaving["name"]:
+        raise ValueError("leader_candidate: %s is the member being removed" % candidate)
+    heir = next((m for m in members if m["name"] == candidate), None)
+    if heir is None:
+        raise ValueError("leader_candidate: no member is named %s" % candidate)
+    return heir
 
 
-def plan(members, name, peer_urls, state, learner, leader):
+def plan(members, name, peer_urls, state, learner, leader, leader_candidate=None):
     """The steps from the member's current state to the declared one (empty = nothing to do)."""
     member = find_member(members, name, peer_urls)
     if state == "absent":
         if member is None:
             return []
         steps = []
-        heir = successor(members, member["id"]) if member["leader"] else None
+        heir = successor(members, member, leader_candidate) if member["leader"] else None
         if heir is not None:
             steps.append(Step("move_leader", heir["id"], dict(remove=[member["id"]], lead_to=heir["id"])))
         return steps + [Step("remove", member["id"], dict(remove=[member["id"]]))]
@@ -288,7 +303,7 @@ def run(client, params, check_mode):
     """Plan, then for each step: look at etcd again, ask the guard, act. Returns the module result."""
     name, peer_urls = params["name"], params["peer_urls"]
     members = client.gather()["members"]
-    steps = plan(members, name, peer_urls, params["state"], params["learner"], params["leader"])
+    steps = plan(members, name, peer_urls, params["state"], params["learner"], params["leader"], params.get("leader_candidate"))
     found = find_member(members, name, peer_urls)
     member_id = found["id"] if found else None
     taken, verdict = [], None

@@ -23,6 +23,9 @@ description:
     V(rollout) outdated machines (add then remove with C(max_surge) 1, remove then add with 0), or
     V(upgrade_in_place) with the in-place upgrade strategy; V(scale_up) / V(scale_down) towards the declared
     replicas; V(none) when nothing is needed. V(wait) says a needed operation is not safe now."
+  - "Nothing is concluded from no answer: when no etcd endpoint answered, the plan is V(wait) naming etcd;
+    when the observation found no machine for a cluster that exists (initialized, or etcd has members), the
+    plan is V(wait), never a second C(kubeadm init)."
   - Every operation that creates or removes a machine is gated by the preflight checks (every other machine
     has a Node and healthy control plane pods and etcd member, no machine is being deleted, etcd agrees on
     its members and has no alarm, the API endpoint answers), and every removal of an etcd member by a quorum
@@ -126,8 +129,12 @@ init:
   type: bool
   sample: false
 leader_candidate:
-  description: When the operation removes an etcd member, the newest other healthy machine, to which etcd
-    leadership moves first if the leaving member leads; null otherwise.
+  description:
+    - When the operation removes an etcd member, the machine to which etcd leadership moves first if the
+      leaving member leads (give it to M(kubeadm.control_plane.etcd_member) as its C(leader_candidate) option);
+      null otherwise, or when no machine can lead.
+    - The newest other machine that is not deleting, not flagged for remediation, and whose etcd member is a
+      healthy voting member (C(docs/decisions.md), etcd leadership).
   returned: success
   type: str
   sample: cp-4
@@ -155,6 +162,17 @@ remediation_for:
   returned: success
   type: dict
   sample: {"machine": "cp-2", "timestamp": "2026-11-22T09:50:00Z", "retry_count": 0}
+retry_after_seconds:
+  description:
+    - With V(wait) and V(none), the seconds until the soonest moment at which the same observation would give
+      another answer (a pending health check condition or node startup timing out, a remediation's retry
+      period or C(min_healthy_period) ending, C(rollout.after) or a certificate expiry threshold passing), so
+      a reconcile loop can observe again then instead of sleeping a fixed time.
+    - Null when only a change in the cluster can change the answer, and with every other action (observe
+      again as soon as the operation is done).
+  returned: success
+  type: float
+  sample: 181.0
 reason:
   description: One short sentence for people saying what the operation is and why.
   returned: success
@@ -171,7 +189,8 @@ blocked_by:
   description:
     - The rules that stop an operation right now, each with a message and the machines it concerns; empty
       when acting is safe. With V(none), the preflight failures of the control plane as it is.
-    - "Rules: V(etcd_topology), V(endpoint_not_ready), V(machines_deleting), V(machines_without_node),
+    - "Rules: V(etcd_unreachable) (no etcd endpoint answered), V(no_machine_observed) (no machine observed for a
+      cluster that exists), V(etcd_topology), V(endpoint_not_ready), V(machines_deleting), V(machines_without_node),
       V(components_not_healthy), V(etcd_members_not_healthy), V(etcd_cluster) (preflight); V(etcd_quorum),
       V(too_few_machines) (etcd membership); V(remediation_not_allowed), V(remediation_in_progress),
       V(retry_period), V(max_retries), V(machine_provisioning), V(machine_deleting), V(no_leader_candidate)

@@ -5,7 +5,7 @@
 
 import pytest
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import Member, project, quorum
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import Member, project, project_join, quorum
 
 
 def members(healthy, unhealthy=0, learners=0):
@@ -75,3 +75,53 @@ def test_verdict_explains_its_arithmetic():
         "failures_tolerated_after": -1,
         "reasons": ["after the change 1 of 2 voting members would be healthy, 2 are needed for quorum"],
     }
+
+
+def test_a_learner_is_not_a_voter_one_healthy_and_one_dead_voter_with_a_learner_have_no_quorum():
+    verdict = project(members(1, unhealthy=1, learners=1), remove=["l0"])
+    assert (verdict.ok, verdict.voters_before, verdict.healthy_before) == (False, 2, 1)
+    assert verdict.reasons[0] == "etcd has no quorum now: 1 of 2 voting members healthy, 2 needed"
+
+
+@pytest.mark.parametrize(
+    "healthy_learner,ok,healthy_after",
+    [(True, True, 2), (False, False, 1)],
+    ids=["a promoted learner that is healthy counts as a healthy voter", "a promoted learner that is not healthy counts as a voter only"],
+)
+def test_how_a_promoted_learner_counts(healthy_learner, ok, healthy_after):
+    m = members(1) + [Member(id="l0", name="l0", learner=True, healthy=healthy_learner)]
+    verdict = project(m, promote=["l0"])
+    assert (verdict.ok, verdict.voters_after, verdict.healthy_after, verdict.quorum_after) == (ok, 2, healthy_after, 2)
+
+
+@pytest.mark.parametrize(
+    "m,reason",
+    [(members(3), "etcd admits one learner at a time and 2 would exist"),
+     (members(3, learners=1), "etcd admits one learner at a time and 3 would exist")],
+    ids=["two learners at once are refused", "two learners on top of one are refused"],
+)
+def test_adding_two_learners_at_once_is_refused(m, reason):
+    verdict = project(m, add_learners=2)
+    assert not verdict.ok and verdict.reasons == (reason,)
+
+
+JOINS = [
+    ("a single member takes a second voter the learner way", members(1), (True, 1, 2, 2, 2)),
+    ("two healthy members take a third", members(2), (True, 2, 3, 3, 2)),
+    ("three members with one down still take a learner that will vote", members(2, 1), (True, 3, 4, 3, 3)),
+    ("a join waits while another learner has not been promoted", members(1, learners=1), (False, 1, 2, 2, 2)),
+    ("no join without quorum now", members(1, 1), (False, 2, 3, 2, 2)),
+]
+
+
+@pytest.mark.parametrize("m,expected", [c[1:] for c in JOINS], ids=[c[0] for c in JOINS])
+def test_a_kubeadm_join_is_projected_as_a_learner_promoted_once_caught_up(m, expected):
+    verdict = project_join(m)
+    assert (verdict.ok, verdict.voters_before, verdict.voters_after, verdict.healthy_after, verdict.quorum_after) == expected
+    assert bool(verdict.reasons) is not verdict.ok
+
+
+def test_a_join_refusal_names_each_reason_once():
+    verdict = project_join(members(0, 1, learners=1))
+    assert verdict.reasons.count("etcd has no quorum now: 0 of 1 voting members healthy, 1 needed") == 1
+    assert "etcd admits one learner at a time and 2 would exist" in verdict.reasons

@@ -232,3 +232,9 @@ def test_the_filters_run_in_a_template(tmp_path):
     down = "{{ observed | kubeadm.control_plane.kcp_scale_down_failure_domain }}"
     outcome, result = run_module("ansible.builtin.debug", {"msg": up + "/" + down}, extra=("-e", "@%s" % variables))
     assert outcome == "SUCCESS" and result["msg"] == "fd-b/fd-a"
+
+
+def test_fd4_takes_the_bucket_of_the_oldest_machine_outside_the_candidate_domains_not_the_oldest_overall():
+    machines = [m("cp-1", "fd-a", 900), m("cp-2", "fd-x", 500), m("cp-3", None, 300), m("cp-4", "fd-y", 100)]
+    choice = scale_down_choice(fds("fd-a", off=("fd-x",)), machines, machines)
+    assert (choice.machine, choice.domain, choice.rule) == ("cp-2", "fd-x", "FD4")

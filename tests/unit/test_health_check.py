@@ -386,3 +386,15 @@ def test_timestamps_with_offsets_are_compared_as_instants():
     m["node"]["conditions"] = [{"type": "Ready", "status": "False", "last_transition": "2026-11-22T10:55:00+01:00"}]
     target = only_target(health_check(), m)
     assert (target["state"], target["next_check_seconds"]) == ("pending", 1.0)
+
+
+def test_two_pending_conditions_check_again_at_the_soonest_expiry_not_the_shortest_timeout():
+    rules = health_check(unhealthy_conditions=[
+        {"type": "Ready", "status": "False", "timeout": 300.0},
+        {"type": "DiskPressure", "status": "True", "timeout": 120.0},
+    ])
+    target = with_conditions(machine("cp-1"), ("Ready", "False", 240), ("DiskPressure", "True", 0))
+    result = evaluate(rules, snapshot([target]))
+    assert result["pending"] == ["cp-1"]
+    assert result["next_check_seconds"] == 61.0
+    assert "Ready is False" in result["targets"][0]["reason"]

@@ -210,10 +210,17 @@ class World:
         self.machines = machines
         self.in_progress = None
         self.created = 0
+        self.initialized = bool(machines)
         self.health_of = health_of or (lambda snap: HEALTHY)
 
     def snapshot(self):
-        return snapshot(copy.deepcopy(self.machines), failure_domains=FDS, remediation_in_progress=self.in_progress)
+        return snapshot(
+            copy.deepcopy(self.machines),
+            failure_domains=FDS,
+            remediation_in_progress=self.in_progress,
+            initialized=self.initialized,
+            endpoint_ready=self.initialized,
+        )
 
     def apply(self, result, version):
         kind = result["step"] if result["action"] == "rollout" else result["action"]
@@ -222,6 +229,7 @@ class World:
             name = "new-%d" % self.created
             self.machines.append(machine(name, fd=result["failure_domain"], created=100 - self.created, version=version))
             self.in_progress = None
+            self.initialized = True
         elif kind in ("scale_down", "remediate", "finish_delete"):
             self.machines = [m for m in self.machines if m["name"] != result["machine"]]
             if kind == "remediate":
@@ -501,3 +509,201 @@ def test_without_seams_the_planner_hashes_the_spec_and_runs_the_health_check():
     result = plan(the_spec, snapshot(machines, failure_domains=FDS))
     assert (result["action"], result["spec_hash"], result["outdated"]) == ("none", spec_hash(the_spec), {})
     assert result["health_check"]["remediation_allowed"] is True
+
+
+# --- growing from one machine: a join is a learner, promoted once it has caught up ------------------------
+
+
+def test_a_one_machine_control_plane_grows_by_a_learner_that_will_vote():
+    result = decide(spec(), snapshot(cluster(1), failure_domains=FDS))
+    assert short(result) == ("scale_up", "scale_up", "fd-b"), result["reason"]
+    assert result["quorum"] == {
+        "ok": True,
+        "voters_before": 1,
+        "healthy_before": 1,
+        "voters_after": 2,
+        "healthy_after": 2,
+        "quorum_after": 2,
+        "failures_tolerated_after": 0,
+        "reasons": [],
+    }
+
+
+def test_a_control_plane_grows_step_by_step_from_nothing_to_one_two_three_and_five_machines():
+    world = World([])
+    sizes = []
+    for replicas in (1, 2, 3, 5):
+        taken = world.converge(spec(replicas=replicas))
+        assert taken and all(step[0] == "scale_up" for step in taken), taken
+        sizes.append(len(world.machines))
+    assert sizes == [1, 2, 3, 5]
+    assert sorted(m["failure_domain"] for m in world.machines) == ["fd-a", "fd-a", "fd-b", "fd-b", "fd-c"]
+
+
+def test_the_first_step_of_growth_is_kubeadm_init_and_only_the_first():
+    world = World([])
+    first = plan(spec(replicas=2), world.snapshot(), desired_hash=HASH, health=HEALTHY)
+    world.apply(first, spec()["version"])
+    second = plan(spec(replicas=2), world.snapshot(), desired_hash=HASH, health=HEALTHY)
+    assert (first["init"], second["init"]) == (True, False)
+
+
+def test_a_one_replica_rolling_update_with_max_surge_1_adds_the_new_machine_then_removes_the_old():
+    world = World(cluster(1))
+    taken = world.converge(spec(version="v1.31.0", replicas=1, rollout=surge(1)))
+    assert taken == [("rollout", "scale_up", "fd-b"), ("rollout", "scale_down", "cp-1")]
+    assert [(m["name"], m["version"]) for m in world.machines] == [("new-1", "v1.31.0")]
+
+
+def test_a_one_replica_rolling_update_hands_leadership_to_the_new_machine():
+    snap = snapshot([machine("cp-1", fd="fd-a", created=100), machine("new-1", fd="fd-b", created=10, version="v1.31.0")],
+                    failure_domains=FDS)
+    result = decide(spec(version="v1.31.0", replicas=1, rollout=surge(1)), snap)
+    assert (short(result), result["leader_candidate"]) == (("rollout", "scale_down", "cp-1"), "new-1")
+    assert (result["quorum"]["voters_after"], result["quorum"]["healthy_after"]) == (1, 1)
+
+
+def test_growing_waits_while_an_earlier_learner_is_not_promoted():
+    snap = snapshot(cluster(2), failure_domains=FDS, members=members(1) + [member("cp-2", learner=True)])
+    result = decide(spec(), snap)
+    assert result["action"] == "wait" and "etcd_members_not_healthy" in [b["rule"] for b in result["blocked_by"]]
+
+
+# --- no machine observed is not a cluster to create ----------------------------------------------------------
+
+
+NO_MACHINE = [
+    ("a running cluster with no observed machine is not initialized again",
+     snapshot([], failure_domains=FDS, members=members(3), initialized=True), "wait"),
+    ("an initialized cluster whose etcd was not observed is not initialized again",
+     snapshot([], failure_domains=FDS, members=[], initialized=True), "wait"),
+    ("etcd members left from an earlier cluster stop kubeadm init",
+     snapshot([], failure_domains=FDS, members=[member("cp-1")], initialized=False), "wait"),
+    ("nothing initialized and no etcd member means kubeadm init",
+     snapshot([], failure_domains=FDS, members=[], initialized=False, endpoint_ready=False), "scale_up"),
+]
+
+
+@pytest.mark.parametrize("snap,action", [c[1:] for c in NO_MACHINE], ids=[c[0] for c in NO_MACHINE])
+def test_no_observed_machine_is_init_only_for_a_cluster_that_does_not_exist(snap, action):
+    result = decide(spec(), snap)
+    assert result["action"] == action, result["reason"]
+    assert result["init"] is (action == "scale_up")
+    if action == "wait":
+        assert [b["rule"] for b in result["blocked_by"]] == ["no_machine_observed"]
+        assert "found no control plane machine" in result["reason"]
+
+
+def test_with_external_etcd_its_members_do_not_stop_the_first_init():
+    snap = snapshot([], failure_domains=FDS, external=True, members=[member("ext-1")], initialized=False)
+    result = decide(EXTERNAL_ETCD, snap)
+    assert (result["action"], result["init"]) == ("scale_up", True)
+
+
+# --- etcd that does not answer at all -------------------------------------------------------------------------
+
+
+def nameless(url, error="connection refused"):
+    """The member etcd_info reports for an endpoint when no endpoint answers (docs/snapshot.md)."""
+    return {"name": "", "id": "", "peer_urls": [], "client_urls": [url], "responsive": False, "error": error,
+            "leader": False, "learner": False, "alarms": [], "member_ids_seen": []}
+
+
+@pytest.mark.parametrize(
+    "the_spec,health",
+    [(spec(), HEALTHY), (spec(replicas=5), HEALTHY), (spec(version="v1.31.0"), flag("cp-2"))],
+    ids=["with nothing to do", "with a scale up due", "with a rollout and a remediation due"],
+)
+def test_an_etcd_where_no_endpoint_answers_is_a_wait_naming_etcd(the_spec, health):
+    gone = [nameless("https://10.0.0.%d:2379" % i) for i in (1, 2, 3)]
+    result = decide(the_spec, snapshot(cluster(3), failure_domains=FDS, members=gone), health)
+    assert result["action"] == "wait"
+    assert [b["rule"] for b in result["blocked_by"]] == ["etcd_unreachable"]
+    assert "https://10.0.0.2:2379: connection refused" in result["blocked_by"][0]["message"]
+
+
+# --- leadership: one rule, never to a machine that cannot lead ------------------------------------------------
+
+
+LEADERSHIP = [
+    ("the newest other machine leads", {}, {}, HEALTHY, "cp-5"),
+    ("not a deleting machine", {"cp_5": {"deleting": True}}, {}, HEALTHY, "cp-4"),
+    ("not a machine flagged for remediation", {}, {}, flag("cp-5"), "cp-4"),
+    ("not a machine whose member does not answer", {}, {"cp_5": {"responsive": False}}, HEALTHY, "cp-4"),
+    ("not a machine whose member is a learner", {}, {"cp_5": {"learner": True}}, HEALTHY, "cp-4"),
+]
+
+
+@pytest.mark.parametrize("machines,member_overrides,health,candidate", [c[1:] for c in LEADERSHIP], ids=[c[0] for c in LEADERSHIP])
+def test_finishing_a_deletion_never_hands_leadership_to_a_machine_that_cannot_lead(machines, member_overrides, health, candidate):
+    overrides = dict(machines, cp_1={"deleting": True})
+    snap = snapshot(cluster(5, **overrides), failure_domains=FDS, members=members(5, **member_overrides))
+    result = decide(spec(), snap, health)
+    assert (result["action"], result["machine"], result["leader_candidate"]) == ("finish_delete", "cp-1", candidate)
+
+
+def test_the_leaving_machine_never_takes_the_leadership_it_gives_up():
+    snap = snapshot(cluster(4, cp_4={"deleting": True}), failure_domains=FDS)
+    result = decide(spec(), snap)
+    assert (result["machine"], result["leader_candidate"]) == ("cp-4", "cp-3")
+
+
+# --- what a removal projects, and a blocked rollout ----------------------------------------------------------
+
+
+def test_a_removal_projects_the_member_of_the_machine_it_removes():
+    snap = snapshot(cluster(4, cp_4={"delete_requested": True}), failure_domains=FDS, members=members(4, cp_4={"responsive": False}))
+    result = decide(spec(), snap)
+    assert short(result) == ("scale_down", "scale_down", "cp-4"), result["reason"]
+    assert (result["quorum"]["voters_after"], result["quorum"]["healthy_after"]) == (3, 3)
+
+
+def test_a_blocked_rollout_is_reported_as_a_wait_not_as_a_rollout():
+    snap = snapshot(cluster(3, cp_2={"components": {"scheduler": "unhealthy"}}), failure_domains=FDS)
+    result = decide(spec(version="v1.31.0"), snap)
+    assert (result["action"], result["step"]) == ("wait", "scale_up")
+    assert [b["rule"] for b in result["blocked_by"]] == ["components_not_healthy"]
+
+
+# --- when to look again --------------------------------------------------------------------------------------
+
+
+def test_a_wait_blocked_only_by_the_cluster_has_no_time_to_look_again():
+    snap = snapshot(cluster(3, cp_2={"components": {"scheduler": "unhealthy"}}), failure_domains=FDS)
+    assert decide(spec(replicas=5), snap)["retry_after_seconds"] is None
+
+
+def test_a_wait_looks_again_at_the_soonest_timer_that_can_change_it():
+    from builders import seconds_ago
+
+    pending = machine("cp-3", fd="fd-c", created=997)
+    pending["node"]["conditions"][0].update(status="False", last_transition=seconds_ago(200))  # unhealthy in 101 s
+    held = {"retries": 1, "last_remediation": seconds_ago(100), "remediation_requested": True}  # 500 s of retry_period left
+    the_spec = spec(remediation={"max_retry": None, "retry_period": 600.0, "min_healthy_period": 3600.0})
+    snap = snapshot([machine("cp-1", fd="fd-a", created=999, **held), machine("cp-2", fd="fd-b", created=998), pending],
+                    failure_domains=FDS)
+    result = real_plan(the_spec, snap)
+    assert (result["action"], result["remediation"]["rule"]) == ("wait", "retry_period"), result["reason"]
+    assert result["retry_after_seconds"] == 101.0
+
+
+def test_max_retries_looks_again_when_min_healthy_period_starts_a_new_sequence():
+    from builders import seconds_ago
+
+    held = {"retries": 1, "last_remediation": seconds_ago(600)}
+    the_spec = spec(remediation={"max_retry": 1, "retry_period": 0.0, "min_healthy_period": 3600.0})
+    snap = snapshot(cluster(3, cp_1=held), failure_domains=FDS)
+    result = decide(the_spec, snap, flag("cp-1"))
+    assert (result["action"], result["remediation"]["rule"], result["retry_after_seconds"]) == ("wait", "max_retries", 3000.0)
+
+
+def test_a_settled_control_plane_looks_again_when_rollout_after_passes():
+    from builders import at
+
+    rollout = dict(surge(1), after=at(-60))
+    result = decide(spec(rollout=rollout), snapshot(cluster(3), failure_domains=FDS))
+    assert (result["action"], result["retry_after_seconds"]) == ("none", 3601.0)
+
+
+def test_an_operation_carries_no_time_to_look_again():
+    assert decide(spec(replicas=5), snapshot(cluster(3), failure_domains=FDS))["retry_after_seconds"] is None

@@ -256,3 +256,37 @@ def test_retry_limits(record, overrides, expected):
     m = machine("cp-1", retries=retries, last_remediation=None if ago is None else seconds_ago(ago))
     verdict = retry_verdict(m, dict(STRATEGY, **overrides), parse_time(NOW))
     assert (verdict.allowed, verdict.retry_count, verdict.rule) == expected, verdict.reason
+
+
+def test_a_flagged_machine_whose_member_is_already_gone_is_remediated_without_removing_a_member():
+    decision = decide_for(cluster(3), ["cp-1"], members=[member("cp-2"), member("cp-3", leader=True)])
+    assert (decision.status, decision.machine, decision.leader_candidate) == ("remediate", "cp-1", "cp-3")
+    assert (decision.quorum.voters_before, decision.quorum.voters_after, decision.quorum.healthy_after) == (2, 2, 2)
+
+
+def test_remediation_removes_the_member_of_the_flagged_machine_and_no_other():
+    decision = decide_for(cluster(4), ["cp-2"], members=down("cp-2", total=4))
+    assert decision.status == "remediate", decision.reason
+    assert (decision.quorum.voters_after, decision.quorum.healthy_after) == (3, 3)
+
+
+@pytest.mark.parametrize(
+    "newest",
+    [member("cp-4", responsive=False), member("cp-4", learner=True)],
+    ids=["leadership never goes to a machine whose member does not answer", "leadership never goes to a learner"],
+)
+def test_remediation_hands_leadership_only_to_a_machine_that_can_lead(newest):
+    decision = decide_for(cluster(4), ["cp-1"], members=down(total=3) + [newest])
+    assert (decision.status, decision.leader_candidate) == ("remediate", "cp-3"), decision.reason
+
+
+@pytest.mark.parametrize(
+    "record,overrides,rule,seconds",
+    [((0, 100), {"retry_period": 600}, "retry_period", 500.0), ((2, 600), {"max_retry": 2}, "max_retries", 3000.0)],
+    ids=["a retry period skip ends with the retry period", "a max_retry skip ends when min_healthy_period starts a new sequence"],
+)
+def test_a_retry_limit_says_when_it_ends(record, overrides, rule, seconds):
+    retries, ago = record
+    decision = decide_for([machine("cp-1", created=999, retries=retries, last_remediation=seconds_ago(ago)), *cluster(3)[1:]],
+                          ["cp-1"], strategy=dict(STRATEGY, **overrides))
+    assert (decision.status, decision.rule, decision.retry_after_seconds) == ("skip", rule, seconds)

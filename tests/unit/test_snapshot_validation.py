@@ -235,3 +235,29 @@ def test_builders_member_shape_is_accepted_as_is():
     raw = snapshot([machine("cp-1")], members=[member("cp-1", leader=True, alarms=["NOSPACE"])])
     normalized, errors = normalize_snapshot(raw)
     assert errors == [] and normalized["etcd"]["members"][0]["alarms"] == ["NOSPACE"]
+
+
+def unanswered(url):
+    """What etcd_info reports for an endpoint when no endpoint answers: a nameless member without an id."""
+    return {"name": "", "id": "", "client_urls": [url], "responsive": False, "error": "connection refused"}
+
+
+def test_the_nameless_unresponsive_members_etcd_info_reports_when_nothing_answers_are_accepted():
+    raw = dict(BASE, etcd={"external": False, "members": [unanswered("https://10.0.0.1:2379"), unanswered("https://10.0.0.2:2379")]})
+    normalized, errors = normalize_snapshot(raw)
+    assert errors == []
+    assert [m["id"] for m in normalized["etcd"]["members"]] == ["", ""]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [{"name": "cp-1"}, {"responsive": True, "error": None}],
+    ids=["a named member without an id is refused", "an answering member without an id is refused"],
+)
+def test_only_a_nameless_member_that_did_not_answer_may_lack_an_id(fields):
+    raw = dict(BASE, etcd={"external": False, "members": [dict(unanswered("https://10.0.0.1:2379"), **fields)]})
+    normalized, errors = normalize_snapshot(raw)
+    assert normalized is None
+    assert [(e["path"], e["rule"]) for e in errors] == [
+        ("etcd.members[0].id", "must not be empty: only a nameless member that did not answer has no id")
+    ]
