@@ -67,10 +67,10 @@ options:
     default: false
   leader_candidate:
     description:
-      - With O(state=absent), the member that takes the leadership if the member removed leads: the
-        C(leader_candidate) of M(kubeadm.control_plane.kcp_plan)'s plan. It must be another healthy voting member,
-        or the removal is refused.
-      - When left out, the collection's one leadership rule picks it (C(docs/decisions.md)): a healthy voting
+      - With O(state=absent), the member that takes the leadership first if the member removed leads, as
+        the C(leader_candidate) of a M(kubeadm.control_plane.kcp_plan) plan names it. It must be another
+        healthy voting member, or the removal is refused.
+      - When left out, the collection's one leadership rule picks it (C(docs/decisions.md)), a healthy voting
         member other than the one removed, the one furthest ahead in the raft log, then the largest name.
     type: str
   retry_timeout:
