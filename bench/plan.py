@@ -30,7 +30,7 @@ from builders import VERSION, at, machine, member, snapshot, spec  # noqa: E402
 
 FAILURE_DOMAINS = [{"name": n, "control_plane": True} for n in ("fd-a", "fd-b", "fd-c")] + [{"name": "fd-x", "control_plane": False}]
 SPEC = spec()
-HASH = spec_hash(SPEC)
+HASH = spec_hash(SPEC, "join")
 
 
 def synthetic(rng, size):

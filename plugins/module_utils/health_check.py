@@ -48,7 +48,6 @@ PENDING = "pending"
 NOT_EVALUATED = "not_evaluated"
 
 
-
 def span(seconds):
     """A duration for people: 300 -> '5m', 5400 -> '1h30m', 0 -> '0s' (whole seconds)."""
     total = int(round(seconds))

@@ -20,12 +20,21 @@ executes it and observes again):
    to do the result is ``wait`` with the skip as the reason.
 4. ``rollout`` — RO / G3: machines are outdated: the step is ``scale_up`` while fewer than replicas +
    max_surge machines exist, else ``scale_down`` among the outdated ones. ``upgrade_in_place`` instead, when
-   ``upgrade.strategy`` is ``in_place`` and the machines differ only in version.
+   ``upgrade.strategy`` is ``in_place`` and the machines differ only in version: one machine per step, the
+   oldest control plane machine first with ``kubeadm upgrade apply`` (the only one), then the others oldest
+   first with ``kubeadm upgrade node``; the last of them upgrades the addons (CoreDNS, kube-proxy), which
+   kubeadm does only once every API server runs the new version.
 5. ``scale_up`` / ``scale_down`` — G4: no machine → the first one, with ``init`` (no preflight), but only
    when the cluster is not initialized and etcd has no member; otherwise the observation missed the machines
    of a cluster that exists, and the answer is ``wait`` (``no_machine_observed``). Fewer than replicas →
    scale up; more → scale down (SD1 with no outdated machine).
 6. ``none`` — the control plane is as declared.
+
+Before a machine of a new Kubernetes version joins (any ``scale_up`` but the first) or is upgraded in place,
+the cluster's kubeadm configuration (the ``kubeadm-config`` ConfigMap: ``kubernetesVersion`` and with it the
+image repository, etcd and DNS settings) must say that version, or ``kubeadm join`` renders the old one:
+``update_kubeadm_config`` comes first, behind the full preflight. When the snapshot does not say which
+version the ConfigMap holds, that is a ``wait`` (``kubeadm_config_not_observed``).
 
 Every step that creates or removes a machine runs preflight first (PF, excluding the machine a scale down
 removes) and every step that removes an etcd member projects quorum first; a scale up projects the join
@@ -60,25 +69,39 @@ NONE, WAIT = "none", "wait"
 SCALE_UP, SCALE_DOWN = rollout.SCALE_UP, rollout.SCALE_DOWN
 ROLLOUT, REMEDIATE, UPGRADE_IN_PLACE = "rollout", "remediate", "upgrade_in_place"
 REMOVE_ETCD_MEMBER, FINISH_DELETE = "remove_etcd_member", "finish_delete"
-ACTIONS = (NONE, WAIT, SCALE_UP, SCALE_DOWN, ROLLOUT, REMEDIATE, UPGRADE_IN_PLACE, REMOVE_ETCD_MEMBER, FINISH_DELETE)
+UPDATE_KUBEADM_CONFIG = "update_kubeadm_config"
+ACTIONS = (
+    NONE,
+    WAIT,
+    SCALE_UP,
+    SCALE_DOWN,
+    ROLLOUT,
+    REMEDIATE,
+    UPGRADE_IN_PLACE,
+    REMOVE_ETCD_MEMBER,
+    FINISH_DELETE,
+    UPDATE_KUBEADM_CONFIG,
+)
+# How a machine is upgraded in place: ``kubeadm upgrade apply`` on the first, ``kubeadm upgrade node`` after.
+UPGRADE_APPLY, UPGRADE_NODE = "apply", "node"
 
 
 class _View:
     """What one pass derives from (spec, snapshot) before deciding; built once, read by every stage."""
 
-    def __init__(self, spec, snapshot, desired_hash, health):
+    def __init__(self, spec, snapshot, desired_hashes, health):
         self.spec = spec
         self.snapshot = snapshot
         self.now = parse_time(snapshot["now"])
         self.machines = list(snapshot.get("machines") or [])
         self.etcd_managed = not etcd_is_external(spec)
-        self.desired_hash = desired_hash
+        self.desired_hashes = desired_hashes
         self.etcd = etcd_health.evaluate(snapshot.get("etcd") or {}, self.machines)
         self.conditions = component_health.all_conditions(self.machines, self.etcd_managed, self.etcd["members_by_machine"])
         self.members = component_health.quorum_members(
             (snapshot.get("etcd") or {}).get("members") or [], self.machines, self._physical_member_health()
         )
-        self.outdated = rollout.outdated_machines(self.machines, spec, desired_hash, self.now)
+        self.outdated = rollout.outdated_machines(self.machines, spec, desired_hashes, self.now)
         self.replace, self.in_place = rollout.split_by_strategy(self.outdated, (spec.get("upgrade") or {}).get("strategy"))
         self.health = health
         self.flagged = remediation.flagged_names(health)
@@ -118,17 +141,17 @@ class _View:
         return etcd_leadership.among_machines(self.machines, self.members, leaving=leaving, flagged=self.flagged)
 
 
-def plan(spec, snapshot, desired_hash=None, health=None):
+def plan(spec, snapshot, desired_hashes=None, health=None):
     """The next step for the control plane (module docstring), as a dict; see kcp_plan's RETURN for its keys.
 
-    ``desired_hash`` defaults to ``spec_hash.spec_hash(spec)`` and ``health`` to
+    ``desired_hashes`` defaults to ``spec_hash.spec_hashes(spec)`` and ``health`` to
     ``health_check.evaluate(spec["health_check"], snapshot)``; tests pass them to pin one input at a time.
     """
-    if desired_hash is None:
-        desired_hash = spec_hash.spec_hash(spec)
+    if desired_hashes is None:
+        desired_hashes = spec_hash.spec_hashes(spec)
     if health is None:
         health = health_check.evaluate(spec["health_check"], snapshot)
-    view = _View(spec, snapshot, desired_hash, health)
+    view = _View(spec, snapshot, desired_hashes, health)
     step = (
         _etcd_unreachable(view)
         or _finish_delete(view)
@@ -219,16 +242,60 @@ def _roll_out(view):
             step = _scale_up(view, "rolling out %s: add an up-to-date machine first" % names)
         else:
             step = _scale_down(view, set(view.replace), "rolling out %s: remove an outdated machine" % names)
-        if step["action"] != WAIT:
+        if step["action"] in (SCALE_UP, SCALE_DOWN):
             step["action"] = ROLLOUT
         return step
     if view.in_place:
-        report = view.preflight()
-        names = [m["name"] for m in component_health.oldest_first([m for m in view.machines if m["name"] in view.in_place])]
-        if not report["ok"]:
-            return _wait("upgrading %s in place waits for preflight" % ", ".join(names), report["failures"], preflight=report)
-        return _step(UPGRADE_IN_PLACE, "upgrade %s in place to %s" % (", ".join(names), view.spec["version"]), machines=names, preflight=report)
+        return _upgrade_in_place(view)
     return None
+
+
+def _upgrade_in_place(view):
+    """One machine per step: the oldest machine with ``upgrade apply``, then the others oldest first with
+    ``upgrade node``; the last one upgrades the addons. Behind the kubeadm-config update and preflight."""
+    names = [m["name"] for m in component_health.oldest_first([m for m in view.machines if m["name"] in view.in_place])]
+    oldest = component_health.oldest_first([m for m in view.machines if not m.get("deleting")])[0]["name"]
+    machine, command = (oldest, UPGRADE_APPLY) if oldest in view.in_place else (names[0], UPGRADE_NODE)
+    addons = len(names) == 1
+    what = "upgrade %s in place to %s with kubeadm upgrade %s%s" % (
+        machine,
+        view.spec["version"],
+        command,
+        ", the last one: it upgrades the addons" if addons else "",
+    )
+    config = _kubeadm_config_first(view, what)
+    if config is not None:
+        return config
+    report = view.preflight()
+    fields = dict(machine=machine, machines=names, upgrade={"command": command, "addons": addons}, preflight=report)
+    if not report["ok"]:
+        return _wait(what + ", once preflight passes", report["failures"], **fields)
+    return _step(UPGRADE_IN_PLACE, what, **fields)
+
+
+def _kubeadm_config_first(view, what):
+    """The kubeadm-config update a new-version machine needs first (module docstring), or None when it says
+    the spec's version already."""
+    if not view.snapshot.get("initialized"):
+        return None
+    config = view.snapshot.get("kubeadm_config")
+    if config is None or config.get("kubernetes_version") is None:
+        return _wait(
+            "%s: the kubeadm-config ConfigMap's kubernetesVersion must say %s first, and it was not observed" % (what, view.spec["version"]),
+            [_blocker("kubeadm_config_not_observed", "the snapshot has no kubeadm_config.kubernetes_version", [])],
+        )
+    current = config["kubernetes_version"]
+    if not rollout.version_differs(current, view.spec["version"]):
+        return None
+    reason = "the cluster's kubeadm configuration says %s; before a machine of %s joins or is upgraded it must say %s" % (
+        current,
+        view.spec["version"],
+        view.spec["version"],
+    )
+    report = view.preflight()
+    if not report["ok"]:
+        return _wait(reason + ", once preflight passes", report["failures"], preflight=report, details=[what])
+    return _step(UPDATE_KUBEADM_CONFIG, reason, preflight=report, details=[what])
 
 
 def _scale(view):
@@ -268,7 +335,11 @@ def _existing_cluster(view):
 
 
 def _scale_up(view, reason):
-    """Scale up behind preflight (PF5: nothing excluded) and the projection of a kubeadm join."""
+    """Scale up behind the kubeadm-config update, preflight (PF5: nothing excluded) and the projection of a
+    kubeadm join."""
+    config = _kubeadm_config_first(view, reason)
+    if config is not None:
+        return config
     choice = _placement(view)
     report = view.preflight()
     details = ["%s: %s" % (choice.rule, choice.detail)]
@@ -399,6 +470,7 @@ def _result(view, step):
         "step": step.get("step"),
         "machine": step.get("machine"),
         "machines": step.get("machines", []),
+        "upgrade": step.get("upgrade"),
         "failure_domain": step.get("failure_domain"),
         "init": bool(step.get("init")),
         "leader_candidate": step.get("leader_candidate"),
@@ -426,6 +498,6 @@ def _result(view, step):
             "reason": view.health.get("reason", ""),
         },
         "etcd": {"ok": view.etcd["ok"], "problems": list(view.etcd["problems"])},
-        "spec_hash": view.desired_hash,
+        "spec_hashes": dict(view.desired_hashes),
     }
     return result

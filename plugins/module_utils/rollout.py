@@ -11,9 +11,11 @@ a. ``certificates``: ``rollout.before.certificates_expiry_days`` is set, the mac
 b. ``rollout_after``: ``rollout.after`` is set, it is strictly before now, and the machine was created
    strictly before it;
 c. ``version``: the machine's version differs from the spec's (an unknown version counts as different);
-d. ``spec``: the machine's recorded spec hash differs from the spec's hash. A machine with no recorded hash
-   (adopted, or built before hashes were recorded) never rolls out for this reason, only for
-   ``rollout_after`` — KCP does the same with machines that carry no recorded configuration.
+d. ``spec``: the machine's recorded spec hash differs from the hash of the part of the spec that built it
+   (``spec_hash``: ``init`` for the machine whose ``bootstrap`` is ``init``, ``join`` for the others). A
+   machine whose ``bootstrap`` is not known is outdated only when its hash matches neither part. A machine
+   with no recorded hash (adopted, or built before hashes were recorded) never rolls out for this reason,
+   only for ``rollout_after`` — KCP does the same with machines that carry no recorded configuration.
 
 A machine being deleted is never outdated (RO2), though it still counts as a machine.
 
@@ -41,8 +43,11 @@ SCALE_UP, SCALE_DOWN = "scale_up", "scale_down"
 Reason = namedtuple("Reason", "kind message")
 
 
-def outdated_reasons(machine, spec, desired_hash, now):
-    """RO1 / RO2: the ``Reason`` list for one machine (empty = up to date). ``now``: an aware datetime."""
+def outdated_reasons(machine, spec, desired_hashes, now):
+    """RO1 / RO2: the ``Reason`` list for one machine (empty = up to date). ``now``: an aware datetime.
+
+    ``desired_hashes``: ``spec_hash.spec_hashes(spec)``, the hash of each part.
+    """
     if machine.get("deleting"):
         return []
     reasons = []
@@ -56,12 +61,15 @@ def outdated_reasons(machine, spec, desired_hash, now):
         after_time = parse_time(after)
         if after_time < now and parse_time(machine["created"]) < after_time:
             reasons.append(Reason(ROLLOUT_AFTER, "created before rollout.after %s" % format_time(after_time)))
-    wanted = _with_v(spec["version"])
-    if machine.get("version") is None or _with_v(machine["version"]) != wanted:
+    if version_differs(machine.get("version"), spec["version"]):
+        wanted = _with_v(spec["version"])
         reasons.append(Reason(VERSION, "runs %s, the spec wants %s" % (machine.get("version") or "an unknown version", wanted)))
     recorded = machine.get("spec_hash")
-    if recorded is not None and recorded != desired_hash:
-        reasons.append(Reason(SPEC, "built from spec %s, the spec is now %s" % (_short(recorded), _short(desired_hash))))
+    wanted_hashes = [desired_hashes[machine["bootstrap"]]] if machine.get("bootstrap") else sorted(set(desired_hashes.values()))
+    if recorded is not None and recorded not in wanted_hashes:
+        reasons.append(
+            Reason(SPEC, "built from spec %s, the spec is now %s" % (_short(recorded), " or ".join(_short(h) for h in wanted_hashes)))
+        )
     return reasons
 
 
@@ -85,11 +93,11 @@ def seconds_until_outdated(machines, spec, now):
     return min(ahead, default=None)
 
 
-def outdated_machines(machines, spec, desired_hash, now):
+def outdated_machines(machines, spec, desired_hashes, now):
     """``{machine name: [Reason, ...]}`` for every outdated machine."""
     out = {}
     for machine in machines:
-        reasons = outdated_reasons(machine, spec, desired_hash, now)
+        reasons = outdated_reasons(machine, spec, desired_hashes, now)
         if reasons:
             out[machine["name"]] = reasons
     return out
@@ -118,6 +126,11 @@ def next_step(machine_count, replicas, max_surge):
 def messages(outdated):
     """``{name: [message, ...]}``: the reasons as plain text, for results and logs."""
     return {name: [r.message for r in reasons] for name, reasons in outdated.items()}
+
+
+def version_differs(observed, wanted):
+    """Whether an observed Kubernetes version (None = unknown, which differs) is not ``wanted``, with or without v."""
+    return observed is None or _with_v(observed) != _with_v(wanted)
 
 
 def _with_v(version):

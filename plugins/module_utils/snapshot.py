@@ -81,6 +81,7 @@ _MACHINE = {
     "created": Field(timestamp, REQUIRED),
     "version": Field(string()),
     "spec_hash": Field(string()),
+    "bootstrap": Field(one_of("init", "join")),
     "provisioned": Field(boolean),
     "deleting": Field(boolean, False),
     "delete_requested": Field(boolean, False),
@@ -147,6 +148,7 @@ def _member(value, path, errors):
 _SNAPSHOT = {
     "now": Field(timestamp, REQUIRED),
     "initialized": Field(boolean, False),
+    "kubeadm_config": Field(mapping({"kubernetes_version": Field(string())})),
     "endpoint_ready": Field(boolean, False),
     "failure_domains": Field(
         list_of(mapping({"name": Field(string(), REQUIRED), "control_plane": Field(boolean, False)})), []

@@ -3,12 +3,17 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The spec hash: was a machine built from the spec now in force?
 
-Pure functions, no I/O. The hash covers what a machine is built from and nothing else (docs/spec.md):
+Pure functions, no I/O. A machine is built either by ``kubeadm init`` (the first one) or by ``kubeadm join``
+(all the others), and each reads only its own part of the kubeadm configuration, so there are two hashes,
+one per part (KCP too compares each machine with the configuration that built it). Each covers what such a
+machine is built from and nothing else (docs/spec.md):
 
-* the kubeadm cluster, init and join configurations, without ``dns`` in the cluster configuration and
-  without ``discovery`` in the join configuration (KCP ignores them too: CoreDNS is a cluster add-on, and
-  discovery holds per-join tokens);
+* the kubeadm cluster configuration, without ``dns`` (CoreDNS is a cluster add-on, KCP ignores it too);
+* ``init``: the init configuration; ``join``: the join configuration without ``discovery`` (per-join tokens);
 * ``machine_template``.
+
+So a change to the init configuration rolls out only the machine that ran ``kubeadm init``, and a change to
+the join configuration only the machines that joined.
 
 It leaves out ``replicas``, ``version`` (compared on its own, so an in-place upgrade changes the version and
 keeps the hash), ``kubeadm.api_version``, ``rollout``, ``upgrade``, ``remediation`` and ``health_check``.
@@ -43,22 +48,29 @@ def _canonical(value):
     return out
 
 
-def hashed_part(spec):
-    """The part of a normalized spec the hash covers, as it is hashed."""
+INIT, JOIN = "init", "join"
+
+
+def hashed_part(spec, part):
+    """What a normalized spec's ``part`` hash (``init`` or ``join``) covers, as it is hashed."""
     kubeadm = spec["kubeadm"]
-    cluster = {k: v for k, v in kubeadm["cluster_configuration"].items() if k != "dns"}
-    join = {k: v for k, v in kubeadm["join_configuration"].items() if k != "discovery"}
-    return _canonical(
-        {
-            "cluster_configuration": cluster,
-            "init_configuration": kubeadm["init_configuration"],
-            "join_configuration": join,
-            "machine_template": spec["machine_template"],
-        }
-    )
+    covered = {
+        "cluster_configuration": {k: v for k, v in kubeadm["cluster_configuration"].items() if k != "dns"},
+        "machine_template": spec["machine_template"],
+    }
+    if part == INIT:
+        covered["init_configuration"] = kubeadm["init_configuration"]
+    else:
+        covered["join_configuration"] = {k: v for k, v in kubeadm["join_configuration"].items() if k != "discovery"}
+    return _canonical(covered)
 
 
-def spec_hash(spec):
-    """16 hex digits that change exactly when a machine built from ``spec`` would be built differently."""
-    text = json.dumps(hashed_part(spec), sort_keys=True, separators=(",", ":"), default=str)
+def spec_hash(spec, part):
+    """16 hex digits that change exactly when a machine ``part`` builds from ``spec`` would be built differently."""
+    text = json.dumps(hashed_part(spec, part), sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def spec_hashes(spec):
+    """``{"init": ..., "join": ...}``: the hash of each part of ``spec``."""
+    return {INIT: spec_hash(spec, INIT), JOIN: spec_hash(spec, JOIN)}

@@ -21,8 +21,10 @@ description:
     the playbook executes it and observes again): V(finish_delete) a machine whose removal was interrupted;
     V(remove_etcd_member) an etcd member that belongs to no machine; V(remediate) an unhealthy machine;
     V(rollout) outdated machines (add then remove with C(max_surge) 1, remove then add with 0), or
-    V(upgrade_in_place) with the in-place upgrade strategy; V(scale_up) / V(scale_down) towards the declared
-    replicas; V(none) when nothing is needed. V(wait) says a needed operation is not safe now."
+    V(upgrade_in_place) with the in-place upgrade strategy, one machine per step; V(scale_up) / V(scale_down)
+    towards the declared replicas; V(none) when nothing is needed. V(wait) says a needed operation is not safe
+    now. Before a machine of a new Kubernetes version joins or is upgraded in place,
+    V(update_kubeadm_config) makes the cluster's kubeadm-config ConfigMap say that version."
   - "Nothing is concluded from no answer: when no etcd endpoint answered, the plan is V(wait) naming etcd;
     when the observation found no machine for a cluster that exists (initialized, or etcd has members), the
     plan is V(wait), never a second C(kubeadm init)."
@@ -94,10 +96,13 @@ action:
       RV(machine); V(rollout) one step of a rolling update (RV(step) says which); V(upgrade_in_place) upgrade
       RV(machines) where they stand; V(remediate) delete the unhealthy RV(machine) (a later scale up
       replaces it); V(remove_etcd_member) remove the etcd RV(member) that belongs to no machine;
-      V(finish_delete) finish removing RV(machine), whose removal was interrupted.
+      V(finish_delete) finish removing RV(machine), whose removal was interrupted; V(update_kubeadm_config) set
+      the kubeadm-config ConfigMap's C(kubernetesVersion) (and the image repository, etcd and DNS settings
+      that go with it) to the spec's version.
   returned: success
   type: str
-  choices: [none, wait, scale_up, scale_down, rollout, upgrade_in_place, remediate, remove_etcd_member, finish_delete]
+  choices: [none, wait, scale_up, scale_down, rollout, upgrade_in_place, remediate, remove_etcd_member, finish_delete,
+            update_kubeadm_config]
   sample: rollout
 step:
   description: For V(rollout), V(scale_up) and V(scale_down), and a V(wait) that holds one back, the scaling
@@ -106,17 +111,32 @@ step:
   type: str
   sample: scale_down
 machine:
-  description: The machine the operation removes (scale down, rollout scale down, remediate, finish_delete);
-    null otherwise.
+  description: The machine the operation removes (scale down, rollout scale down, remediate, finish_delete)
+    or upgrades (V(upgrade_in_place)); null otherwise.
   returned: success
   type: str
   sample: cp-1
 machines:
-  description: For V(upgrade_in_place), the machines to upgrade, oldest first; empty otherwise.
+  description: For V(upgrade_in_place), every machine still to upgrade, oldest first (RV(machine) is the one
+    of this step); empty otherwise.
   returned: success
   type: list
   elements: str
   sample: []
+upgrade:
+  description: For V(upgrade_in_place), how RV(machine) is upgraded; null otherwise.
+  returned: success
+  type: dict
+  sample: {"command": "node", "addons": true}
+  contains:
+    command:
+      description: V(apply) runs C(kubeadm upgrade apply) (only on the oldest machine, first); V(node) runs
+        C(kubeadm upgrade node).
+      type: str
+    addons:
+      description: This is the last machine to upgrade, whose run upgrades CoreDNS and kube-proxy (kubeadm
+        does so only once every API server runs the new version).
+      type: bool
 failure_domain:
   description: Where a new machine goes (scale up), or the failure domain the removed machine is taken from
     (scale down); null when no failure domain applies.
@@ -192,7 +212,7 @@ blocked_by:
     - "Rules: V(etcd_unreachable) (no etcd endpoint answered), V(no_machine_observed) (no machine observed for a
       cluster that exists), V(etcd_topology), V(endpoint_not_ready), V(machines_deleting), V(machines_without_node),
       V(components_not_healthy), V(etcd_members_not_healthy), V(etcd_cluster) (preflight); V(etcd_quorum),
-      V(too_few_machines) (etcd membership); V(remediation_not_allowed), V(remediation_in_progress),
+      V(too_few_machines) (etcd membership); V(kubeadm_config_not_observed) (the kubeadm-config version is needed); V(remediation_not_allowed), V(remediation_in_progress),
       V(retry_period), V(max_retries), V(machine_provisioning), V(machine_deleting), V(no_leader_candidate)
       (remediation held back)."
   returned: success
@@ -284,11 +304,19 @@ etcd:
   returned: success
   type: dict
   sample: {"ok": true, "problems": []}
-spec_hash:
-  description: The hash of the spec; a machine recorded with another hash is outdated.
+spec_hashes:
+  description: The hash of each part of the spec; the machine V(scale_up) creates records C(init) when
+    RV(init) is true and C(join) otherwise. A machine recorded with another hash than its part's is outdated.
   returned: success
-  type: str
-  sample: 3f1c0a9d2b7e4c55
+  type: dict
+  sample: {"init": "3f1c0a9d2b7e4c55", "join": "a81d3f0c92b4e617"}
+  contains:
+    init:
+      description: The hash of the part kubeadm init reads.
+      type: str
+    join:
+      description: The hash of the part kubeadm join reads.
+      type: str
 errors:
   description: Every input error, each with the path of the field, the rule it breaks and the value given.
   returned: failure

@@ -210,8 +210,9 @@ attributes:
     description: There is nothing to compare; the module changes nothing.
 notes:
   - Runs on the controller; connects to no host.
-  - The spec hash covers the kubeadm configurations (without C(dns) and join C(discovery)) and
-    O(spec.machine_template); see RV(spec_hash).
+  - The spec hashes cover the kubeadm configurations (without C(dns) and join C(discovery)) and
+    O(spec.machine_template), one for the machine kubeadm init builds and one for those kubeadm join
+    builds; see RV(spec_hashes).
 """
 
 EXAMPLES = r"""
@@ -280,13 +281,23 @@ spec:
       node_startup_timeout: 600.0
       max_unhealthy: 100%
       unhealthy_range: null
-spec_hash:
+spec_hashes:
   description:
-    - 16 hex digits naming what a machine is built from (the kubeadm configurations without C(dns) and join
-      C(discovery), and the machine template). A machine whose recorded hash differs is outdated.
+    - For each way kubeadm builds a machine, 16 hex digits naming what it is built from. C(init) covers the
+      cluster and init configurations (without C(dns)) and the machine template, for the machine that runs
+      C(kubeadm init); C(join) covers the cluster and join configurations (without C(dns) and C(discovery))
+      and the machine template, for the machines that join.
+    - A machine whose recorded hash differs from the hash of its part is outdated.
   returned: success
-  type: str
-  sample: 30dafb95b35d39f5
+  type: dict
+  sample: {"init": "30dafb95b35d39f5", "join": "9c1e04b7a2d8f613"}
+  contains:
+    init:
+      description: The hash the machine built by kubeadm init records.
+      type: str
+    join:
+      description: The hash the machines built by kubeadm join record.
+      type: str
 etcd_external:
   description: Whether etcd is external (C(kubeadm.cluster_configuration.etcd.external) is set).
   returned: success
@@ -306,7 +317,7 @@ errors:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external, normalize_spec
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_update import check_update
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe, under
 
@@ -333,7 +344,7 @@ def main():
     module.exit_json(
         changed=False,
         spec=normalized,
-        spec_hash=spec_hash(normalized),
+        spec_hashes=spec_hashes(normalized),
         etcd_external=etcd_is_external(normalized),
         errors=[],
     )

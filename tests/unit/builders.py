@@ -11,6 +11,7 @@ import hashlib
 NOW = "2026-11-22T10:00:00Z"
 VERSION = "v1.30.4"
 HASH = "current-hash"
+HASHES = {"init": HASH, "join": HASH}  # the spec hash of each part (init, join), as the planner takes them
 
 
 def _digest(name):
@@ -49,6 +50,7 @@ def machine(
     certificates_expire="2027-11-20T09:00:00Z",
     host=None,
     failure=None,
+    bootstrap=None,
 ):
     """A control plane machine created `created` minutes before NOW, healthy unless told otherwise.
 
@@ -66,6 +68,7 @@ def machine(
         "created": at(created),
         "version": version,
         "spec_hash": spec_hash,
+        "bootstrap": bootstrap,
         "provisioned": has_node,
         "deleting": deleting,
         "delete_requested": delete_requested,
@@ -110,6 +113,7 @@ def snapshot(machines, members=None, failure_domains=None, external=False, initi
     snap = {
         "now": now,
         "initialized": initialized,
+        "kubeadm_config": {"kubernetes_version": VERSION},
         "endpoint_ready": True,
         "failure_domains": fds,
         "remediation_in_progress": None,

@@ -7,7 +7,7 @@
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash, spec_hashes
 
 from ansible_run import run_module
 from builders import machine, snapshot
@@ -15,7 +15,8 @@ from builders import machine, snapshot
 pytestmark = pytest.mark.ansible
 
 RAW_SPEC = {"cluster_name": "demo", "replicas": 3, "version": "v1.30.4", "endpoint": {"host": "10.0.0.100"}}
-CURRENT = spec_hash(normalize_spec(RAW_SPEC)[0])
+CURRENT = spec_hash(normalize_spec(RAW_SPEC)[0], "join")
+HASHES = spec_hashes(normalize_spec(RAW_SPEC)[0])
 FDS = [{"name": "fd-a", "control_plane": True}, {"name": "fd-b", "control_plane": True}, {"name": "fd-c", "control_plane": True}]
 
 
@@ -32,7 +33,7 @@ def machines(n, **overrides):
 @pytest.mark.parametrize(
     "observed,check,expect",
     [
-        (snapshot(machines(3), failure_domains=FDS), False, {"action": "none", "blocked_by": [], "spec_hash": CURRENT}),
+        (snapshot(machines(3), failure_domains=FDS), False, {"action": "none", "blocked_by": [], "spec_hashes": HASHES}),
         (
             snapshot(machines(5), failure_domains=FDS),
             True,
@@ -60,7 +61,7 @@ def test_the_module_returns_the_plan(observed, check, expect):
     outcome, result = run_module("kcp_plan", {"spec": RAW_SPEC, "observed": observed}, check=check)
     assert outcome == "SUCCESS" and result["changed"] is False
     assert {k: result[k] for k in expect} == expect
-    assert {"preflight", "health_check", "spec_hash", "reason", "blocked_by", "remediation"} <= set(result)
+    assert {"preflight", "health_check", "spec_hashes", "retry_after_seconds", "reason", "blocked_by", "remediation"} <= set(result)
 
 
 def test_bad_input_fails_listing_every_error_of_both_arguments():

@@ -6,7 +6,7 @@
 
 import pytest
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 from ansible_collections.kubeadm.control_plane.plugins.modules.kcp_validate import validate
 from ansible_run import run_module
 from builders import spec, with_field
@@ -30,12 +30,12 @@ def test_an_update_is_checked_against_the_previous_spec():
 
 
 @pytest.mark.ansible
-def test_a_valid_spec_comes_back_normalized_with_its_hash():
+def test_a_valid_spec_comes_back_normalized_with_the_hash_of_each_part():
     outcome, result = run_module("kcp_validate", {"spec": MINIMAL})
     assert outcome == "SUCCESS"
     assert result["changed"] is False
     assert result["spec"] == spec()
-    assert result["spec_hash"] == spec_hash(spec())
+    assert result["spec_hashes"] == spec_hashes(spec())
     assert result["etcd_external"] is False
     assert result["errors"] == []
 

@@ -10,7 +10,7 @@ import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import ACTIONS, plan
 
-from builders import HASH, NOW, machine, member, snapshot, spec
+from builders import HASHES, NOW, VERSION, machine, member, snapshot, spec
 
 FDS = [{"name": n, "control_plane": True} for n in ("fd-a", "fd-b", "fd-c")]
 HEALTHY = {"unhealthy": [], "remediation_allowed": True, "reason": "all healthy"}
@@ -34,7 +34,7 @@ def members(n=3, **overrides):
 
 
 def decide(the_spec, snap, health=None):
-    return plan(the_spec, snap, desired_hash=HASH, health=health or HEALTHY)
+    return plan(the_spec, snap, desired_hashes=HASHES, health=health or HEALTHY)
 
 
 def short(result):
@@ -76,7 +76,8 @@ ORDER = [
     (
         "a held-back remediation lets the rollout go on",
         spec(version="v1.31.0", remediation={"max_retry": 1, "retry_period": 0.0, "min_healthy_period": 3600.0}),
-        snapshot(cluster(3, cp_2={"retries": 1, "last_remediation": NOW}), failure_domains=FDS),
+        snapshot(cluster(3, cp_2={"retries": 1, "last_remediation": NOW}), failure_domains=FDS,
+                 kubeadm_config={"kubernetes_version": "v1.31.0"}),
         flag("cp-2"),
         ("rollout", "scale_up", "fd-a"),
     ),
@@ -211,6 +212,7 @@ class World:
         self.in_progress = None
         self.created = 0
         self.initialized = bool(machines)
+        self.config_version = VERSION
         self.health_of = health_of or (lambda snap: HEALTHY)
 
     def snapshot(self):
@@ -220,6 +222,7 @@ class World:
             remediation_in_progress=self.in_progress,
             initialized=self.initialized,
             endpoint_ready=self.initialized,
+            kubeadm_config={"kubernetes_version": self.config_version},
         )
 
     def apply(self, result, version):
@@ -234,6 +237,10 @@ class World:
             self.machines = [m for m in self.machines if m["name"] != result["machine"]]
             if kind == "remediate":
                 self.in_progress = {"machine": result["machine"], "timestamp": NOW, "retry_count": result["retry_count"]}
+        elif kind == "update_kubeadm_config":
+            self.config_version = version
+        elif kind == "upgrade_in_place":
+            next(m for m in self.machines if m["name"] == result["machine"])["version"] = version
         else:
             raise AssertionError("the world cannot apply %s: %s" % (result["action"], result["reason"]))
 
@@ -242,7 +249,7 @@ class World:
         taken = []
         for attempt in range(limit):
             snap = self.snapshot()
-            result = plan(the_spec, snap, desired_hash=HASH, health=self.health_of(snap))
+            result = plan(the_spec, snap, desired_hashes=HASHES, health=self.health_of(snap))
             if result["action"] == "none":
                 return taken
             assert result["blocked_by"] == [], result["reason"]
@@ -259,6 +266,7 @@ def test_a_rollout_with_max_surge_1_adds_then_removes_each_machine():
     world = World(cluster(3))
     taken = world.converge(spec(version="v1.31.0", rollout=surge(1)))
     assert taken == [
+        ("update_kubeadm_config", None, None),
         ("rollout", "scale_up", "fd-a"),
         ("rollout", "scale_down", "cp-1"),
         ("rollout", "scale_up", "fd-b"),
@@ -278,6 +286,7 @@ def test_a_rollout_with_max_surge_0_removes_then_adds_each_machine():
     taken = world.converge(spec(version="v1.31.0", rollout=surge(0)))
     assert taken == [
         ("rollout", "scale_down", "cp-1"),
+        ("update_kubeadm_config", None, None),
         ("rollout", "scale_up", "fd-a"),
         ("rollout", "scale_down", "cp-2"),
         ("rollout", "scale_up", "fd-b"),
@@ -293,8 +302,10 @@ def test_a_rollout_reports_why_each_machine_is_outdated():
 
 
 def test_the_in_place_strategy_upgrades_machines_that_differ_only_in_version():
-    result = decide(spec(version="v1.31.0", upgrade={"strategy": "in_place"}), snapshot(cluster(3), failure_domains=FDS))
-    assert (result["action"], result["machines"]) == ("upgrade_in_place", ["cp-1", "cp-2", "cp-3"])
+    snap = snapshot(cluster(3), failure_domains=FDS, kubeadm_config={"kubernetes_version": "v1.31.0"})
+    result = decide(spec(version="v1.31.0", upgrade={"strategy": "in_place"}), snap)
+    assert (result["action"], result["machine"], result["machines"]) == ("upgrade_in_place", "cp-1", ["cp-1", "cp-2", "cp-3"])
+    assert result["upgrade"] == {"command": "apply", "addons": False}
 
 
 def test_an_in_place_upgrade_waits_for_preflight():
@@ -320,7 +331,7 @@ def snapshot_time(minutes):
 
 
 def real_plan(the_spec, snap):
-    return plan(the_spec, snap, desired_hash=HASH)
+    return plan(the_spec, snap, desired_hashes=HASHES)
 
 
 def test_scenario_1_three_replicas_one_machine_marked_is_replaced():
@@ -383,6 +394,7 @@ def test_scenario_4_unhealthy_machines_are_replaced_first_then_the_rollout_compl
     taken = world.converge(spec(version="v1.31.0"))
     assert taken == [
         ("remediate", None, "cp-1"),
+        ("update_kubeadm_config", None, None),
         ("rollout", "scale_up", "fd-a"),
         ("rollout", "scale_up", "fd-b"),
         ("rollout", "scale_down", "cp-2"),
@@ -502,12 +514,14 @@ def test_every_plan_has_every_key_and_leaves_its_inputs_alone(the_spec, snap, he
 
 
 def test_without_seams_the_planner_hashes_the_spec_and_runs_the_health_check():
-    from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
+    from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 
     the_spec = spec()
-    machines = [machine(n, fd=fd["name"], spec_hash=spec_hash(the_spec)) for n, fd in zip(("cp-1", "cp-2", "cp-3"), FDS)]
+    hashes = spec_hashes(the_spec)
+    machines = [machine(n, fd=fd["name"], spec_hash=hashes[part], bootstrap=part)
+                for n, fd, part in zip(("cp-1", "cp-2", "cp-3"), FDS, ("init", "join", "join"))]
     result = plan(the_spec, snapshot(machines, failure_domains=FDS))
-    assert (result["action"], result["spec_hash"], result["outdated"]) == ("none", spec_hash(the_spec), {})
+    assert (result["action"], result["spec_hashes"], result["outdated"]) == ("none", hashes, {})
     assert result["health_check"]["remediation_allowed"] is True
 
 
@@ -542,16 +556,16 @@ def test_a_control_plane_grows_step_by_step_from_nothing_to_one_two_three_and_fi
 
 def test_the_first_step_of_growth_is_kubeadm_init_and_only_the_first():
     world = World([])
-    first = plan(spec(replicas=2), world.snapshot(), desired_hash=HASH, health=HEALTHY)
+    first = plan(spec(replicas=2), world.snapshot(), desired_hashes=HASHES, health=HEALTHY)
     world.apply(first, spec()["version"])
-    second = plan(spec(replicas=2), world.snapshot(), desired_hash=HASH, health=HEALTHY)
+    second = plan(spec(replicas=2), world.snapshot(), desired_hashes=HASHES, health=HEALTHY)
     assert (first["init"], second["init"]) == (True, False)
 
 
 def test_a_one_replica_rolling_update_with_max_surge_1_adds_the_new_machine_then_removes_the_old():
     world = World(cluster(1))
     taken = world.converge(spec(version="v1.31.0", replicas=1, rollout=surge(1)))
-    assert taken == [("rollout", "scale_up", "fd-b"), ("rollout", "scale_down", "cp-1")]
+    assert taken == [("update_kubeadm_config", None, None), ("rollout", "scale_up", "fd-b"), ("rollout", "scale_down", "cp-1")]
     assert [(m["name"], m["version"]) for m in world.machines] == [("new-1", "v1.31.0")]
 
 
@@ -659,7 +673,8 @@ def test_a_removal_projects_the_member_of_the_machine_it_removes():
 
 
 def test_a_blocked_rollout_is_reported_as_a_wait_not_as_a_rollout():
-    snap = snapshot(cluster(3, cp_2={"components": {"scheduler": "unhealthy"}}), failure_domains=FDS)
+    snap = snapshot(cluster(3, cp_2={"components": {"scheduler": "unhealthy"}}), failure_domains=FDS,
+                    kubeadm_config={"kubernetes_version": "v1.31.0"})
     result = decide(spec(version="v1.31.0"), snap)
     assert (result["action"], result["step"]) == ("wait", "scale_up")
     assert [b["rule"] for b in result["blocked_by"]] == ["components_not_healthy"]
@@ -707,3 +722,102 @@ def test_a_settled_control_plane_looks_again_when_rollout_after_passes():
 
 def test_an_operation_carries_no_time_to_look_again():
     assert decide(spec(replicas=5), snapshot(cluster(3), failure_domains=FDS))["retry_after_seconds"] is None
+
+
+# --- each machine against the part of the spec that built it -----------------------------------------------
+
+
+def built_from(the_spec):
+    """cp-1 made by kubeadm init, cp-2 and cp-3 by kubeadm join, each recording the hash of its part."""
+    from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
+
+    hashes = spec_hashes(the_spec)
+    parts = ("init", "join", "join")
+    return [machine("cp-%d" % i, fd=FDS[i - 1]["name"], created=1000 - i, bootstrap=part, spec_hash=hashes[part])
+            for i, part in zip((1, 2, 3), parts)]
+
+
+@pytest.mark.parametrize(
+    "part,outdated",
+    [("init_configuration", ["cp-1"]), ("join_configuration", ["cp-2", "cp-3"]), ("cluster_configuration", ["cp-1", "cp-2", "cp-3"])],
+    ids=[
+        "an init configuration change rolls out only the machine that ran kubeadm init",
+        "a join configuration change rolls out only the machines that joined",
+        "a cluster configuration change rolls out every machine",
+    ],
+)
+def test_a_kubeadm_configuration_change_rolls_out_the_machines_its_part_built(part, outdated):
+    before = spec()
+    after = spec(kubeadm=dict(before["kubeadm"], **{part: {"nodeRegistration": {"taints": []}}}))
+    result = plan(after, snapshot(built_from(before), failure_domains=FDS), health=HEALTHY)
+    assert sorted(result["outdated"]) == outdated
+    assert result["action"] == "rollout"
+
+
+# --- the cluster's kubeadm configuration says the new version before a machine of it joins ----------------
+
+
+def test_a_rolling_version_upgrade_updates_the_kubeadm_config_before_the_first_new_machine_joins():
+    world = World(cluster(3))
+    taken = world.converge(spec(version="v1.31.0", rollout=surge(1)))
+    assert taken[:2] == [("update_kubeadm_config", None, None), ("rollout", "scale_up", "fd-a")]
+    assert taken.count(("update_kubeadm_config", None, None)) == 1 and world.config_version == "v1.31.0"
+
+
+def test_with_max_surge_0_the_kubeadm_config_is_updated_after_the_first_removal_and_before_the_first_join():
+    world = World(cluster(3))
+    taken = world.converge(spec(version="v1.31.0", rollout=surge(0)))
+    assert taken[:3] == [("rollout", "scale_down", "cp-1"), ("update_kubeadm_config", None, None), ("rollout", "scale_up", "fd-a")]
+
+
+def test_the_kubeadm_config_update_waits_for_preflight():
+    snap = snapshot(cluster(3, cp_2={"components": {"scheduler": "unhealthy"}}), failure_domains=FDS)
+    result = decide(spec(version="v1.31.0"), snap)
+    assert result["action"] == "wait" and "kubeadm configuration says v1.30.4" in result["reason"]
+    assert [b["rule"] for b in result["blocked_by"]] == ["components_not_healthy"]
+
+
+def test_a_kubeadm_config_not_observed_is_a_wait_before_a_version_change():
+    snap = snapshot(cluster(3), failure_domains=FDS, kubeadm_config=None)
+    result = decide(spec(version="v1.31.0"), snap)
+    assert (result["action"], [b["rule"] for b in result["blocked_by"]]) == ("wait", ["kubeadm_config_not_observed"])
+
+
+def test_a_join_of_the_same_version_needs_no_kubeadm_config_update():
+    result = decide(spec(replicas=5), snapshot(cluster(3), failure_domains=FDS))
+    assert short(result) == ("scale_up", "scale_up", "fd-a")
+
+
+# --- in place: one machine per step, upgrade apply on the oldest, the last one upgrades the addons -------------
+
+
+def test_an_in_place_upgrade_names_one_machine_per_step_apply_first_and_addons_last():
+    world = World(cluster(3))
+    steps = []
+    the_spec = spec(version="v1.31.0", upgrade={"strategy": "in_place"})
+    for _ in range(6):
+        result = plan(the_spec, world.snapshot(), desired_hashes=HASHES, health=HEALTHY)
+        if result["action"] == "none":
+            break
+        assert result["blocked_by"] == [] and result["preflight"]["ok"], result["reason"]
+        steps.append((result["action"], result["machine"], result["upgrade"]))
+        world.apply(result, the_spec["version"])
+    assert steps == [
+        ("update_kubeadm_config", None, None),
+        ("upgrade_in_place", "cp-1", {"command": "apply", "addons": False}),
+        ("upgrade_in_place", "cp-2", {"command": "node", "addons": False}),
+        ("upgrade_in_place", "cp-3", {"command": "node", "addons": True}),
+    ]
+
+
+def test_a_one_machine_in_place_upgrade_is_upgrade_apply_which_upgrades_the_addons():
+    snap = snapshot(cluster(1), failure_domains=FDS, kubeadm_config={"kubernetes_version": "v1.31.0"})
+    result = decide(spec(version="v1.31.0", replicas=1, upgrade={"strategy": "in_place"}), snap)
+    assert (result["machine"], result["upgrade"]) == ("cp-1", {"command": "apply", "addons": True})
+
+
+def test_the_oldest_machine_runs_upgrade_apply_even_when_it_is_not_first_in_the_list():
+    machines = [machine("cp-b", fd="fd-a", created=10), machine("cp-a", fd="fd-b", created=900)]
+    snap = snapshot(machines, failure_domains=FDS, kubeadm_config={"kubernetes_version": "v1.31.0"})
+    result = decide(spec(version="v1.31.0", replicas=2, upgrade={"strategy": "in_place"}), snap)
+    assert (result["machine"], result["upgrade"]["command"]) == ("cp-a", "apply")

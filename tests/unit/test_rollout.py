@@ -9,11 +9,12 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.rollout impo
     next_step,
     outdated_machines,
     outdated_reasons,
+    seconds_until_outdated,
     split_by_strategy,
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
 
-from builders import HASH, NOW, at, machine, spec
+from builders import HASHES, NOW, at, machine, spec
 
 CERT_DAYS = 30
 IN_29_DAYS = "2026-12-21T10:00:00Z"
@@ -75,14 +76,14 @@ CASES = [
 
 @pytest.mark.parametrize("the_spec,the_machine,kinds", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_outdated_reasons(the_spec, the_machine, kinds):
-    reasons = outdated_reasons(the_machine, the_spec, HASH, parse_time(NOW))
+    reasons = outdated_reasons(the_machine, the_spec, HASHES, parse_time(NOW))
     assert [r.kind for r in reasons] == kinds
     assert all(r.message for r in reasons)
 
 
 def test_outdated_machines_lists_only_outdated_ones():
     machines = [machine("cp-1"), machine("cp-2", version="v1.29.8")]
-    out = outdated_machines(machines, spec(), HASH, parse_time(NOW))
+    out = outdated_machines(machines, spec(), HASHES, parse_time(NOW))
     assert list(out) == ["cp-2"]
     assert "v1.29.8" in out["cp-2"][0].message
 
@@ -103,7 +104,7 @@ def test_outdated_machines_lists_only_outdated_ones():
     ],
 )
 def test_split_by_strategy(strategy, machine_kwargs, replaced, in_place):
-    out = outdated_machines([machine("cp-1", **machine_kwargs)], spec(), HASH, parse_time(NOW))
+    out = outdated_machines([machine("cp-1", **machine_kwargs)], spec(), HASHES, parse_time(NOW))
     replace, upgrade = split_by_strategy(out, strategy)
     assert ("cp-1" in replace, "cp-1" in upgrade) == (replaced, in_place)
 
@@ -121,3 +122,29 @@ def test_split_by_strategy(strategy, machine_kwargs, replaced, in_place):
 )
 def test_next_step(machines, replicas, surge, expected):
     assert next_step(machines, replicas, surge) == expected
+
+
+PARTS = {"init": "init-hash", "join": "join-hash"}
+# (machine's bootstrap, recorded hash, outdated for the spec)
+BY_PART = [
+    ("the init machine built from the init part is up to date", "init", "init-hash", False),
+    ("the init machine is outdated when the init part changed", "init", "join-hash", True),
+    ("a joined machine built from the join part is up to date", "join", "join-hash", False),
+    ("a joined machine is outdated when the join part changed", "join", "init-hash", True),
+    ("a machine of unknown bootstrap is up to date with either part", None, "join-hash", False),
+    ("a machine of unknown bootstrap is outdated when it matches neither part", None, "older-hash", True),
+]
+
+
+@pytest.mark.parametrize("bootstrap,recorded,outdated", [c[1:] for c in BY_PART], ids=[c[0] for c in BY_PART])
+def test_each_machine_is_compared_with_the_part_of_the_spec_that_built_it(bootstrap, recorded, outdated):
+    reasons = outdated_reasons(machine("cp-1", bootstrap=bootstrap, spec_hash=recorded), spec(), PARTS, parse_time(NOW))
+    assert [r.kind for r in reasons] == (["spec"] if outdated else [])
+
+
+def test_seconds_until_outdated_is_the_soonest_time_rule():
+    the_spec = spec(rollout={"strategy": "RollingUpdate", "max_surge": 1, "after": at(-120),
+                             "before": {"certificates_expiry_days": 30}})
+    expiring = machine("cp-1", certificates_expire="2026-12-22T11:00:00Z")  # 30 days before: NOW + 1 h
+    assert seconds_until_outdated([expiring, machine("cp-2")], the_spec, parse_time(NOW)) == 3601.0
+    assert seconds_until_outdated([machine("cp-2", created=-200, certificates_expire=None)], the_spec, parse_time(NOW)) is None

@@ -32,6 +32,7 @@ def test_a_minimal_snapshot_gets_every_documented_default():
     assert normalized == {
         "now": NOW,
         "initialized": False,
+        "kubeadm_config": None,
         "endpoint_ready": False,
         "failure_domains": [],
         "remediation_in_progress": None,
@@ -43,6 +44,7 @@ def test_a_minimal_snapshot_gets_every_documented_default():
                 "created": at(60),
                 "version": None,
                 "spec_hash": None,
+                "bootstrap": None,
                 "provisioned": False,
                 "deleting": False,
                 "delete_requested": False,
@@ -261,3 +263,19 @@ def test_only_a_nameless_member_that_did_not_answer_may_lack_an_id(fields):
     assert [(e["path"], e["rule"]) for e in errors] == [
         ("etcd.members[0].id", "must not be empty: only a nameless member that did not answer has no id")
     ]
+
+
+@pytest.mark.parametrize(
+    "path,value,rule",
+    [
+        (M0 + ".bootstrap", "kubeadm", "must be one of init, join"),
+        ("kubeadm_config.kubernetes_version", 1.31, "must be a string"),
+        ("kubeadm_config.image_repository", "registry.k8s.io", "unknown field"),
+    ],
+    ids=["a machine is built by init or join, nothing else", "the kubeadm-config version is text",
+         "the kubeadm-config record holds only documented fields"],
+)
+def test_the_bootstrap_part_and_the_kubeadm_config_version_are_checked(path, value, rule):
+    normalized, errors = normalize_snapshot(with_field(BASE, path, value))
+    assert normalized is None
+    assert [e["path"] for e in errors] == [path] and rule in errors[0]["rule"]

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash, spec_hashes
 from builders import spec, with_field
 
 CC = "kubeadm.cluster_configuration"
@@ -25,19 +25,46 @@ def reversed_keys(value):
     return value
 
 
-def test_the_hash_is_sixteen_hex_digits():
-    assert re.fullmatch(r"[0-9a-f]{16}", spec_hash(BASE))
+def test_each_hash_is_sixteen_hex_digits():
+    assert all(re.fullmatch(r"[0-9a-f]{16}", h) for h in spec_hashes(BASE).values())
 
 
-def test_the_hash_does_not_depend_on_key_order():
-    assert spec_hash(reversed_keys(BASE)) == spec_hash(BASE)
+def test_the_hashes_do_not_depend_on_key_order():
+    assert spec_hashes(reversed_keys(BASE)) == spec_hashes(BASE)
 
 
-def test_the_hash_is_the_documented_digest_of_the_covered_part():
+@pytest.mark.parametrize(
+    "part,text",
+    [
+        ("init", '{"cluster_configuration":{},"init_configuration":{},"machine_template":{}}'),
+        ("join", '{"cluster_configuration":{},"join_configuration":{},"machine_template":{}}'),
+    ],
+    ids=["the init hash is the documented digest of its part", "the join hash is the documented digest of its part"],
+)
+def test_each_hash_is_the_documented_digest_of_its_part(part, text):
     # Every Node records the hash it was built from: a new way of hashing the same spec would roll out every
     # machine, so the format is pinned here as docs/spec.md states it.
-    text = '{"cluster_configuration":{},"init_configuration":{},"join_configuration":{},"machine_template":{}}'
-    assert spec_hash(spec()) == hashlib.sha256(text.encode()).hexdigest()[:16]
+    assert spec_hash(spec(), part) == hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize(
+    "path,changed",
+    [
+        ("kubeadm.init_configuration.nodeRegistration.taints", {"init"}),
+        ("kubeadm.join_configuration.nodeRegistration.taints", {"join"}),
+        (CC + ".apiServer.certSANs", {"init", "join"}),
+        ("machine_template.image", {"init", "join"}),
+    ],
+    ids=[
+        "an init configuration change changes only the init hash: joined machines are not rolled out",
+        "a join configuration change changes only the join hash: the init machine is not rolled out",
+        "a cluster configuration change changes both",
+        "a machine template change changes both",
+    ],
+)
+def test_a_change_moves_only_the_hash_of_the_part_it_belongs_to(path, changed):
+    before, after = spec_hashes(BASE), spec_hashes(with_field(BASE, path, ["x"]))
+    assert {part for part in before if before[part] != after[part]} == changed
 
 
 CHANGES = [
@@ -52,7 +79,7 @@ CHANGES = [
 
 @pytest.mark.parametrize("path,value", [c[1:] for c in CHANGES], ids=["changes with " + c[0] for c in CHANGES])
 def test_the_hash_changes_with_what_a_machine_is_built_from(path, value):
-    assert spec_hash(with_field(BASE, path, value)) != spec_hash(BASE)
+    assert spec_hashes(with_field(BASE, path, value)) != spec_hashes(BASE)
 
 
 SAME = [
@@ -71,18 +98,18 @@ SAME = [
 
 @pytest.mark.parametrize("path,value", [c[1:] for c in SAME], ids=["is unchanged by " + c[0] for c in SAME])
 def test_the_hash_ignores_what_does_not_rebuild_a_machine(path, value):
-    assert spec_hash(with_field(BASE, path, value)) == spec_hash(BASE)
+    assert spec_hashes(with_field(BASE, path, value)) == spec_hashes(BASE)
 
 
 def test_extra_arguments_hash_alike_as_a_v1beta3_map_or_a_v1beta4_list():
     as_map = with_field(BASE, CC + ".apiServer.extraArgs", {"b": "2", "a": "1"})
     as_list = with_field(with_field(BASE, "kubeadm.api_version", "kubeadm.k8s.io/v1beta4"), CC + ".apiServer.extraArgs",
                          [{"name": "a", "value": "1"}, {"name": "b", "value": "2"}])
-    assert spec_hash(as_map) == spec_hash(as_list)
+    assert spec_hashes(as_map) == spec_hashes(as_list)
 
 
 def test_the_hash_of_a_normalized_spec_ignores_fields_repeated_from_the_spec():
     raw = {"cluster_name": "demo", "replicas": 3, "version": "v1.30.4", "endpoint": {"host": "10.0.0.100"}}
     repeated = with_field(raw, CC, {"kubernetesVersion": "v1.30.4", "clusterName": "demo",
                                     "controlPlaneEndpoint": "10.0.0.100:6443"})
-    assert spec_hash(normalize_spec(repeated)[0]) == spec_hash(normalize_spec(raw)[0])
+    assert spec_hashes(normalize_spec(repeated)[0]) == spec_hashes(normalize_spec(raw)[0])

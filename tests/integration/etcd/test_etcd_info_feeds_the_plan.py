@@ -29,7 +29,7 @@ NAMES = ["cp-1", "cp-2", "cp-3"]
 
 def observed(etcd_section):
     """A snapshot of three healthy machines cp-1..cp-3 built from RAW_SPEC, with etcd as etcd_info saw it."""
-    current = spec_hash(normalize_spec(RAW_SPEC)[0])
+    current = spec_hash(normalize_spec(RAW_SPEC)[0], "join")
     machines = [machine(name, created=1000 - i, spec_hash=current) for i, name in enumerate(NAMES)]
     return {"now": "2026-11-22T10:00:00Z", "initialized": True, "endpoint_ready": True, "machines": machines,
             "etcd": etcd_section}
@@ -37,7 +37,7 @@ def observed(etcd_section):
 
 def chain(run_module, connection_args, cluster):
     """etcd_info, then kcp_plan and machine_health_check on its snapshot section: (etcd section, plan, health)."""
-    _, info, output = run_module("etcd_info", connection_args(cluster, expected_members=NAMES))
+    info, output = run_module("etcd_info", connection_args(cluster, expected_members=NAMES))[1:]
     assert "etcd" in info, output[-2000:]
     snapshot = observed(info["etcd"])
     rc, plan, output = run_module("kcp_plan", {"spec": RAW_SPEC, "observed": snapshot})
