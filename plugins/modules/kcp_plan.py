@@ -212,7 +212,8 @@ blocked_by:
     - "Rules: V(etcd_unreachable) (no etcd endpoint answered), V(no_machine_observed) (no machine observed for a
       cluster that exists), V(etcd_topology), V(endpoint_not_ready), V(machines_deleting), V(machines_without_node),
       V(components_not_healthy), V(etcd_members_not_healthy), V(etcd_cluster) (preflight); V(etcd_quorum),
-      V(too_few_machines) (etcd membership); V(kubeadm_config_not_observed) (the kubeadm-config version is needed); V(remediation_not_allowed), V(remediation_in_progress),
+      V(too_few_machines) (etcd membership); V(kubeadm_config_not_observed) (the kubeadm-config version is
+      needed); V(remediation_not_allowed), V(remediation_in_progress),
       V(retry_period), V(max_retries), V(machine_provisioning), V(machine_deleting), V(no_leader_candidate)
       (remediation held back)."
   returned: success

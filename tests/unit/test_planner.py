@@ -795,7 +795,7 @@ def test_an_in_place_upgrade_names_one_machine_per_step_apply_first_and_addons_l
     world = World(cluster(3))
     steps = []
     the_spec = spec(version="v1.31.0", upgrade={"strategy": "in_place"})
-    for _ in range(6):
+    for attempt in range(6):
         result = plan(the_spec, world.snapshot(), desired_hashes=HASHES, health=HEALTHY)
         if result["action"] == "none":
             break
