@@ -113,19 +113,23 @@ WALK_NAME, WALK_SUBNET, WALK_TARGET = "benchwalk", "172.31.247.0/24", 45.0
 
 
 def walk_once(workdir):
-    """[(step, seconds)] of one walk on a fresh ``benchwalk`` sandbox: up of 3 hosts, ip_forward on each, kubeadm
-    init on cp-1, a control plane join on cp-2 and on cp-3 (as the operator runs them, over SSH), then kubectl
-    get nodes through the VIP until all 3 are Ready control planes. The caller takes the sandbox down."""
+    """[(step, seconds)] of one walk on a fresh ``benchwalk`` sandbox: up of 3 bare hosts, the operator's own
+    set-up of each (node software from the mirror, zone label, ip_forward), kubeadm init on cp-1, a control
+    plane join on cp-2 and on cp-3 (as the operator runs them, over SSH), the pod network's config on each,
+    then kubectl get nodes through the VIP until all 3 are Ready control planes. The caller takes the sandbox
+    down."""
     operator = walk.Operator(WALK_NAME)
     steps = [("up (3 hosts)", timed(lambda: operator.up(3, 3, WALK_SUBNET))[0])]
     hosts = operator.inventory()[0]
-    steps.append(("ip_forward (3 hosts)", timed(lambda: [operator.enable_forwarding(h) for h in sorted(hosts)])[0]))
+    steps.append(("install + label (3)", timed(lambda: [operator.prepare_host(h) for h in sorted(hosts)])[0]))
     seconds, output = timed(lambda: operator.init_first_control_plane("cp-1", hosts["cp-1"]["failure_domain"], workdir))
     steps.append(("kubeadm init cp-1", seconds))
+    steps.append(("pod network cp-1", timed(lambda: operator.install_pod_network("cp-1"))[0]))
     join = walk.control_plane_join_command(output)
     for host in ("cp-2", "cp-3"):
         steps.append(("kubeadm join " + host,
                       timed(lambda: operator.join_control_plane(host, join))[0]))
+        steps.append(("pod network " + host, timed(lambda: operator.install_pod_network(host))[0]))
 
     def nodes_ready():
         kubeconfig = operator.fetch("cp-1", "/etc/kubernetes/admin.conf", workdir)
@@ -153,11 +157,11 @@ def walk_section(runs, base):
             finally:
                 shutil.rmtree(workdir)
                 operator.down()
-    except (walk.WalkError, subprocess.TimeoutExpired, ValueError) as exc:
+    except (walk.WalkError, walk.node_setup.SetupError, subprocess.TimeoutExpired, ValueError) as exc:
         print("bench/sandbox.py walk: %s" % exc)
         return 1
-    print("walk (%s, %s; %d run%s; baseline %.1f ms):"
-          % (walk.WALK_VERSION or "the newest", " ".join(walk.WALK_ENV), runs, "s"[:runs > 1], base * 1000))
+    print("walk (%s, sandbox timings; %d run%s; baseline %.1f ms):"
+          % (walk.WALK_VERSION or "the newest", runs, "s"[:runs > 1], base * 1000))
     for step, values in figures.items():
         median = statistics.median(values)
         print("  %-22s median %6.2f s  = %6.0f x baseline" % (step, median, median / base))

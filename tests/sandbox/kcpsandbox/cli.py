@@ -3,10 +3,10 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """``sandbox`` — the command line of the sandbox (test and demo infrastructure; see tests/sandbox/README.md).
 
-    sandbox [--name S] up --machines N --failure-domains K [--version V] [--subnet CIDR] [--prefix P] [--env K=V]
+    sandbox [--name S] up --machines N --failure-domains K [--real-timings] [--subnet CIDR] [--prefix P] [--env K=V]
     sandbox [--name S] down
     sandbox [--name S] status [--json]
-    sandbox [--name S] machine create [--failure-domain FD] [--version V] [--name MACHINE]
+    sandbox [--name S] machine create [--failure-domain FD] [--name MACHINE]
     sandbox [--name S] machine delete MACHINE
     sandbox [--name S] fault KIND HOST [ARG]
     sandbox [--name S] exec HOST -- COMMAND...     (harness back door for tests, not for the collection)
@@ -43,11 +43,12 @@ def build_parser():
     sandbox_name_option(up)
     up.add_argument("--machines", type=int, default=3, help="number of hosts (default 3)")
     up.add_argument("--failure-domains", type=int, default=3, help="failure domains fd-1..fd-K (default 3)")
-    up.add_argument("--version", help="Kubernetes version of the node software (default: the newest bundle)")
+    up.add_argument("--real-timings", action="store_true",
+                    help="run at real timings: none of the sandbox's speed-ups (DESIGN.md \"Time\")")
     up.add_argument("--subnet", default=DEFAULT_SUBNET, help="private IPv4 /24 (default %s)" % DEFAULT_SUBNET)
     up.add_argument("--prefix", default="cp", help="host name prefix (default cp: cp-1, cp-2, ...)")
     up.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
-                    help="environment for every host's SSH sessions and services (e.g. KCPSIM_* speed-ups)")
+                    help="environment for every host's SSH sessions and services (overrides a speed-up)")
     down = commands.add_parser("down", help="remove everything the sandbox made (idempotent)")
     sandbox_name_option(down)
     status = commands.add_parser("status", help="hosts, their state, addresses, failure domains, LB backends")
@@ -58,7 +59,6 @@ def build_parser():
     machine = machine.add_subparsers(dest="action", required=True)
     create = machine.add_parser("create", help="create and boot a machine; prints {name, host, failure_domain}")
     create.add_argument("--failure-domain", help="default: the failure domain with the fewest machines")
-    create.add_argument("--version", help="Kubernetes version of its node software (default: the newest)")
     create.add_argument("--name", dest="machine", help="machine name (default <prefix>-<next number>)")
     delete = machine.add_parser("delete", help="power a machine off and remove it and its data")
     delete.add_argument("machine")
@@ -82,8 +82,10 @@ def print_status(info):
     print("sandbox %s: endpoint %s (HAProxy %s), subnet %s, state %s" % (
         info["name"], info["endpoint"], info["load_balancer"], info["subnet"], info["state_dir"]))
     print("inventory %s   ssh -F %s <host>" % (info["inventory"], info["ssh_config"]))
-    rows = [("HOST", "STATE", "IP", "FAILURE DOMAIN", "VERSION", "LB BACKEND", "PARTITIONED")]
-    rows += [(h["name"], h["state"], h["ip"], h["failure_domain"], h["version"] or "-", h["lb_backend"],
+    print("mirror %s: %s; %s timings" % (info["mirror"], ", ".join(info["versions"]) or "no releases",
+                                         "real" if info["real_timings"] else "sandbox (sped up)"))
+    rows = [("HOST", "STATE", "IP", "FAILURE DOMAIN", "LB BACKEND", "PARTITIONED")]
+    rows += [(h["name"], h["state"], h["ip"], h["failure_domain"], h["lb_backend"],
               "yes" if h["partitioned"] else "no") for h in info["hosts"]]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
@@ -94,7 +96,7 @@ def dispatch(args):
     name = args.sandbox
     if args.command == "up":
         started = time.monotonic()
-        lifecycle.up(name, args.subnet, args.machines, args.failure_domains, args.version, args.prefix, args.env)
+        lifecycle.up(name, args.subnet, args.machines, args.failure_domains, args.prefix, args.env, args.real_timings)
         print_status(lifecycle.status(name))
         print("up in %.1fs" % (time.monotonic() - started))
     elif args.command == "down":
@@ -113,7 +115,7 @@ def dispatch(args):
         with sbx.locked():
             require_up(sbx)
             if args.action == "create":
-                request = {"name": args.machine, "failure_domain": args.failure_domain, "version": args.version}
+                request = {"name": args.machine, "failure_domain": args.failure_domain}
                 print(json.dumps(provider.create_machines(sbx, [request])[0]))
             else:
                 print(json.dumps({"name": args.machine, "deleted": provider.delete_machine(sbx, args.machine)}))

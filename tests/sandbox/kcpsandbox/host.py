@@ -90,13 +90,6 @@ def write_environment(sbx, host, environment):
                    "[Manager]\nDefaultEnvironment=%s\n" % pairs)
 
 
-def write_failure_domain(sbx, host, failure_domain):
-    """What a provisioner leaves on a machine it puts in a failure domain: the kubelet's zone label, in the
-    file the kubelet unit reads KUBELET_EXTRA_ARGS from (a cloud's kubelet learns its zone the same way)."""
-    write_file(os.path.join(sbx.host_overlay(host, "/etc"), "default", "kubelet"),
-               "KUBELET_EXTRA_ARGS=--node-labels=topology.kubernetes.io/zone=%s\n" % failure_domain)
-
-
 def public_host_key(sbx, host):
     with open(os.path.join(sbx.host_overlay(host, "/etc"), "ssh", "ssh_host_ed25519_key.pub")) as handle:
         return handle.read().strip()

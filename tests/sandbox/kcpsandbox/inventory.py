@@ -8,7 +8,7 @@
 Inventory: group ``control_plane_candidates`` with each host's ``ansible_host`` and ``failure_domain``;
 connection vars (root, the generated key, ``-F <ssh_config>``, /usr/bin/python3) and the sandbox's vars
 (``sandbox_name``, ``sandbox_cli``, ``sandbox_endpoint_host`` / ``_port``, ``sandbox_failure_domains``,
-``sandbox_releases_dir``) for all. Host keys are pinned: known_hosts lists every host's key under its name
+``sandbox_releases_dir``, ``sandbox_mirror_dir``) for all. Host keys are pinned: known_hosts lists every host's key under its name
 and its IP, and ssh_config checks them strictly.
 """
 
@@ -23,7 +23,7 @@ CLI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
 
 
 def render_inventory(sbx_name, hosts, vip, failure_domains, paths):
-    """``hosts``: {name: {"ip", "failure_domain"}}; ``paths``: ssh_key, ssh_config, releases_dir."""
+    """``hosts``: {name: {"ip", "failure_domain"}}; ``paths``: ssh_key, ssh_config, releases_dir, mirror_dir."""
     lines = ["# Ansible inventory of sandbox %s (test and demo infrastructure), rewritten when machines come "
              "and go." % sbx_name, "[%s]" % GROUP]
     for name in sorted(hosts):
@@ -42,6 +42,7 @@ def render_inventory(sbx_name, hosts, vip, failure_domains, paths):
         "sandbox_endpoint_port=%d" % API_PORT,
         "sandbox_failure_domains=%s" % json.dumps(failure_domains, separators=(",", ":")),
         "sandbox_releases_dir=%s" % paths["releases_dir"],
+        "sandbox_mirror_dir=%s" % paths["mirror_dir"],
     ]
     return "\n".join(lines) + "\n"
 
@@ -100,7 +101,7 @@ def write_all(sbx, host_keys):
     hosts = {name: {"ip": sbx.hosts[name]["ip"], "failure_domain": sbx.hosts[name]["failure_domain"],
                     "host_key": key} for name, key in host_keys.items()}
     paths = {"ssh_key": sbx.ssh_key, "ssh_config": sbx.ssh_config, "known_hosts": sbx.known_hosts,
-             "releases_dir": sbx.releases_dir, "control_path": control_path(sbx)}
+             "releases_dir": sbx.releases_dir, "mirror_dir": sbx.mirror_dir, "control_path": control_path(sbx)}
     write_file(sbx.known_hosts, render_known_hosts(hosts), 0o600)
     write_file(sbx.ssh_config, render_ssh_config(hosts, paths), 0o600)
     write_file(sbx.inventory, render_inventory(sbx.name, hosts, sbx.network.vip, sbx.data["failure_domains"], paths),

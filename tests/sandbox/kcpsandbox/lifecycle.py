@@ -15,14 +15,13 @@ import os
 import re
 import signal
 
-from . import addressing, host, net, node_software, placement, provider
+from . import addressing, host, net, node_software, placement, provider, timings
 from .commands import WAIT_LIMIT, run, wait_until
 from .errors import InvalidArguments, SandboxError
 from .lb import LoadBalancer
 from .state import Sandbox, exclusive, state_root, write_file
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-VERSION = re.compile(r"^v\d+\.\d+\.\d+$")
 # Every host mounts its own tmpfs over these: a state dir below them would vanish from the hosts' view.
 HIDDEN_IN_HOSTS = ("/tmp", "/run")
 
@@ -40,14 +39,12 @@ def parse_environment(pairs):
     return env, problems
 
 
-def up_problems(name, subnet, machines, failure_domains, version, prefix):
+def up_problems(name, subnet, machines, failure_domains, prefix):
     problems = addressing.sandbox_name_problems(name) + addressing.subnet_problems(subnet)
     if not 1 <= machines <= addressing.MAX_SLOTS:
         problems.append("--machines %d: must be 1 to %d" % (machines, addressing.MAX_SLOTS))
     if not 1 <= failure_domains <= 26:
         problems.append("--failure-domains %d: must be 1 to 26" % failure_domains)
-    if version is not None and not VERSION.match(version):
-        problems.append("--version %r: must look like v1.30.6" % version)
     problems += addressing.host_name_problems("%s-%d" % (prefix, addressing.MAX_SLOTS), "--prefix")
     root = os.path.realpath(state_root())
     hidden = [d for d in HIDDEN_IN_HOSTS if root == d or root.startswith(d + "/")]
@@ -57,9 +54,9 @@ def up_problems(name, subnet, machines, failure_domains, version, prefix):
     return problems
 
 
-def up(name, subnet, machines, failure_domains, version=None, prefix="cp", environment=()):
-    env, env_problems = parse_environment(environment)
-    problems = up_problems(name, subnet, machines, failure_domains, version, prefix) + env_problems
+def up(name, subnet, machines, failure_domains, prefix="cp", environment=(), real_timings=False):
+    requested, env_problems = parse_environment(environment)
+    problems = up_problems(name, subnet, machines, failure_domains, prefix) + env_problems
     if problems:
         raise InvalidArguments(problems)
     sbx = Sandbox(name)
@@ -75,10 +72,7 @@ def up(name, subnet, machines, failure_domains, version=None, prefix="cp", envir
             os.makedirs(sbx.logs_dir, exist_ok=True)
             if node_software.available():
                 node_software.build(sbx)
-                node_software.choose_version(sbx.releases_dir, version)
-            elif version:
-                raise InvalidArguments(["--version %s: no node software to install (tests/sandbox/kcpsim/build.py "
-                                        "does not exist yet)" % version])
+                node_software.lay_out_mirror(sbx.releases_dir, sbx.mirror_dir, node_software.kubectl_binary())
             with exclusive(sbx.root, ".network"):
                 claimed = net.subnet_in_use(network) or (net.link_exists(network.bridge) and network.bridge)
                 if claimed:
@@ -86,14 +80,15 @@ def up(name, subnet, machines, failure_domains, version=None, prefix="cp", envir
                                        "`sandbox --name %s down` if it is this sandbox's leftover"
                                        % (subnet, claimed, name))
                 # The subnet is recorded only now that it is ours: `down` removes its blackhole route.
-                sbx.data.update(subnet=network.subnet, prefix=prefix, environment=env, hosts={}, next_number=1,
+                sbx.data.update(subnet=network.subnet, prefix=prefix, real_timings=real_timings,
+                                environment=timings.environment(real_timings, requested), hosts={}, next_number=1,
                                 last_slot=0, failure_domains=placement.failure_domain_names(failure_domains))
                 sbx.save()
                 net.create_guards(network)
                 net.create_bridge(network)
                 net.require_routed_via_bridge(network)
             make_ssh_key(sbx)
-            provider.create_machines(sbx, [{"version": version}] * machines)
+            provider.create_machines(sbx, [{}] * machines)
         except BaseException:
             teardown(sbx)
             raise
@@ -172,7 +167,7 @@ def status(name):
     for host_name, record in sorted(sbx.hosts.items(), key=lambda item: item[1]["slot"]):
         hosts.append({
             "name": host_name, "ip": record["ip"], "failure_domain": record["failure_domain"],
-            "state": "running" if host.is_running(sbx, host_name) else "off", "version": record.get("version"),
+            "state": "running" if host.is_running(sbx, host_name) else "off",
             "partitioned": record.get("partitioned", False), "lb_backend": backends.get(host_name, "absent"),
         })
     return {
@@ -180,5 +175,7 @@ def status(name):
         "endpoint": "%s:%d" % (network.vip, addressing.API_PORT),
         "load_balancer": "running" if LoadBalancer(sbx).master() else "stopped",
         "failure_domains": sbx.data["failure_domains"], "inventory": sbx.inventory, "ssh_config": sbx.ssh_config,
+        "mirror": sbx.mirror_dir, "versions": node_software.release_versions(sbx.releases_dir),
+        "real_timings": sbx.data.get("real_timings", False),
         "hosts": hosts,
     }

@@ -8,7 +8,7 @@ removed). Both are idempotent by machine name. The caller holds the sandbox's lo
 
 import os
 
-from . import addressing, host, inventory, net, node_software, placement
+from . import addressing, host, inventory, net, placement
 from .errors import InvalidArguments, SandboxError
 from .lb import LoadBalancer
 
@@ -19,9 +19,9 @@ def machine_view(name, record):
 
 
 def plan_machines(sbx, requests):
-    """Names, failure domains, slots and versions for new machines; InvalidArguments lists every problem.
+    """Names, failure domains and slots for new machines; InvalidArguments lists every problem.
 
-    ``requests``: [{"name", "failure_domain", "version"}] with None for "choose for me".
+    ``requests``: [{"name", "failure_domain"}] with None for "choose for me".
     """
     problems, planned = [], []
     domains = sbx.data["failure_domains"]
@@ -51,16 +51,7 @@ def plan_machines(sbx, requests):
             break
         used_slots.add(slot)
         last_slot = slot
-        version = request.get("version")
-        if node_software.available():
-            try:
-                version = node_software.choose_version(sbx.releases_dir, version)
-            except SandboxError as exc:
-                problems.append(str(exc))
-        elif version:
-            problems.append("--version %s: no node software to install (tests/sandbox/kcpsim/build.py does not "
-                            "exist yet)" % version)
-        planned.append({"name": name, "failure_domain": domain, "slot": slot, "version": version})
+        planned.append({"name": name, "failure_domain": domain, "slot": slot})
     if len({p["name"] for p in planned}) != len(planned):
         problems.append("--name: the same machine name twice")
     if problems:
@@ -86,7 +77,7 @@ def create_machines(sbx, requests):
         sbx.hosts[plan["name"]] = {
             "slot": plan["slot"], "ip": address.ip, "mac": address.mac, "veth": address.veth,
             "netns": addressing.netns_name(sbx.name, plan["name"]), "failure_domain": plan["failure_domain"],
-            "version": plan["version"], "partitioned": False,
+            "partitioned": False,
         }
         sbx.data["last_slot"] = plan["slot"]
         sbx.save()
@@ -100,9 +91,6 @@ def create_machines(sbx, requests):
         net.create_host_link(network, addressing.host_address(network, plan["slot"]), record["netns"])
         host.prepare_disk(sbx, name, authorized_key)
         host.write_environment(sbx, name, sbx.data.get("environment", {}))
-        host.write_failure_domain(sbx, name, record["failure_domain"])
-        if plan["version"]:
-            node_software.install(sbx, name, plan["version"])
         host.boot(sbx, name)
     publish(sbx)
     host.wait_for_ssh(sbx, [p["name"] for p in planned])

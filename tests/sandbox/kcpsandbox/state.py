@@ -152,6 +152,7 @@ class Sandbox:
         self.known_hosts = os.path.join(self.ssh_dir, "known_hosts")
         self.inventory = os.path.join(self.dir, "inventory.ini")
         self.releases_dir = os.path.join(self.dir, "releases")
+        self.mirror_dir = os.path.join(self.dir, "mirror")
         self.haproxy_dir = os.path.join(self.dir, "haproxy")
         self.logs_dir = os.path.join(self.dir, "logs")
         self.bin_dir = os.path.join(self.dir, "bin")

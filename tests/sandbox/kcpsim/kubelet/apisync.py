@@ -17,6 +17,7 @@ import time
 
 from kcpsim import kubeclient
 from kcpsim.kubelet import backoff, objects
+from kcpsim.runtime import network
 
 LOG = logging.getLogger("kubelet")
 MIRROR_PERIOD = 1.0
@@ -101,7 +102,8 @@ class ApiSync(threading.Thread):
             node = node or self.api.get(CORE, "nodes", self.node_name)
             self.last_runtime_version = self.runtime_version() or self.last_runtime_version
             node["status"] = objects.node_status(self.machine, self.runtime_up(), self.last_runtime_version,
-                                                 (node.get("status") or {}).get("conditions"), utcnow())
+                                                 (node.get("status") or {}).get("conditions"), utcnow(),
+                                                 network.not_ready_reason())
             try:
                 self.api.update(CORE, "nodes", node, subresource="status")
                 return

@@ -106,16 +106,19 @@ def node(node_name, flag_labels, taints):
     return body
 
 
-def node_status(machine, runtime_up, runtime_version, previous_conditions, now):
-    """The Node's status: Ready True while the runtime answers, else False (reason KubeletNotReady);
+def node_status(machine, runtime_up, runtime_version, previous_conditions, now, network_not_ready=None):
+    """The Node's status: Ready True while the runtime answers and its pod network is ready
+    (``network_not_ready``: None, or the runtime's reason why not), else False (reason KubeletNotReady);
     ``containerRuntimeVersion`` is ``<runtimeName>://<version>`` of the runtime's last CRI version answer
     (``runtime_version``: that answer, or None when none came yet)."""
     previous = by_type(previous_conditions)
-    if runtime_up:
+    if runtime_up and not network_not_ready:
         ready = _node_condition("Ready", "True", "KubeletReady", "kubelet is posting ready status", previous, now)
-    else:
+    if not runtime_up:
         down = "container runtime is down: %s is missing" % machine["runtime_socket"]
         ready = _node_condition("Ready", "False", "KubeletNotReady", down, previous, now)
+    elif network_not_ready:
+        ready = _node_condition("Ready", "False", "KubeletNotReady", network_not_ready, previous, now)
     resources = {"cpu": str(machine["cpus"]), "memory": "%dKi" % machine["memory_kib"], "pods": "110",
                  "ephemeral-storage": "%dKi" % machine["storage_kib"]}
     return {

@@ -8,10 +8,11 @@ hosts' shared /etc/hosts; the node software layout a host gets from a release bu
 import json
 import os
 import subprocess
+import tarfile
 
+import node_setup
 import pytest
-
-from kcpsandbox import commands, faults, inventory, lb, node_software
+from kcpsandbox import commands, faults, inventory, lb, node_software, timings
 from kcpsandbox.errors import SandboxError
 from kcpsandbox.host import new_key_pair
 from kcpsandbox.state import Sandbox
@@ -106,60 +107,88 @@ def test_a_partition_keeps_loopback_and_the_controller_before_dropping_the_subne
     (["v1.9.0", "v1.10.0"], "v1.10.0"),
     (["v1.30.6", "containerd", "images.json"], "v1.30.6"),
     ([], None),
-], ids=["the newest of the bundles", "numeric, not alphabetical", "other entries are not versions", "none"])
-def test_the_default_version_is_the_newest_bundle(versions, expected):
-    assert node_software.newest(versions) == expected
+], ids=["the newest of the mirror's versions", "numeric, not alphabetical", "other entries are not versions",
+        "none"])
+def test_the_operator_takes_the_newest_version_the_mirror_offers(versions, expected):
+    assert node_setup.newest(versions) == expected
 
 
-def _bundle(releases, version, programs):
+def _bundle(releases, version, containerd="1.7.22"):
     os.makedirs(os.path.join(releases, version, "bin"))
     (open(os.path.join(releases, version, "VERSION"), "w")).write(version + "\n")
-    for program in programs:
+    for program in ("kubeadm", "kubelet"):
         with open(os.path.join(releases, version, "bin", program), "w") as handle:
             handle.write("#!/usr/bin/python3\n# %s %s\n" % (program, version))
-    for component, files in (("containerd/1.7.22", ["containerd"]), ("cni/1.5.1", ["bridge", "loopback"])):
+    with open(os.path.join(releases, version, "components.json"), "w") as handle:
+        json.dump({"containerd": containerd, "cni-plugins": "1.5.1"}, handle)
+    for component, files in (("containerd/1.7.20", ["containerd"]), ("containerd/1.7.22", ["containerd"]),
+                             ("cni/1.5.1", ["bridge", "host-local", "loopback"])):
         os.makedirs(os.path.join(releases, component), exist_ok=True)
         for name in files:
             with open(os.path.join(releases, component, name), "w") as handle:
-                handle.write("#!/usr/bin/python3\n")
+                handle.write("#!/usr/bin/python3\n# %s %s\n" % (name, component))
 
 
-@pytest.mark.parametrize("programs, kubelet_unit", [
-    (["kubeadm", "kubelet"], True),
-    (["kubeadm"], False),
-], ids=["a full bundle installs kubeadm, kubelet and its units", "a bundle without a kubelet installs no kubelet unit"])
-def test_node_software_lands_where_the_packages_put_it(tmp_path, programs, kubelet_unit):
-    sbx = Sandbox("t-node", root=str(tmp_path))
-    _bundle(sbx.releases_dir, "v1.30.6", programs)
-    node_software.install(sbx, "cp-1", "v1.30.6")
-    bin_dir = sbx.host_fs("cp-1", "/usr/local/bin")
-    for program in programs + ["containerd"]:
-        assert os.stat(os.path.join(bin_dir, program)).st_mode & 0o777 == 0o755
-    assert sorted(os.listdir(sbx.host_fs("cp-1", "/opt/cni/bin"))) == ["bridge", "loopback"]
-    units = os.path.join(sbx.host_overlay("cp-1", "/etc"), "systemd", "system")
-    wants = os.path.join(units, "multi-user.target.wants")
-    assert os.readlink(os.path.join(wants, "containerd.service")) == "/etc/systemd/system/containerd.service"
-    assert os.path.exists(os.path.join(units, "kubelet.service.d", "10-kubeadm.conf")) is kubelet_unit
-    assert os.path.lexists(os.path.join(wants, "kubelet.service")) is kubelet_unit
-    if kubelet_unit:
-        with open(os.path.join(units, "kubelet.service.d", "10-kubeadm.conf")) as handle:
-            dropin = handle.read()
-        assert "EnvironmentFile=-/var/lib/kubelet/kubeadm-flags.env" in dropin
-        assert "--config=/var/lib/kubelet/config.yaml" in dropin
+def _mirror(tmp_path):
+    releases, mirror = str(tmp_path / "releases"), str(tmp_path / "mirror")
+    _bundle(releases, "v1.36.4", containerd="1.7.20")
+    _bundle(releases, "v1.37.1")
+    kubectl = tmp_path / "kubectl"
+    kubectl.write_text("#!/bin/sh\necho kubectl\n")
+    kubectl.chmod(0o755)
+    versions = node_software.lay_out_mirror(releases, mirror, str(kubectl), arch="amd64")
+    return mirror, versions
 
 
-def test_a_host_gets_the_container_runtime_its_kubernetes_release_names(tmp_path):
-    sbx = Sandbox("t-node", root=str(tmp_path))
-    _bundle(sbx.releases_dir, "v1.30.6", ["kubeadm", "kubelet"])
-    older = os.path.join(sbx.releases_dir, "containerd", "1.7.20")
-    os.makedirs(older)
-    with open(os.path.join(older, "containerd"), "w") as handle:
-        handle.write("#!/usr/bin/python3\n# containerd 1.7.20\n")
-    with open(os.path.join(sbx.releases_dir, "v1.30.6", "components.json"), "w") as handle:
-        json.dump({"containerd": "1.7.20", "cni-plugins": "1.5.1"}, handle)
-    node_software.install(sbx, "cp-1", "v1.30.6")
-    with open(sbx.host_fs("cp-1", "/usr/local/bin/containerd")) as handle:
-        assert "containerd 1.7.20" in handle.read(), "the release's own containerd, not the newest (1.7.22)"
+def test_the_mirror_lays_out_each_version_as_release_artifacts_with_checksums(tmp_path):
+    mirror, versions = _mirror(tmp_path)
+    assert versions == ["v1.36.4", "v1.37.1"]
+    top = os.path.join(mirror, "v1.37.1")
+    files = sorted(os.path.relpath(os.path.join(d, f), top) for d, _dirs, names in os.walk(top) for f in names)
+    assert files == ["SHA256SUMS", "bin/linux/amd64/kubeadm", "bin/linux/amd64/kubectl", "bin/linux/amd64/kubelet",
+                     "cni-plugins-linux-amd64-v1.5.1.tgz", "cni/10-bridge.conflist",
+                     "containerd-1.7.22-linux-amd64.tar.gz", "systemd/containerd.service",
+                     "systemd/kubelet.service", "systemd/kubelet.service.d/10-kubeadm.conf"]
+    checked = subprocess.run(["sha256sum", "--strict", "-c", "SHA256SUMS"], cwd=top, capture_output=True, text=True,
+                             check=False)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.count(": OK") == len(files) - 1
+    with open(os.path.join(top, "systemd", "kubelet.service.d", "10-kubeadm.conf")) as handle:
+        dropin = handle.read()
+    assert "EnvironmentFile=-/var/lib/kubelet/kubeadm-flags.env" in dropin
+    assert "EnvironmentFile=-/etc/default/kubelet" in dropin
+
+
+def test_the_mirror_packs_the_runtime_and_the_cni_plugins_as_their_releases_do(tmp_path):
+    mirror, _versions = _mirror(tmp_path)
+    with tarfile.open(os.path.join(mirror, "v1.37.1", "cni-plugins-linux-amd64-v1.5.1.tgz")) as archive:
+        assert sorted(m.name for m in archive.getmembers()) == ["./bridge", "./host-local", "./loopback"]
+        assert {m.mode for m in archive.getmembers()} == {0o755}
+    with tarfile.open(os.path.join(mirror, "v1.36.4", "containerd-1.7.20-linux-amd64.tar.gz")) as archive:
+        assert archive.getnames() == ["bin/containerd"]
+        assert b"containerd/1.7.20" in archive.extractfile("bin/containerd").read(), \
+            "the runtime the release names, not the newest"
+
+
+def test_laying_out_the_mirror_again_rewrites_nothing(tmp_path):
+    mirror, _versions = _mirror(tmp_path)
+    top = os.path.join(mirror, "v1.37.1")
+    before = {d + "/" + f: os.stat(os.path.join(d, f)).st_mtime_ns for d, _dirs, names in os.walk(top) for f in names}
+    again = node_software.lay_out_mirror(str(tmp_path / "releases"), mirror, str(tmp_path / "kubectl"), arch="amd64")
+    assert again == ["v1.36.4", "v1.37.1"]
+    after = {d + "/" + f: os.stat(os.path.join(d, f)).st_mtime_ns for d, _dirs, names in os.walk(top) for f in names}
+    assert after == before
+
+
+@pytest.mark.parametrize("real_timings, requested, expected", [
+    (False, {}, {"KCPSIM_HEARTBEAT": "2", "KCPSIM_KEY_ALGORITHM": "ECDSA-P256"}),
+    (True, {}, {}),
+    (False, {"KCPSIM_HEARTBEAT": "5", "X": "y"}, {"KCPSIM_HEARTBEAT": "5", "KCPSIM_KEY_ALGORITHM": "ECDSA-P256",
+                                                  "X": "y"}),
+], ids=["a sandbox runs with its speed-ups", "real timings turn every speed-up off",
+        "--env overrides a speed-up and adds to them"])
+def test_one_switch_runs_the_sandbox_at_real_timings(real_timings, requested, expected):
+    assert timings.environment(real_timings, requested) == expected
 
 
 def test_etc_hosts_names_every_host_and_is_replaced_whole(tmp_path):

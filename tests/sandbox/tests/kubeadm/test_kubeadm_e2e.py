@@ -21,8 +21,8 @@ import re
 import subprocess
 import threading
 
+import node_setup
 import pytest
-
 from kcpsandbox import state
 from kcpsandbox.commands import wait_until
 from kcpsim import etcdclient
@@ -83,8 +83,8 @@ def pki_files(host):
 
 
 def provisioned_zone(host):
-    """The failure domain the machine provider left in the host's /etc/default/kubelet (the kubelet unit's
-    EnvironmentFile for the operator's flags), as a provisioner (cloud-init, a PXE kickstart) does on real hosts."""
+    """The failure domain the operator left in the host's /etc/default/kubelet (the kubelet unit's
+    EnvironmentFile for the operator's flags)."""
     match = re.search(ZONE_LABEL + r"=([\w.-]+)", ssh(host, "cat /etc/default/kubelet").out)
     return match and match.group(1)
 
@@ -113,17 +113,19 @@ def cluster():
         pytest.skip("the release bundles cannot be built yet (kcpsim/build.py is missing)")
     with state.lock_for_test_run(NAME):
         sandbox("down", timeout=60)
-        up = sandbox("up", "--machines", "3", "--failure-domains", "3", "--subnet", SUBNET, "--version", OLD,
-                     "--env", "KCPSIM_KEY_ALGORITHM=ECDSA-P256", "--env", "KCPSIM_HEARTBEAT=2", timeout=180)
+        up = sandbox("up", "--machines", "3", "--failure-domains", "3", "--subnet", SUBNET, timeout=180)
         try:
             assert up.returncode == 0, up.stdout
             status = sandbox("status", "--json")
             assert status.returncode == 0, status.stdout
             zones = {h["name"]: h["failure_domain"] for h in json.loads(status.stdout)["hosts"]}
             assert sorted(zones) == sorted(IPS) and len(set(zones.values())) == 3, zones
-            for host in IPS:
-                # A real operator enables forwarding before kubeadm (its preflight checks it).
-                assert ssh(host, "sysctl -qw net.ipv4.ip_forward=1").code == 0
+            for index, host in enumerate(sorted(IPS)):
+                # The operator's own steps on a bare host: node software of OLD from the mirror, the zone label,
+                # forwarding (kubeadm's preflight checks it), the pod network's config (no network, no Ready node).
+                node = node_setup.Node(STATE + "/ssh/ssh_config", host)
+                node.prepare(STATE + "/mirror", OLD, zones[host])
+                node.install_pod_network(STATE + "/mirror", OLD, index + 1)
                 assert provisioned_zone(host) == zones[host]
             yield {"zones": zones}
         finally:

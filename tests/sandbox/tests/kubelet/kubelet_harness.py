@@ -77,6 +77,8 @@ class KubeletHost:
         self.api_port = free_port()
         self.config = root / "config.yaml"
         self.write_config()
+        self.cni_conf_dir, self.cni_bin_dir = root / "cni-net.d", root / "cni-bin"
+        self.install_pod_network()
         procs.run_dirs.append((str(self.run_dir), str(self.log_dir)))
         self.kubelet = None
 
@@ -87,10 +89,21 @@ class KubeletHost:
         lines += ["%s: %s" % item for item in extra.items()]
         self.config.write_text("\n".join(lines) + "\n")
 
+    def install_pod_network(self):
+        """What an operator's CNI step leaves on a node: a network config and the plugin it names."""
+        self.cni_conf_dir.mkdir(exist_ok=True)
+        self.cni_bin_dir.mkdir(exist_ok=True)
+        plugin = self.cni_bin_dir / "bridge"
+        if not plugin.exists():
+            plugin.symlink_to(self.releases / "cni" / version.CNI_PLUGINS_VERSIONS[-1] / "bridge")
+        (self.cni_conf_dir / "10-bridge.conflist").write_text(
+            '{"cniVersion": "1.0.0", "name": "bridge", "plugins": [{"type": "bridge"}]}\n')
+
     def env(self, **extra):
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "KCPSIM_IMAGES": str(self.releases / "images.json"),
                "KCPSIM_RUN_DIR": str(self.run_dir), "KCPSIM_LOG_DIR": str(self.log_dir),
-               "KCPSIM_PROBE_SCALE": "0.1", "KCPSIM_HEARTBEAT": "1"}
+               "KCPSIM_PROBE_SCALE": "0.1", "KCPSIM_HEARTBEAT": "1",
+               "KCPSIM_CNI_CONF_DIR": str(self.cni_conf_dir), "KCPSIM_CNI_BIN_DIR": str(self.cni_bin_dir)}
         env.update(extra)
         return env
 

@@ -21,6 +21,7 @@ import yaml
 from kcpsandbox.commands import wait_until
 from kcpsim import kubeclient, kubeconfig, pki, version
 from kcpsim.kubelet import manifests
+from kcpsim.runtime import network
 from kubelet_harness import KubeletHost, Processes, free_port
 
 pytestmark = pytest.mark.etcd
@@ -239,6 +240,26 @@ def test_the_node_is_not_ready_while_the_runtime_is_down_and_reports_the_runtime
     node = wait_until(lambda: node if node["status"]["nodeInfo"]["containerRuntimeVersion"] ==
                       "containerd://" + replacement else _ready(api, NODE), 15, "the replacement runtime's version")
     assert node["status"]["nodeInfo"]["containerRuntimeVersion"] == "containerd://" + replacement
+
+
+def test_the_node_is_not_ready_without_a_pod_network_and_its_static_pods_keep_running(cluster):
+    api = cluster.client()
+    config = cluster.host.cni_conf_dir / "10-bridge.conflist"
+    config.unlink()
+    try:
+        def not_ready():
+            node = _get(api, "v1", "nodes", NODE)
+            conditions = {c["type"]: c for c in ((node or {}).get("status") or {}).get("conditions") or []}
+            ready = conditions.get("Ready", {})
+            return ready if ready.get("status") == "False" else None
+        ready = wait_until(not_ready, 15, "the node to report NotReady without a CNI config")
+        assert (ready["reason"], ready["message"]) == ("KubeletNotReady", network.NOT_READY)
+        # Static pods use the host's network: a node without a pod network still runs its control plane.
+        assert all(_pod_ready(_get(api, "v1", "pods", "%s-%s" % (name, NODE), "kube-system") or {})
+                   for name in ("etcd", "kube-apiserver"))
+    finally:
+        cluster.host.install_pod_network()
+    wait_until(lambda: _ready(api, NODE), 15, "the node to be Ready once the network config is back")
 
 
 class _Approver(threading.Thread):

@@ -10,6 +10,7 @@ import pytest
 
 from kcpsim.kubelet import backoff, config, flags, manifests, objects
 from kcpsim.kubelet.pods import PodState
+from kcpsim.runtime import network
 
 NOW = datetime.datetime(2026, 3, 1, 12, 0, 0, tzinfo=datetime.timezone.utc)
 LATER = NOW + datetime.timedelta(seconds=40)
@@ -295,6 +296,48 @@ def test_node_readiness_follows_the_runtime(runtime_up, status, reason):
     assert (_ready(result)["status"], _ready(result)["reason"]) == (status, reason)
     assert result["nodeInfo"]["kubeletVersion"] == "v1.30.6"
     assert result["nodeInfo"]["containerRuntimeVersion"] == "containerd://1.7.22"
+
+
+@pytest.mark.parametrize("runtime_up, network_not_ready, message", [
+    (True, network.NOT_READY, network.NOT_READY),
+    (False, network.NOT_READY, "container runtime is down: /run/containerd/containerd.sock is missing"),
+], ids=["a node without a pod network is NotReady in the runtime's words",
+        "a missing runtime is named before a missing network"])
+def test_node_readiness_waits_for_the_pod_network(runtime_up, network_not_ready, message):
+    ready = _ready(objects.node_status(MACHINE, runtime_up, CRI_VERSION, [], NOW, network_not_ready))
+    assert (ready["status"], ready["reason"], ready["message"]) == ("False", "KubeletNotReady", message)
+
+
+def _network_dirs(tmp_path, files, plugins):
+    conf, bins = tmp_path / "net.d", tmp_path / "bin"
+    conf.mkdir()
+    bins.mkdir()
+    for name, text in files.items():
+        (conf / name).write_text(text)
+    for plugin in plugins:
+        (bins / plugin).write_text("#!/bin/sh\n")
+        (bins / plugin).chmod(0o755)
+    return str(conf), str(bins)
+
+
+BRIDGE = '{"cniVersion": "1.0.0", "name": "b", "plugins": [{"type": "bridge"}, {"type": "portmap"}]}'
+
+
+@pytest.mark.parametrize("files, plugins, ready", [
+    ({}, [], False),
+    ({"10-bridge.conflist": BRIDGE}, ["bridge", "portmap"], True),
+    ({"10-bridge.conflist": BRIDGE}, ["bridge"], False),
+    ({"10-bridge.conf": '{"cniVersion": "0.4.0", "name": "b", "type": "bridge"}'}, ["bridge"], True),
+    ({"05-broken.conflist": "{", "10-bridge.conflist": BRIDGE}, ["bridge", "portmap"], True),
+    ({".10-bridge.conflist": BRIDGE, "10-bridge.conflist.bak": BRIDGE}, ["bridge", "portmap"], False),
+    ({"10-empty.conflist": '{"name": "b", "plugins": []}'}, [], False),
+], ids=["no network config: not ready", "a conflist whose every plugin is installed: ready",
+        "a plugin of the chain missing from /opt/cni/bin: not ready", "a single-plugin .conf: ready",
+        "an unreadable config is skipped for the next one", "hidden files and other extensions are not configs",
+        "a config naming no plugin: not ready"])
+def test_the_pod_network_is_ready_once_a_config_and_its_plugins_exist(tmp_path, files, plugins, ready):
+    reason = network.not_ready_reason(*_network_dirs(tmp_path, files, plugins))
+    assert reason == (None if ready else network.NOT_READY)
 
 
 def test_a_condition_keeps_its_transition_time_until_its_status_changes():

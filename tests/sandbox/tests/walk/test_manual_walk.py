@@ -3,8 +3,11 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Proof that an operator's manual walk works on the sandbox, step by step, on its own sandbox ``t-walk``.
 
-The operator brings up 3 hosts in 3 failure domains, runs ``kubeadm init`` on cp-1 from a configuration file
-and joins cp-2 and cp-3 as control planes with the command init printed; checks the cluster through the load
+The operator brings up 3 bare hosts in 3 failure domains, installs the node software of the newest version from
+the sandbox's mirror on each (checksums checked, units enabled) and labels each with its zone through the
+kubelet's extra args, runs ``kubeadm init`` on cp-1 from a configuration file (the node stays NotReady until the
+operator installs the pod network's config) and joins cp-2 and cp-3 as control planes with the command init
+printed; checks the cluster through the load
 balancer VIP with the real kubectl and the Python client, etcd through its API with its client certificates
 (the collection's etcd adapter) and each host with testinfra; writes a ConfigMap, loses etcd quorum and gets it
 back; then replaces cp-1 (powered off) by a new machine while the endpoint keeps answering. Every command on a
@@ -90,12 +93,27 @@ def etcd_section(walk, hosts):
     return etcd_client.gather(etcd_endpoints(walk, hosts), *walk["etcd_client_files"], timeout=3.0)
 
 
-def test_01_every_host_answers_over_ssh_and_forwards_packets(operator, walk):
+def test_01_the_provider_hands_over_bare_hosts(operator, walk):
     assert sorted(walk["hosts"]) == [FIRST] + list(JOINING)
     assert sorted(h["failure_domain"] for h in walk["hosts"].values()) == ["fd-1", "fd-2", "fd-3"]
     for host in walk["hosts"]:
-        operator.enable_forwarding(host)
-        assert operator.ssh(host, "hostname; sysctl -n net.ipv4.ip_forward").stdout.split() == [host, "1"]
+        found = operator.ssh(host, "ls /usr/local/bin /opt/cni/bin /etc/systemd/system /etc/cni/net.d "
+                             "/etc/default/kubelet 2>/dev/null; true").stdout.split()
+        assert [f for f in found if not f.endswith(":")] == [], (host, found)
+
+
+@pytest.mark.parametrize("host", [FIRST] + list(JOINING), ids=[
+    "cp-1 gets the node software from the mirror, its zone label and forwarding",
+    "cp-2 gets the node software from the mirror, its zone label and forwarding",
+    "cp-3 gets the node software from the mirror, its zone label and forwarding"])
+def test_01b_the_operator_prepares_each_host(operator, walk, host):
+    operator.prepare_host(host)
+    mirror_dir, version = operator.mirror()
+    assert operator.ssh(host, "kubeadm version -o short").stdout.strip() == version
+    assert operator.ssh(host, "systemctl is-active containerd; systemctl is-enabled kubelet").stdout.split() == [
+        "active", "enabled"]
+    assert operator.ssh(host, "ls /opt/cni/bin").stdout.split() == ["bridge", "host-local", "loopback"]
+    assert operator.ssh(host, "sysctl -n net.ipv4.ip_forward").stdout.strip() == "1"
 
 
 def test_02_kubeadm_init_on_cp1_from_a_configuration_file(operator, walk):
@@ -105,6 +123,17 @@ def test_02_kubeadm_init_on_cp1_from_a_configuration_file(operator, walk):
     assert walk["join"].startswith("kubeadm join %s " % walk["endpoint"])
     ca = operator.ssh(FIRST, "openssl x509 -in /etc/kubernetes/pki/ca.crt -noout -text").stdout
     assert "Public Key Algorithm: id-ecPublicKey" in ca and "NIST CURVE: P-256" in ca
+    walk["kubeconfig"] = operator.fetch(FIRST, "/etc/kubernetes/admin.conf", walk["workdir"])
+
+
+def test_02b_cp1_stays_not_ready_until_the_operator_installs_the_pod_network(operator, walk):
+    ready = poll(lambda: operator.node_ready_condition(walk["kubeconfig"], FIRST), 30, "cp-1's Ready condition")
+    assert (ready["status"], ready["reason"], ready["message"]) == (
+        "False", "KubeletNotReady", "container runtime network not ready: NetworkReady=false "
+        "reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized")
+    operator.install_pod_network(FIRST)
+    poll(lambda: (operator.node_ready_condition(walk["kubeconfig"], FIRST) or {}).get("status") == "True", 30,
+         "cp-1 Ready once its pod network is configured")
 
 
 @pytest.mark.parametrize("host", JOINING, ids=["cp-2 joins as a control plane with the printed command",
@@ -113,10 +142,10 @@ def test_03_join(operator, walk, host):
     output = operator.join_control_plane(host, walk["join"])
     assert JOINED in output
     assert "[etcd] Announced new etcd member joining to the existing etcd cluster" in output
+    operator.install_pod_network(host)
 
 
 def test_04_kubectl_through_the_vip_lists_three_ready_control_planes_in_their_zones(operator, walk):
-    walk["kubeconfig"] = operator.fetch(FIRST, "/etc/kubernetes/admin.conf", walk["workdir"])
     server = operator.kubectl(walk["kubeconfig"], "config", "view", "-o", "jsonpath={.clusters[0].cluster.server}")
     assert server.stdout == "https://%s" % walk["endpoint"]
     zones = {host: facts["failure_domain"] for host, facts in walk["hosts"].items()}
@@ -215,10 +244,11 @@ def test_13_a_new_machine_joins_as_control_plane_with_a_fresh_token_and_certific
     walk["hosts"] = operator.inventory()[0]
     assert walk["hosts"][created["name"]] == {"ip": created["host"], "failure_domain": created["failure_domain"]}
     walk["replacement"] = created["name"]
-    operator.enable_forwarding(created["name"])
+    operator.prepare_host(created["name"])
     join = operator.fresh_control_plane_join_command(JOINING[0])
     assert join != walk["join"]
     assert JOINED in operator.join_control_plane(created["name"], join)
+    operator.install_pod_network(created["name"])
 
 
 def test_14_three_voting_members_and_three_ready_control_planes_again(operator, walk):

@@ -17,6 +17,7 @@ import shlex
 import subprocess
 import time
 
+import node_setup
 import yaml
 from kcpsandbox import state
 
@@ -24,10 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SANDBOX_CLI = os.path.normpath(os.path.join(HERE, "..", "..", "sandbox"))
 KUBECTL = "/usr/bin/kubectl"
 
-# Sandbox speed-ups (DESIGN.md): ECDSA keys wherever kubeadm would make RSA ones (v1beta3 has no
-# encryptionAlgorithm), and kubelets that post their status every 2 s instead of 10 s.
-WALK_ENV = ("KCPSIM_KEY_ALGORITHM=ECDSA-P256", "KCPSIM_HEARTBEAT=2")
-# The node software of the walk: None takes the newest release bundle, as an operator would.
+# The node software of the walk: None takes the newest version the mirror offers, as an operator would.
 WALK_VERSION = None
 CONTROL_PLANE_COMPONENTS = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
 CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane"
@@ -89,12 +87,13 @@ def version_minor(version):
     return int(match.group(1))
 
 
-def init_configuration(node_name, failure_domain, endpoint, kubernetes_version):
+def init_configuration(node_name, failure_domain, endpoint, kubernetes_version, encryption_algorithm="ECDSA-P256"):
     """The kubeadm configuration file an operator writes for ``kubeadm init`` on the first control plane host.
 
-    v1beta4 where kubeadm has it (1.31+), with ECDSA-P256 keys; v1beta3 before. The operator repeats the node's
+    v1beta4 where kubeadm has it (1.31+), with ``encryption_algorithm`` keys (None: kubeadm's default); v1beta3
+    before. The operator repeats the node's
     zone label in nodeRegistration.kubeletExtraArgs (a map in v1beta3, a list of name/value pairs in v1beta4);
-    the kubelet merges it with the provider's /etc/default/kubelet.
+    the kubelet merges it with the operator's /etc/default/kubelet.
     """
     labels = "%s=%s" % (ZONE_LABEL, failure_domain)
     v1beta4 = version_minor(kubernetes_version) >= 31
@@ -104,8 +103,8 @@ def init_configuration(node_name, failure_domain, endpoint, kubernetes_version):
             "nodeRegistration": {"name": node_name, "kubeletExtraArgs": extra_args}}
     cluster = {"apiVersion": api_version, "kind": "ClusterConfiguration", "kubernetesVersion": kubernetes_version,
                "controlPlaneEndpoint": endpoint}
-    if v1beta4:
-        cluster["encryptionAlgorithm"] = "ECDSA-P256"
+    if v1beta4 and encryption_algorithm:
+        cluster["encryptionAlgorithm"] = encryption_algorithm
     return yaml.safe_dump_all([init, cluster], default_flow_style=False, sort_keys=False)
 
 
@@ -223,12 +222,9 @@ class Operator:
                             % (" ".join(argv), done.returncode, done.stdout[-3000:], done.stderr[-3000:]))
         return done.stdout
 
-    def up(self, machines, failure_domains, subnet, version=WALK_VERSION):
+    def up(self, machines, failure_domains, subnet, real_timings=False):
         argv = ["up", "--machines", str(machines), "--failure-domains", str(failure_domains), "--subnet", subnet]
-        argv += ["--version", version] if version else []
-        for variable in WALK_ENV:
-            argv += ["--env", variable]
-        return self.sandbox(*argv)
+        return self.sandbox(*(argv + ["--real-timings"] if real_timings else argv))
 
     def down(self):
         return self.sandbox("down", timeout=120)
@@ -236,6 +232,11 @@ class Operator:
     def inventory(self):
         with open(os.path.join(self.state, "inventory.ini"), encoding="utf-8") as handle:
             return parse_inventory(handle.read())
+
+    def mirror(self):
+        """The mirror's directory (controller side) and the version the walk installs from it."""
+        mirror_dir = self.inventory()[1]["sandbox_mirror_dir"]
+        return mirror_dir, WALK_VERSION or node_setup.newest_version(mirror_dir)
 
     def endpoint(self):
         variables = self.inventory()[1]
@@ -272,22 +273,39 @@ class Operator:
 
     # -- steps ---------------------------------------------------------------------------------------------
 
-    def enable_forwarding(self, host):
-        """kubeadm's preflight wants net.ipv4.ip_forward=1, as on any real host."""
-        self.ssh(host, "sysctl -qw net.ipv4.ip_forward=1", timeout=30)
+    def node(self, host):
+        return node_setup.Node(self.ssh_config, host)
 
-    def init_first_control_plane(self, host, failure_domain, workdir):
+    def prepare_host(self, host):
+        """The operator's steps on a bare host before kubeadm: node software from the mirror, the zone label,
+        forwarding (node_setup)."""
+        self.node(host).prepare(*self.mirror(), self.inventory()[0][host]["failure_domain"])
+
+    def install_pod_network(self, host):
+        """The pod network's config on ``host`` (its pod subnet numbered after its address)."""
+        address = self.inventory()[0][host]["ip"]
+        self.node(host).install_pod_network(*self.mirror(), int(address.rsplit(".", 1)[1]))
+
+    def node_ready_condition(self, kubeconfig, host):
+        """``host``'s Ready condition as kubectl sees it, None when it does not answer."""
+        done = self.kubectl(kubeconfig, "get", "node", host, "-o", "json")
+        if done.returncode != 0:
+            return None
+        return next((c for c in json.loads(done.stdout)["status"].get("conditions") or [] if c["type"] == "Ready"),
+                    None)
+
+    def init_first_control_plane(self, host, failure_domain, workdir, encryption_algorithm="ECDSA-P256"):
         """``kubeadm init --upload-certs`` on ``host`` from a configuration file copied over; kubeadm's output."""
         version = self.ssh(host, "kubeadm version -o short", timeout=30).stdout.strip()
         config = os.path.join(workdir, "kubeadm-init.yaml")
         with open(config, "w", encoding="utf-8") as handle:
-            handle.write(init_configuration(host, failure_domain, self.endpoint(), version))
+            handle.write(init_configuration(host, failure_domain, self.endpoint(), version, encryption_algorithm))
         self.scp_to(host, config, INIT_CONFIG_PATH)
         return self.ssh(host, "kubeadm init --config %s --upload-certs" % INIT_CONFIG_PATH).stdout
 
     def join_control_plane(self, host, join_command):
         """``join_command`` (a control plane join) on ``host``. The printed join command carries no kubelet flags:
-        the Node's zone label comes from the host's /etc/default/kubelet, which the machine provider wrote."""
+        the Node's zone label comes from the host's /etc/default/kubelet, which the operator wrote."""
         return self.ssh(host, join_command, shown="kubeadm join (control plane; token and key withheld)").stdout
 
     def fresh_control_plane_join_command(self, via):
