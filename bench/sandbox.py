@@ -121,7 +121,7 @@ def walk_once(workdir):
     operator = walk.Operator(WALK_NAME)
     steps = [("up (3 hosts)", timed(lambda: operator.up(3, 3, WALK_SUBNET))[0])]
     hosts = operator.inventory()[0]
-    steps.append(("install + label (3)", timed(lambda: [operator.prepare_host(h) for h in sorted(hosts)])[0]))
+    steps.append(("install + label (3)", timed(lambda: operator.prepare_hosts(sorted(hosts)))[0]))
     seconds, output = timed(lambda: operator.init_first_control_plane("cp-1", hosts["cp-1"]["failure_domain"], workdir))
     steps.append(("kubeadm init cp-1", seconds))
     steps.append(("pod network cp-1", timed(lambda: operator.install_pod_network("cp-1"))[0]))

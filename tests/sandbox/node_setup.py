@@ -40,19 +40,20 @@ def newest_version(mirror_dir):
     return found
 
 
-def install_script(version, arch):
+def install_script(version):
     """The shell script that installs node software ``version`` from its copy under REMOTE_MIRROR (pure):
-    checksums first (nothing is installed from a copy that does not match), then the binaries to
-    /usr/local/bin, containerd to /usr/local, the CNI plugins to /opt/cni/bin, the units to
+    checksums first (nothing is installed from a copy that does not match), then the binaries of the host's
+    architecture to /usr/local/bin, containerd to /usr/local, the CNI plugins to /opt/cni/bin, the units to
     /etc/systemd/system; containerd enabled and started, the kubelet enabled (kubeadm starts it)."""
-    binaries = " ".join("bin/linux/%s/%s" % (arch, name) for name in ("kubeadm", "kubelet", "kubectl"))
+    binaries = " ".join("bin/linux/$arch/%s" % name for name in ("kubeadm", "kubelet", "kubectl"))
     return "\n".join([
         "set -eu",
+        "arch=$(dpkg --print-architecture)",
         "cd %s" % shlex.quote("%s/%s" % (REMOTE_MIRROR, version)),
         "sha256sum --quiet --strict -c SHA256SUMS",
         "install -m 0755 %s /usr/local/bin/" % binaries,
-        "tar -C /usr/local -xzf containerd-*-linux-%s.tar.gz" % arch,
-        "mkdir -p /opt/cni/bin && tar -C /opt/cni/bin -xzf cni-plugins-linux-%s-v*.tgz" % arch,
+        "tar -C /usr/local -xzf containerd-*-linux-$arch.tar.gz",
+        "mkdir -p /opt/cni/bin && tar -C /opt/cni/bin -xzf cni-plugins-linux-$arch-v*.tgz",
         "install -D -m 0644 systemd/kubelet.service /etc/systemd/system/kubelet.service",
         "install -D -m 0644 systemd/kubelet.service.d/10-kubeadm.conf "
         "/etc/systemd/system/kubelet.service.d/10-kubeadm.conf",
@@ -60,6 +61,16 @@ def install_script(version, arch):
         "systemctl daemon-reload",
         "systemctl enable --now containerd",
         "systemctl enable kubelet",
+    ]) + "\n"
+
+
+def prepare_script(version, failure_domain):
+    """install_script, then the zone label (kubelet_extra_args) and forwarding, which kubeadm's preflight wants
+    (net.ipv4.ip_forward=1, as on any real host): what the operator does on a fresh host before kubeadm (pure)."""
+    return install_script(version) + "\n".join([
+        "mkdir -p %s" % os.path.dirname(KUBELET_EXTRA_ARGS_FILE),
+        "printf %%s %s > %s" % (shlex.quote(kubelet_extra_args(failure_domain)), KUBELET_EXTRA_ARGS_FILE),
+        "sysctl -qw net.ipv4.ip_forward=1",
     ]) + "\n"
 
 
@@ -88,6 +99,7 @@ class Node:
         self.host = host
 
     def run(self, command, stdin="", timeout=120):
+        """``command`` on the host (a shell script), its output; SetupError naming its last line when it fails."""
         done = subprocess.run(["ssh", "-F", self.ssh_config, self.host, command], input=stdin, capture_output=True,
                               text=True, timeout=timeout, check=False)
         if done.returncode != 0:
@@ -111,11 +123,7 @@ class Node:
     def install_node_software(self, mirror_dir, version):
         """Copy ``version`` off the mirror, check it and install it (install_script)."""
         self.copy_dir(os.path.join(mirror_dir, version), REMOTE_MIRROR)
-        self.run(install_script(version, self.run("dpkg --print-architecture").strip()))
-
-    def label_zone(self, failure_domain):
-        """The zone label, through the kubelet's extra args (read when kubeadm starts the kubelet)."""
-        self.write(KUBELET_EXTRA_ARGS_FILE, kubelet_extra_args(failure_domain))
+        self.run(install_script(version))
 
     def install_pod_network(self, mirror_dir, version, index):
         """The mirror's bridge network config, with this node's pod subnet; the plugins came with the node
@@ -124,8 +132,7 @@ class Node:
             self.write(CNI_CONFIG_FILE, cni_config(handle.read(), pod_subnet(index)))
 
     def prepare(self, mirror_dir, version, failure_domain):
-        """What the operator does on a fresh host before kubeadm: node software, zone label, forwarding."""
-        self.install_node_software(mirror_dir, version)
-        self.label_zone(failure_domain)
-        # kubeadm's preflight wants net.ipv4.ip_forward=1, as on any real host.
-        self.run("sysctl -qw net.ipv4.ip_forward=1")
+        """What the operator does on a fresh host before kubeadm (prepare_script), in one SSH session after the
+        copy."""
+        self.copy_dir(os.path.join(mirror_dir, version), REMOTE_MIRROR)
+        self.run(prepare_script(version, failure_domain))

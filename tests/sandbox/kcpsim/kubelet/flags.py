@@ -11,7 +11,7 @@ flag set, its refusal of other words (``unknown command <word>``, as the real ku
 are refused unless they are on the kubelet's allowed list or under ``kubelet.kubernetes.io`` /
 ``node.kubernetes.io`` (so ``node-role.kubernetes.io/control-plane`` cannot be set this way); the flag may be
 given more than once and the maps merge, a later value of a key winning (component-base's MapStringString),
-so kubeadm's ``$KUBELET_KUBEADM_ARGS`` and the provisioner's ``$KUBELET_EXTRA_ARGS`` (/etc/default/kubelet)
+so kubeadm's ``$KUBELET_KUBEADM_ARGS`` and the operator's ``$KUBELET_EXTRA_ARGS`` (/etc/default/kubelet)
 both reach the Node.
 """
 

@@ -339,7 +339,7 @@ def test_a_restarted_kubelet_reconciles_the_zone_of_its_existing_node(cluster):
     api = cluster.client()
     api.patch("v1", "nodes", NODE, {"metadata": {"labels": {"node-role.kubernetes.io/control-plane": ""}}})
     cluster.host.procs.stop(cluster.host.kubelet)
-    # As the unit's ExecStart passes them: kubeadm's flags, then the provisioner's /etc/default/kubelet.
+    # As the unit's ExecStart passes them: kubeadm's flags, then the operator's /etc/default/kubelet.
     cluster.host.start_kubelet("--kubeconfig=%s" % cluster.kubelet_conf,
                                "--cert-dir=%s" % (cluster.host.root / "kubelet-pki"),
                                "--node-labels=example.com/rack=r1",

@@ -102,18 +102,16 @@ def test_01_the_provider_hands_over_bare_hosts(operator, walk):
         assert [f for f in found if not f.endswith(":")] == [], (host, found)
 
 
-@pytest.mark.parametrize("host", [FIRST] + list(JOINING), ids=[
-    "cp-1 gets the node software from the mirror, its zone label and forwarding",
-    "cp-2 gets the node software from the mirror, its zone label and forwarding",
-    "cp-3 gets the node software from the mirror, its zone label and forwarding"])
-def test_01b_the_operator_prepares_each_host(operator, walk, host):
-    operator.prepare_host(host)
-    mirror_dir, version = operator.mirror()
-    assert operator.ssh(host, "kubeadm version -o short").stdout.strip() == version
-    assert operator.ssh(host, "systemctl is-active containerd; systemctl is-enabled kubelet").stdout.split() == [
-        "active", "enabled"]
-    assert operator.ssh(host, "ls /opt/cni/bin").stdout.split() == ["bridge", "host-local", "loopback"]
-    assert operator.ssh(host, "sysctl -n net.ipv4.ip_forward").stdout.strip() == "1"
+def test_01b_the_operator_installs_node_software_from_the_mirror_labels_and_enables_forwarding(operator, walk):
+    operator.prepare_hosts(sorted(walk["hosts"]))
+    version = operator.mirror()[1]
+    for host, facts in walk["hosts"].items():
+        assert operator.ssh(host, "kubeadm version -o short").stdout.strip() == version
+        assert operator.ssh(host, "systemctl is-active containerd; systemctl is-enabled kubelet").stdout.split() == [
+            "active", "enabled"]
+        assert operator.ssh(host, "ls /opt/cni/bin").stdout.split() == ["bridge", "host-local", "loopback"]
+        assert operator.ssh(host, "sysctl -n net.ipv4.ip_forward; cat /etc/default/kubelet").stdout.split() == [
+            "1", "KUBELET_EXTRA_ARGS=--node-labels=topology.kubernetes.io/zone=" + facts["failure_domain"]]
 
 
 def test_02_kubeadm_init_on_cp1_from_a_configuration_file(operator, walk):
@@ -244,7 +242,7 @@ def test_13_a_new_machine_joins_as_control_plane_with_a_fresh_token_and_certific
     walk["hosts"] = operator.inventory()[0]
     assert walk["hosts"][created["name"]] == {"ip": created["host"], "failure_domain": created["failure_domain"]}
     walk["replacement"] = created["name"]
-    operator.prepare_host(created["name"])
+    operator.prepare_hosts([created["name"]])
     join = operator.fresh_control_plane_join_command(JOINING[0])
     assert join != walk["join"]
     assert JOINED in operator.join_control_plane(created["name"], join)

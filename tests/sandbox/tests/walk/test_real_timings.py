@@ -45,7 +45,7 @@ def test_a_control_plane_init_and_join_reach_two_ready_nodes_at_real_timings(rea
         # No speed-up reaches the hosts: neither SSH sessions nor services see a KCPSIM_* variable.
         assert operator.ssh(host, "env | grep ^KCPSIM_ || true").stdout == ""
         assert operator.ssh(host, "cat /etc/systemd/system.conf.d/kcp-sandbox.conf 2>/dev/null || true").stdout == ""
-        operator.prepare_host(host)
+    operator.prepare_hosts(sorted(hosts))
     output = operator.init_first_control_plane("cp-1", hosts["cp-1"]["failure_domain"], workdir,
                                                encryption_algorithm=None)
     ca = operator.ssh("cp-1", "openssl x509 -in /etc/kubernetes/pki/ca.crt -noout -text").stdout

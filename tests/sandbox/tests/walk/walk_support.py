@@ -10,6 +10,7 @@ the official Python client and the collection's etcd adapter, using credentials 
 scp. The pure helpers (kubeadm configuration, reading kubeadm's output, node / pod / etcd verdicts) do no I/O.
 """
 
+import concurrent.futures
 import json
 import os
 import re
@@ -276,10 +277,14 @@ class Operator:
     def node(self, host):
         return node_setup.Node(self.ssh_config, host)
 
-    def prepare_host(self, host):
-        """The operator's steps on a bare host before kubeadm: node software from the mirror, the zone label,
-        forwarding (node_setup)."""
-        self.node(host).prepare(*self.mirror(), self.inventory()[0][host]["failure_domain"])
+    def prepare_hosts(self, hosts):
+        """The operator's steps on bare hosts before kubeadm, on all of them at once as Ansible's forks would:
+        node software from the mirror, the zone label, forwarding (node_setup)."""
+        mirror_dir, version = self.mirror()
+        zones = {host: facts["failure_domain"] for host, facts in self.inventory()[0].items()}
+        with concurrent.futures.ThreadPoolExecutor(len(hosts)) as pool:
+            for done in [pool.submit(self.node(host).prepare, mirror_dir, version, zones[host]) for host in hosts]:
+                done.result()
 
     def install_pod_network(self, host):
         """The pod network's config on ``host`` (its pod subnet numbered after its address)."""
