@@ -10,8 +10,8 @@ import datetime
 import time
 
 from kcpsim import kubeconfig, pki
-from kcpsim.kubeadm import (bootstraptoken, certplan, certsecret, clusterobjects, config, durations, images,
-                            kubeletconfig, manifests, preflight)
+from kcpsim.kubeadm import (bootstraptoken, certplan, certsecret, clusterobjects, config, controlplanecheck,
+                            durations, images, kubeletconfig, manifests, preflight)
 from kcpsim.kubeadm.cluster import Cluster
 from kcpsim.kubeadm.context import KubeadmError, Phase, describe, refuse_unemulated, run_phases
 from kcpsim.kubeadm.kubelet import Kubelet, KubeletError
@@ -96,13 +96,27 @@ class InitData:
         """The admin.conf client; on first use the CRB kubeadm:cluster-admins is ensured with super-admin.conf."""
         if self._admin is None:
             if self.host.exists(SUPER_ADMIN_CONF):
-                super_admin = Cluster.from_kubeconfig(self.host.path(SUPER_ADMIN_CONF))
+                super_admin = self._client(SUPER_ADMIN_CONF)
                 try:
                     super_admin.apply([clusterobjects.cluster_admins_binding()])
                 finally:
                     super_admin.close()
-            self._admin = Cluster.from_kubeconfig(self.host.path(ADMIN_CONF))
+            self._admin = self._client(ADMIN_CONF)
         return self._admin
+
+    def _client(self, path):
+        """1.37 aims init's admin clients at this instance (no load balancer needed yet); before, the kubeconfig's
+        server (the controlPlaneEndpoint), whose first calls kubeadm retries until it forwards."""
+        if self.ctx.release.minor >= 37:
+            local = "https://%s" % manifests.join_host_port(self.advertise_address, self.bind_port)
+            return Cluster.from_kubeconfig(self.host.path(path), server=local)
+        client = Cluster.from_kubeconfig(self.host.path(path))
+        try:
+            client.wait_healthy(self.timeouts["kubernetesAPICall"])
+        except TimeoutError as exc:
+            client.close()
+            raise KubeadmError(str(exc))
+        return client
 
     def close(self):
         if self._admin is not None:
@@ -262,28 +276,39 @@ def _elapsed(started):
     return durations.render(round(time.monotonic() - started, 3))
 
 
+def wait_control_plane_components(ctx, cluster, pods, timeout, wait_api):
+    """All three components (WaitForAllControlPlaneComponents), else only the API server through ``wait_api``."""
+    if ctx.release.gate("WaitForAllControlPlaneComponents", cluster.get("featureGates")):
+        failed = controlplanecheck.wait_all(ctx.out, pods, timeout)
+        if failed:
+            raise KubeadmError("failed while waiting for the control plane to start: %s not healthy\n"
+                               "A control plane component may have crashed or exited when started by the container "
+                               "runtime. To troubleshoot, check the kubelet and the static Pods in %s"
+                               % (", ".join(failed), manifests.MANIFEST_DIR))
+        return
+    started = time.monotonic()
+    ctx.out("[api-check] Waiting for a healthy API server. This can take up to %s" % durations.render(timeout))
+    try:
+        wait_api(timeout)
+    except TimeoutError as exc:
+        raise KubeadmError("%s\nUnfortunately, an error has occurred: the control plane did not become healthy. "
+                           "It may be that the static Pods could not start: check the kubelet" % exc)
+    ctx.out("[api-check] The API server is healthy after %s" % _elapsed(started))
+
+
 def _wait_control_plane(data):
     ctx = data.ctx
     ctx.out('[wait-control-plane] Waiting for the kubelet to boot up the control plane as static Pods from '
             'directory "%s"' % manifests.MANIFEST_DIR)
     wait_kubelet(ctx, data.kubelet, data.timeouts["kubeletHealthCheck"])
-    timeout = data.timeouts["controlPlaneComponentHealthCheck"]
-    started = time.monotonic()
-    if ctx.release.logs_api_check:
-        ctx.out("[api-check] Waiting for a healthy API server. This can take up to %s" % durations.render(timeout))
+    pods = manifests.control_plane_pods(data.cluster, ctx.release, data.advertise_address, data.bind_port,
+                                        data.init["nodeRegistration"]["imagePullPolicy"])
     client = Cluster.from_kubeconfig(data.host.path(ADMIN_CONF))
     try:
-        client.wait_healthy(timeout)
-    except TimeoutError as exc:
-        raise KubeadmError("%s\nUnfortunately, an error has occurred: the control plane did not become healthy. "
-                           "It may be that the static Pods could not start: check the kubelet" % exc)
+        wait_control_plane_components(ctx, data.cluster, pods, data.timeouts["controlPlaneComponentHealthCheck"],
+                                      client.wait_healthy)
     finally:
         client.close()
-    if ctx.release.logs_api_check:
-        ctx.out("[api-check] The API server is healthy after %s" % _elapsed(started))
-    else:
-        ctx.out("[apiclient] All control plane components are healthy after %.6f seconds"
-                % (time.monotonic() - started))
 
 
 # ----------------------------------------------------------------------------------------- upload-config
@@ -291,7 +316,7 @@ def _wait_control_plane(data):
 def _upload_config_kubeadm(data):
     data.ctx.out('[upload-config] Storing the configuration used in ConfigMap "kubeadm-config" in the '
                  '"kube-system" Namespace')
-    stored = config.stored_cluster_document(data.cluster, data.ctx.release)
+    stored = config.stored_cluster_document(data.cluster)
     data.admin().apply(clusterobjects.upload_kubeadm_config(stored))
 
 
@@ -518,8 +543,7 @@ PHASES = [
     Phase("upload-certs", _upload_certs),
     Phase("mark-control-plane", _mark_control_plane),
     Phase("bootstrap-token", _bootstrap_token),
-    Phase("kubelet-finalize", None, [Phase("experimental-cert-rotation", _kubelet_finalize),
-                                     Phase("enable-client-cert-rotation", _kubelet_finalize)]),
+    Phase("kubelet-finalize", None, [Phase("enable-client-cert-rotation", _kubelet_finalize)]),
     Phase("addon", None, [Phase("coredns", _addon_coredns), Phase("kube-proxy", _addon_kube_proxy)]),
     Phase("show-join-command", _show_join_command),
 ]
@@ -582,11 +606,8 @@ def run(ctx, flags, only=None):
     refuse_unemulated(flags, (settings.init.get("patches") or {}).get("directory"))
     data = InitData(ctx, settings, flags)
     skip = settings.init["skipPhases"]
-    finalize = ctx.release.kubelet_finalize_phase
-    phases = [Phase(p.name, p.run, [c for c in p.children if p.name != "kubelet-finalize" or c.name == finalize])
-              for p in PHASES]
     try:
-        run_phases(phases, data, skip, only=only)
+        run_phases(PHASES, data, skip, only=only)
     finally:
         data.close()
     return 0

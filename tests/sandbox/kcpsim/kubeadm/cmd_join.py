@@ -400,10 +400,9 @@ def _join_etcd(data):
     admin = etcd_admin(data.host, data.cluster, endpoints)
     adv = "[%s]" % data.advertise_address if ":" in data.advertise_address else data.advertise_address
     peer_url = "https://%s:2380" % adv
-    learner = ctx.release.etcd_learner_mode(data.cluster.get("featureGates"))
     try:
         admin.sync_endpoints()
-        member, added = admin.add_member(data.node_name, peer_url, learner, data.timeouts["etcdAPICall"])
+        member, added = admin.add_member(data.node_name, peer_url, True, data.timeouts["etcdAPICall"])
         if added:
             ctx.out("[etcd] Announced new etcd member joining to the existing etcd cluster")
         else:
@@ -418,7 +417,7 @@ def _join_etcd(data):
         pod = manifests.etcd_pod(data.cluster, ctx.release, data.node_name, data.advertise_address,
                                  data.join["nodeRegistration"]["imagePullPolicy"], initial_cluster=initial)
         write_manifest(data.host, "etcd", pod)
-        if learner and (added or member.is_learner):
+        if added or member.is_learner:
             ctx.out("[etcd] Waiting for the new etcd member to be promoted (it must catch up with the leader first)")
             admin.promote(member.id, timeout=data.timeouts["etcdAPICall"])
             ctx.out("[etcd] The learner %s was promoted to a voting member" % data.node_name)
@@ -460,10 +459,8 @@ def _success(data):
 
 
 def phases(release):
-    join_children = [Phase("etcd", _control_plane_only(_join_etcd))]
-    if release.has_join_update_status_phase:
-        join_children.append(Phase("update-status", lambda data: None))
-    join_children.append(Phase("mark-control-plane", _control_plane_only(_mark_control_plane)))
+    join_children = [Phase("etcd", _control_plane_only(_join_etcd)),
+                     Phase("mark-control-plane", _control_plane_only(_mark_control_plane))]
     return [
         Phase("preflight", _preflight),
         Phase("sandbox-fault-injection", _fault_injection),

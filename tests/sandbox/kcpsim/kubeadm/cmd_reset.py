@@ -205,8 +205,6 @@ PHASES = [
 def run(ctx, flags):
     reset_cfg = None
     if flags.get("config"):
-        if not ctx.release.has_reset_and_upgrade_configuration:
-            raise KubeadmError("unknown flag: --config")
         docs = read_config_file(ctx, flags["config"])
         reset_cfg = docs.get("ResetConfiguration")
         if reset_cfg is None:

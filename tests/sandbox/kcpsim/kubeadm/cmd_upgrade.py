@@ -13,7 +13,7 @@ from kcpsim import pki
 from kcpsim.kubeadm import (certplan, clusterobjects, config, durations, images, kubeletconfig, manifests,
                             preflight, upgrade_policy)
 from kcpsim.kubeadm.cluster import ApiUnavailable, Cluster
-from kcpsim.kubeadm.cmd_init import (ADMIN_CONF, KUBELET_CONF, SUPER_ADMIN_CONF, TMP_DIR, read_config_file,
+from kcpsim.kubeadm.cmd_init import (ADMIN_CONF, KUBELET_CONF, TMP_DIR, read_config_file,
                                      write_manifest)
 from kcpsim.kubeadm.cmd_join import etcd_admin, etcd_endpoints_from_pods
 from kcpsim.kubeadm.cmd_reset import node_name_from_kubelet_conf
@@ -24,7 +24,6 @@ from kcpsim.kubeadm.release import parse_version
 from kcpsim.kubeadm.waiting import wait_for
 
 CONFIG_HASH = "kubernetes.io/config.hash"
-HEALTH_JOB_TIMEOUT = 15.0
 # Which certificates an upgraded component gets renewed (kubeadm-reference.md §4.2 step 4).
 RENEWED_WITH = {
     "etcd": ("etcd/server", "etcd/peer", "etcd/healthcheck-client"),
@@ -100,10 +99,7 @@ def _load(data, ctx, flags):
     docs = None
     if flags.get("config"):
         docs = read_config_file(ctx, flags["config"])
-        if ctx.release.has_reset_and_upgrade_configuration:
-            data.upgrade_cfg = docs.get("UpgradeConfiguration") or {}
-        elif docs.get("ClusterConfiguration"):
-            ctx.warn("[upgrade/config] WARNING: reconfiguring the cluster with --config is deprecated")
+        data.upgrade_cfg = docs.get("UpgradeConfiguration") or {}
     ctx.out("[upgrade/config] Reading configuration from the cluster...")
     ctx.out("[upgrade/config] FYI: You can look at this config file with 'kubectl -n kube-system get cm "
             "kubeadm-config -o yaml'")
@@ -122,9 +118,6 @@ def _load(data, ctx, flags):
         data.cluster = config.read_stored_cluster(stored["ClusterConfiguration"], ctx.release)
     except config.ConfigLoadError as exc:
         raise KubeadmError("[upgrade/config] FATAL: %s" % exc)
-    if docs is not None and not ctx.release.has_reset_and_upgrade_configuration and \
-            docs.get("ClusterConfiguration"):
-        data.cluster = config.default_cluster(docs.get("ClusterConfiguration"), ctx.version)
     version = config.cluster_version(data.cluster)
     if not config.is_control_plane_version_supported(version, ctx.release):
         raise KubeadmError("[upgrade/config] FATAL: %s" % config.describe_unsupported_version(version, ctx.release))
@@ -164,8 +157,8 @@ def _job(name, cluster, release):
         "metadata": {"name": name, "namespace": "kube-system"},
         "spec": {
             "backoffLimit": 0,
-            "activeDeadlineSeconds": int(HEALTH_JOB_TIMEOUT),
-            "ttlSecondsAfterFinished": 2 if release.minor >= 30 else None,
+            "activeDeadlineSeconds": int(release.health_job_timeout),
+            "ttlSecondsAfterFinished": 2,
             "template": {
                 "spec": {
                     "restartPolicy": "Never",
@@ -182,13 +175,11 @@ def _job(name, cluster, release):
 
 def _check_job(data):
     ctx, client = data.ctx, data.client
-    if ctx.release.minor >= 31 and all((n.get("spec") or {}).get("unschedulable") for n in client.nodes()):
+    if all((n.get("spec") or {}).get("unschedulable") for n in client.nodes()):
         ctx.warn("[upgrade/health] The upgrade health check Job was skipped: no schedulable nodes")
         return []
     name = "upgrade-health-check-" + _random_suffix()
     job = _job(name, data.cluster, ctx.release)
-    if job["spec"]["ttlSecondsAfterFinished"] is None:
-        del job["spec"]["ttlSecondsAfterFinished"]
     try:
         client.client.create("batch/v1", "jobs", job, namespace="kube-system")
 
@@ -197,7 +188,7 @@ def _check_job(data):
             return any(c.get("type") == "Complete" and c.get("status") == "True"
                        for c in (current.get("status") or {}).get("conditions") or [])
 
-        wait_for(complete, HEALTH_JOB_TIMEOUT, 0.5, "the Job %s to complete" % name)
+        wait_for(complete, ctx.release.health_job_timeout, 0.5, "the Job %s to complete" % name)
     except Exception as exc:  # noqa: BLE001 - a health check reports, it does not crash
         return [preflight.Result("CreateJob", "error", "could not create or wait for Job kube-system/%s: %s"
                                  % (name, describe(exc)))]
@@ -410,10 +401,8 @@ def _upgrade_etcd(data, target_release, backup_dir, renew, timeout, changed):
         ctx.warn('[upgrade/etcd] Won\'t downgrade etcd: the desired etcd version "%s" is older than the currently '
                  'installed "%s". Skipping etcd upgrade' % (wanted_tag, current_tag))
         return
-    if wanted_tag == current_tag:
-        ctx.out("[upgrade/etcd] etcd version %s is already the target: skipping the etcd upgrade" % current_tag)
-        return
-    ctx.out("[upgrade/etcd] Upgrading to TLS for etcd")
+    # Like every component, etcd is compared by its whole rendered manifest (flags, probes, image), not its tag:
+    # any difference renews its certificates and restarts it.
     try:
         _upgrade_component(data, "etcd", wanted, backup_dir, renew, timeout, changed)
         admin = _etcd(data)
@@ -504,7 +493,7 @@ def _post_upgrade(data):
     ctx = data.ctx
     ctx.out('[upload-config] Storing the configuration used in ConfigMap "kubeadm-config" in the "kube-system" '
             'Namespace')
-    data.client.apply(clusterobjects.upload_kubeadm_config(config.stored_cluster_document(data.cluster, ctx.release)))
+    data.client.apply(clusterobjects.upload_kubeadm_config(config.stored_cluster_document(data.cluster)))
     if data.kubelet_document is not None:
         ctx.out('[kubelet] Creating a ConfigMap "kubelet-config" in namespace kube-system with the configuration for '
                 'the kubelets in the cluster')
@@ -517,21 +506,6 @@ def _post_upgrade(data):
     data.client.apply(rbac)
     ctx.out("[bootstrap-token] Configured RBAC rules to allow Node Bootstrap tokens to get nodes")
     data.client.patch_node(data.node_name, clusterobjects.cri_socket_patch(data.cri_socket))
-
-
-def _ensure_super_admin(data):
-    """1.29's ``upgrade apply`` writes super-admin.conf when it is missing."""
-    if data.host.exists(SUPER_ADMIN_CONF):
-        return
-    ca_cert, ca_key = data.files.load_ca("ca")
-    if ca_key is None:
-        return
-    spec = next(s for s in certplan.kubeconfigs(data.cluster, data.node_name, data.advertise_address, data.bind_port,
-                                                with_super_admin=True, with_kubelet=False)
-                if s.name == "super-admin.conf")
-    data.files.write_kubeconfig(spec, data.cluster["clusterName"], ca_cert, ca_key)
-    ctx = data.ctx
-    ctx.out('[upgrade] Writing "super-admin.conf" kubeconfig file')
 
 
 # --------------------------------------------------------------------------------------------- commands
@@ -623,8 +597,6 @@ def apply(data, version_arg):
     ctx.out('[upgrade/apply] Upgrading your Static Pod-hosted control plane to version "%s" (timeout: 5m0s)...'
             % target)
     upgrade_control_plane_instance(data, ctx.release, renew, etcd_upgrade)
-    if ctx.release.upgrade_apply_creates_super_admin:
-        _ensure_super_admin(data)
     _post_upgrade(data)
     upgrade_addons(data, target)
     ctx.out("")

@@ -36,7 +36,7 @@ SUBNET = "172.31.254.0/24"
 STATE = os.path.join(state.state_root(), NAME)
 ENDPOINT = "172.31.254.100:6443"
 IPS = {"cp-1": "172.31.254.11", "cp-2": "172.31.254.12", "cp-3": "172.31.254.13"}
-OLD, NEW = "v1.30.5", "v1.30.6"
+OLD, NEW = "v1.37.0", "v1.37.1"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 # What a control plane join without a certificate key needs on the node (kubeadm-reference.md §2.3).
 SHARED_CERTS = ("ca.crt", "ca.key", "sa.key", "sa.pub", "front-proxy-ca.crt", "front-proxy-ca.key", "etcd/ca.crt",
@@ -134,10 +134,10 @@ def cluster():
 
 
 def test_00_init_refuses_a_kubelet_newer_than_the_control_plane(cluster):
-    result = ssh("cp-1", "kubeadm init --kubernetes-version v1.29.10 --control-plane-endpoint %s" % ENDPOINT)
+    result = ssh("cp-1", "kubeadm init --kubernetes-version v1.36.4 --control-plane-endpoint %s" % ENDPOINT)
     assert result.code == 1, result
     assert "[ERROR KubeletVersion]: the kubelet version is higher than the control plane version" in result.err
-    assert 'Kubelet version: "%s" Control plane version: "v1.29.10"' % OLD in result.err
+    assert 'Kubelet version: "%s" Control plane version: "v1.36.4"' % OLD in result.err
     assert pki_files("cp-1") == []
     assert not os.path.exists(host_file("cp-1", "/etc/kubernetes/admin.conf"))
 
@@ -152,7 +152,7 @@ def test_01_init_on_the_first_host(cluster):
     cluster["certificate_key"] = key
     assert "--control-plane --certificate-key %s" % key in result.out
     stored = kubectl_json("cp-1", "-n kube-system get configmap kubeadm-config")["data"]["ClusterConfiguration"]
-    assert "apiVersion: kubeadm.k8s.io/v1beta3" in stored and "controlPlaneEndpoint: %s" % ENDPOINT in stored
+    assert "apiVersion: kubeadm.k8s.io/v1beta4" in stored and "controlPlaneEndpoint: %s" % ENDPOINT in stored
     assert "kubernetesVersion: %s" % OLD in stored
 
 
@@ -283,7 +283,7 @@ def test_08_a_worker_joins_without_control_plane_labels(cluster):
 
 
 def test_09_upgrade_refuses_a_version_newer_than_kubeadm(cluster):
-    result = ssh("cp-1", "kubeadm upgrade apply v1.31.2 -y")
+    result = ssh("cp-1", "kubeadm upgrade apply v1.38.0 -y")
     assert result.code == 1, result
     assert "at least one minor release higher than the kubeadm minor release" in result.err
 

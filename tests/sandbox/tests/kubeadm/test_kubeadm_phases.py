@@ -98,7 +98,7 @@ def test_key_algorithm(configured, environment, expected):
 
 
 def test_join_writes_no_super_admin_or_kubelet_kubeconfig():
-    cluster = config.default_cluster({"controlPlaneEndpoint": "lb.example:7443"}, "v1.30.6")
+    cluster = config.default_cluster({"controlPlaneEndpoint": "lb.example:7443"}, "v1.36.4")
     init = certplan.kubeconfigs(cluster, "cp-1", "10.0.0.11", 6443, with_super_admin=True, with_kubelet=True)
     join = certplan.kubeconfigs(cluster, "cp-2", "10.0.0.12", 6443, with_super_admin=False, with_kubelet=False)
     assert [k.name for k in init] == ["admin.conf", "super-admin.conf", "kubelet.conf", "controller-manager.conf",
@@ -108,7 +108,7 @@ def test_join_writes_no_super_admin_or_kubelet_kubeconfig():
 
 
 def test_external_etcd_drops_the_etcd_pki():
-    cluster = config.default_cluster({"etcd": {"external": {"endpoints": ["https://e:2379"]}}}, "v1.30.6")
+    cluster = config.default_cluster({"etcd": {"external": {"endpoints": ["https://e:2379"]}}}, "v1.36.4")
     assert [ca.name for ca in certplan.cas(cluster)] == ["ca", "front-proxy-ca"]
     assert [leaf.name for leaf in certplan.leaves(cluster, "cp-1", "10.0.0.11")] == [
         "apiserver", "apiserver-kubelet-client", "front-proxy-client"]
