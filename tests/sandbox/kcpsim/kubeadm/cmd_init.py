@@ -10,7 +10,7 @@ import datetime
 import time
 
 from kcpsim import kubeconfig, pki
-from kcpsim.kubeadm import (bootstraptoken, certplan, certsecret, clusterobjects, config, controlplanecheck,
+from kcpsim.kubeadm import (bootstraptoken, certplan, certsecret, clusterobjects, config, controlplanecheck, dryrun,
                             durations, images, kubeletconfig, manifests, preflight)
 from kcpsim.kubeadm.cluster import Cluster
 from kcpsim.kubeadm.context import KubeadmError, Phase, describe, refuse_unemulated, run_phases
@@ -54,14 +54,16 @@ def check_control_plane_version(ctx, cluster):
 class InitData:
     """Everything the init phases share."""
 
-    def __init__(self, ctx, settings, flags):
+    def __init__(self, ctx, settings, flags, real_host=None):
         self.ctx = ctx
         self.settings = settings
         self.cluster = settings.cluster
         self.init = settings.init
         self.flags = flags
         self.host = ctx.host
-        self.kubelet = Kubelet(ctx.host)
+        self.real_host = real_host or ctx.host  # what preflight examines, also in a dry run
+        self.dry_run = bool(settings.init.get("dryRun"))
+        self.kubelet = dryrun.DryRunKubelet(ctx.host, ctx.out) if self.dry_run else Kubelet(ctx.host)
         self.upload_certs = bool(flags.get("upload-certs"))
         self.certificate_key = self.init.get("certificateKey") or ""
         self.skip_token_print = bool(flags.get("skip-token-print"))
@@ -106,7 +108,10 @@ class InitData:
 
     def _client(self, path):
         """1.37 aims init's admin clients at this instance (no load balancer needed yet); before, the kubeconfig's
-        server (the controlPlaneEndpoint), whose first calls kubeadm retries until it forwards."""
+        server (the controlPlaneEndpoint), whose first calls kubeadm retries until it forwards. A dry run's
+        client prints what it would send."""
+        if self.dry_run:
+            return dryrun.cluster(self.ctx.out)
         if self.ctx.release.minor >= 37:
             local = "https://%s" % manifests.join_host_port(self.advertise_address, self.bind_port)
             return Cluster.from_kubeconfig(self.host.path(path), server=local)
@@ -130,7 +135,7 @@ def _preflight(data):
     ctx = data.ctx
     ctx.out("[init] Using Kubernetes version: %s" % data.cluster["kubernetesVersion"])
     ctx.out("[preflight] Running pre-flight checks")
-    checks = preflight.Checks(data.host, data.kubelet)
+    checks = preflight.Checks(data.real_host, data.kubelet)
     target = config.cluster_version(data.cluster)
     node_checks = checks.port(10250) + checks.ip_forward() + checks.swap()
     node_checks += checks.cri(data.init["nodeRegistration"]["criSocket"])
@@ -298,6 +303,10 @@ def wait_control_plane_components(ctx, cluster, pods, timeout, wait_api):
 
 def _wait_control_plane(data):
     ctx = data.ctx
+    if data.dry_run:
+        ctx.out("[dryrun] Would wait for the kubelet to boot up the control plane as static Pods")
+        ctx.out("[dryrun] Would wait for healthy control plane components")
+        return
     ctx.out('[wait-control-plane] Waiting for the kubelet to boot up the control plane as static Pods from '
             'directory "%s"' % manifests.MANIFEST_DIR)
     wait_kubelet(ctx, data.kubelet, data.timeouts["kubeletHealthCheck"])
@@ -603,11 +612,27 @@ def run_upload_certs(ctx, flags):
 def run(ctx, flags, only=None):
     """``kubeadm init`` (or, with ``only``, ``kubeadm init phase <only>``)."""
     settings = load_settings(ctx, flags)
-    refuse_unemulated(flags, (settings.init.get("patches") or {}).get("directory"))
-    data = InitData(ctx, settings, flags)
+    refuse_unemulated(flags, (settings.init.get("patches") or {}).get("directory"), dry_run_emulated=True)
+    real_host = ctx.host
+    if settings.init["dryRun"]:
+        ctx.host = dryrun.DryRunHost(real_host, dryrun.make_dir(real_host, "init"))
+    data = InitData(ctx, settings, flags, real_host)
     skip = settings.init["skipPhases"]
     try:
         run_phases(PHASES, data, skip, only=only)
     finally:
         data.close()
+    if data.dry_run:
+        finish_dry_run(ctx, manifests.COMPONENTS)
     return 0
+
+
+def finish_dry_run(ctx, components):
+    """A dry run's closing lines: where its files are and the manifests it would have written."""
+    ctx.out('[dryrun] Wrote certificates, kubeconfig files and control plane manifests to the "%s" directory'
+            % ctx.host.directory)
+    ctx.out("[dryrun] The certificates or kubeconfig files would not be printed due to their sensitive nature")
+    ctx.out('[dryrun] Please examine the "%s" directory for details about what would be written'
+            % ctx.host.directory)
+    dryrun.print_manifests(ctx.out, ctx.host, components, manifests.manifest_path)
+    ctx.out("[dryrun] Finished dry-running successfully. Above are the resources that would be created")

@@ -9,11 +9,11 @@ from __future__ import annotations
 import time
 
 from kcpsim import kubeconfig
-from kcpsim.kubeadm import (bootstraptoken, certplan, certsecret, config, discovery, images, kubeletconfig,
-                            manifests, preflight)
+from kcpsim.kubeadm import (bootstraptoken, certplan, certsecret, config, discovery, dryrun, images,
+                            kubeletconfig, manifests, preflight)
 from kcpsim.kubeadm.cluster import ApiUnavailable, Cluster
 from kcpsim.kubeadm.cmd_init import (ADMIN_CONF, KUBELET_CONF, KUBERNETES_DIR, annotate_cri_socket,
-                                     check_control_plane_version, mark_control_plane, read_config_file,
+                                     check_control_plane_version, finish_dry_run, mark_control_plane, read_config_file,
                                      start_kubelet, wait_kubelet, write_kubelet_files, write_manifest)
 from kcpsim.kubeadm.context import KubeadmError, Phase, refuse_unemulated, run_phases
 from kcpsim.kubeadm.etcd import EtcdAdmin, EtcdAdminError
@@ -44,12 +44,14 @@ def etcd_admin(host, cluster, endpoints):
 
 
 class JoinData:
-    def __init__(self, ctx, settings):
+    def __init__(self, ctx, settings, real_host=None):
         self.ctx = ctx
         self.settings = settings
         self.join = settings.join
         self.host = ctx.host
-        self.kubelet = Kubelet(ctx.host)
+        self.real_host = real_host or ctx.host  # what preflight examines, also in a dry run
+        self.dry_run = bool(settings.join.get("dryRun"))
+        self.kubelet = dryrun.DryRunKubelet(ctx.host, ctx.out) if self.dry_run else Kubelet(ctx.host)
         self.cluster = None          # the stored ClusterConfiguration, after discovery
         self.kubelet_config = None   # the kubelet-config ConfigMap's document
         self.server = None           # the API server named in cluster-info
@@ -88,8 +90,11 @@ class JoinData:
         return self._bootstrap
 
     def admin(self):
+        """admin.conf's client; a dry run's reads through it and prints its writes."""
         if self._admin is None:
             self._admin = Cluster.from_kubeconfig(self.host.path(ADMIN_CONF))
+            if self.dry_run:
+                self._admin = dryrun.cluster(self.ctx.out, reader=self._admin)
         return self._admin
 
     def close(self):
@@ -194,7 +199,7 @@ def node_checks(data, checks):
 def _preflight(data):
     ctx = data.ctx
     ctx.out("[preflight] Running pre-flight checks")
-    checks = preflight.Checks(data.host, data.kubelet)
+    checks = preflight.Checks(data.real_host, data.kubelet)
     ignored = data.join["nodeRegistration"]["ignorePreflightErrors"]
     preflight.report(ctx, node_checks(data, checks), ignored)
     discover(data)
@@ -355,6 +360,9 @@ def _kubelet_start(data):
     # The kubelet configuration is cluster-wide: a join takes it from kubelet-config, never from --config.
     write_kubelet_files(ctx, data.join["nodeRegistration"], data.cluster, data.kubelet_config)
     start_kubelet(ctx, data.kubelet)
+    if data.dry_run:
+        ctx.out("[dryrun] Would wait for the kubelet to be healthy and to perform the TLS Bootstrap")
+        return
     wait_kubelet(ctx, data.kubelet, data.timeouts["kubeletHealthCheck"])
     ctx.out("[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap")
     started = time.monotonic()
@@ -402,6 +410,9 @@ def _join_etcd(data):
     peer_url = "https://%s:2380" % adv
     try:
         admin.sync_endpoints()
+        if data.dry_run:
+            _dry_run_etcd(data, admin, peer_url)
+            return
         member, added = admin.add_member(data.node_name, peer_url, True, data.timeouts["etcdAPICall"])
         if added:
             ctx.out("[etcd] Announced new etcd member joining to the existing etcd cluster")
@@ -427,6 +438,17 @@ def _join_etcd(data):
         raise KubeadmError(str(exc))
     finally:
         admin.close()
+
+
+def _dry_run_etcd(data, admin, peer_url):
+    """What the etcd step would do: the member it would add and the manifest naming every member."""
+    ctx = data.ctx
+    ctx.out("[dryrun] Would add etcd member %s (%s) as a learner and promote it" % (data.node_name, peer_url))
+    initial = [(m.name or "%x" % m.id, m.peer_urls[0] if m.peer_urls else "") for m in admin.members()]
+    pod = manifests.etcd_pod(data.cluster, ctx.release, data.node_name, data.advertise_address,
+                             data.join["nodeRegistration"]["imagePullPolicy"],
+                             initial_cluster=initial + [(data.node_name, peer_url)])
+    write_manifest(data.host, "etcd", pod)
 
 
 def _mark_control_plane(data):
@@ -490,8 +512,11 @@ def load_settings(ctx, flags, endpoint):
 
 def run(ctx, flags, endpoint):
     settings = load_settings(ctx, flags, endpoint)
-    refuse_unemulated(flags, (settings.join.get("patches") or {}).get("directory"))
-    data = JoinData(ctx, settings)
+    refuse_unemulated(flags, (settings.join.get("patches") or {}).get("directory"), dry_run_emulated=True)
+    real_host = ctx.host
+    if settings.join["dryRun"]:
+        ctx.host = dryrun.DryRunHost(real_host, dryrun.make_dir(real_host, "join"))
+    data = JoinData(ctx, settings, real_host)
     try:
         # The fault hook is the sandbox's, not kubeadm's: a skip list cannot switch it off.
         skip = [name for name in settings.join["skipPhases"] if name != "sandbox-fault-injection"]
@@ -504,4 +529,6 @@ def run(ctx, flags, endpoint):
         _success(data)
     finally:
         data.close()
+    if data.dry_run:
+        finish_dry_run(ctx, manifests.COMPONENTS)
     return 0

@@ -342,17 +342,30 @@ def test_join_gives_up_on_an_unreachable_endpoint_after_the_discovery_timeout(tm
 
 
 @pytest.mark.parametrize("argv", [
-    ["init", "--dry-run", "--apiserver-advertise-address", ADV],
     ["init", "--patches", "/tmp/patches", "--apiserver-advertise-address", ADV],
     ["upgrade", "apply", "v1.36.4", "--dry-run"],
     ["reset", "-f", "--dry-run"],
-], ids=["init --dry-run is refused, not faked", "--patches is refused, not ignored",
-        "upgrade --dry-run is refused", "reset --dry-run is refused"])
+], ids=["--patches is refused, not ignored", "upgrade --dry-run is refused", "reset --dry-run is refused"])
 def test_what_is_not_emulated_is_refused(tmp_path, argv):
     result = kubeadm(tmp_path, *argv)
     assert result.code == 1
     assert "not emulated by the sandbox's kubeadm" in result.err
     assert not os.listdir(str(tmp_path))
+
+
+def test_init_dry_run_writes_nothing_but_its_dry_run_directory(tmp_path):
+    result = kubeadm(tmp_path, "init", "--dry-run", "--ignore-preflight-errors=all", *INIT_FLAGS, version="v1.37.1")
+    assert result.code == 0, result.err
+    everything = sorted(os.path.relpath(os.path.join(d, name), str(tmp_path))
+                        for d, dirs, files in os.walk(str(tmp_path)) for name in dirs + files)
+    assert everything[:3] == ["etc", "etc/kubernetes", "etc/kubernetes/tmp"], everything
+    dry_dir = everything[3]
+    assert dry_dir.startswith("etc/kubernetes/tmp/kubeadm-init-dryrun")
+    assert all(p.startswith(dry_dir + "/") for p in everything[4:]), everything
+    assert {"etc/kubernetes/tmp/" + os.path.basename(dry_dir) + "/" + name for name in (
+        "ca.key", "admin.conf", "etcd.yaml", "kubeadm-flags.env")} <= set(everything)
+    assert '[dryrun] Would write file "/etc/kubernetes/manifests/kube-apiserver.yaml" with content:' in result.out
+    assert "[dryrun] Would restart the kubelet" in result.out
 
 
 def test_public_keys_ecdsa_gate_makes_ecdsa_keys(tmp_path):

@@ -15,6 +15,8 @@ Every kubeadm command runs over SSH, as an operator (and the collection) runs it
 is torn down by ``sandbox down`` even when a step fails.
 """
 
+import fnmatch
+import hashlib
 import json
 import os
 import re
@@ -89,6 +91,31 @@ def provisioned_zone(host):
     return match and match.group(1)
 
 
+def host_files(host):
+    """``{path: (mode, sha256 or link target)}`` of every file and directory the host keeps (its private dirs)."""
+    top = host_file(host, "/")
+    out = {}
+    for directory, dirs, files in os.walk(top):
+        for name in dirs + files:
+            path = os.path.join(directory, name)
+            info = os.lstat(path)
+            if os.path.islink(path):
+                content = os.readlink(path)
+            elif os.path.isfile(path):
+                with open(path, "rb") as handle:
+                    content = hashlib.sha256(handle.read()).hexdigest()
+            else:
+                content = None
+            out["/" + os.path.relpath(path, top)] = (info.st_mode, content)
+    return out
+
+
+def changes_outside(before, after, allowed):
+    """The paths added, removed or changed between two ``host_files`` snapshots that match none of ``allowed``."""
+    changed = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
+    return sorted(p for p in changed if not any(fnmatch.fnmatch(p, pattern) for pattern in allowed))
+
+
 def join_flags(cluster):
     """``<endpoint> --token <t> --discovery-token-ca-cert-hash <h>`` of the printed join command."""
     return cluster["join"].split("kubeadm join ")[1].split(" --control-plane")[0].strip()
@@ -142,6 +169,26 @@ def test_00_init_refuses_a_kubelet_newer_than_the_control_plane(cluster):
     assert not os.path.exists(host_file("cp-1", "/etc/kubernetes/admin.conf"))
 
 
+def test_00b_init_dry_run_writes_only_its_dry_run_directory(cluster):
+    before = host_files("cp-1")
+    result = ssh("cp-1", "kubeadm init --dry-run --control-plane-endpoint %s --upload-certs" % ENDPOINT)
+    assert result.code == 0, result
+    after = host_files("cp-1")
+    assert changes_outside(before, after, ["/etc/kubernetes/tmp", "/etc/kubernetes/tmp/kubeadm-init-dryrun*"]) == []
+    dry_dirs = [p for p in after if fnmatch.fnmatch(p, "/etc/kubernetes/tmp/kubeadm-init-dryrun*")
+                and p.count("/") == 4]
+    assert len(dry_dirs) == 1, dry_dirs
+    written = {p[len(dry_dirs[0]) + 1:] for p in after if p.startswith(dry_dirs[0] + "/")}
+    for name in ("ca.crt", "etcd/ca.key", "admin.conf", "super-admin.conf", "kube-apiserver.yaml", "etcd.yaml",
+                 "kubeadm-flags.env", "config.yaml"):
+        assert name in written, sorted(written)
+    assert 'Would perform action CREATE on resource "configmaps" in API group "core/v1"' in result.out
+    assert '[dryrun] Would write file "/etc/kubernetes/manifests/etcd.yaml" with content:' in result.out
+    assert "[dryrun] Finished dry-running successfully" in result.out
+    assert not os.path.exists(host_file("cp-1", "/etc/kubernetes/admin.conf"))
+    assert ssh("cp-1", "systemctl is-active kubelet").code != 0
+
+
 def test_01_init_on_the_first_host(cluster):
     result = ssh("cp-1", "kubeadm init --control-plane-endpoint %s --upload-certs" % ENDPOINT)
     assert result.code == 0, result
@@ -190,6 +237,23 @@ def test_03_an_injected_join_fault_fails_after_preflight_and_changes_nothing(clu
     manifests = host_file("cp-2", "/etc/kubernetes/manifests")
     assert not os.path.isdir(manifests) or not os.listdir(manifests)
     assert [m.name for m in etcd_members()] == ["cp-1"]
+
+
+def test_03b_control_plane_join_dry_run_writes_only_its_dry_run_directory(cluster):
+    before = host_files("cp-2")
+    members_before = sorted((m.name, m.is_learner) for m in etcd_members())
+    result = ssh("cp-2", cluster["join"] + " --dry-run")
+    assert result.code == 0, result
+    after = host_files("cp-2")
+    assert changes_outside(before, after, ["/etc/kubernetes/tmp", "/etc/kubernetes/tmp/kubeadm-join-dryrun*"]) == []
+    written = [p for p in after if fnmatch.fnmatch(p, "/etc/kubernetes/tmp/kubeadm-join-dryrun*/*")]
+    for name in ("etcd.yaml", "kube-apiserver.yaml", "apiserver.crt", "ca.key", "admin.conf", "bootstrap-kubelet.conf"):
+        assert any(p.endswith("/" + name) for p in written), written
+    assert "[dryrun] Would add etcd member cp-2" in result.out
+    assert 'Would perform action PATCH on resource "nodes"' in result.out
+    assert sorted((m.name, m.is_learner) for m in etcd_members()) == members_before
+    assert kubectl_json("cp-1", "get nodes")["items"][0]["metadata"]["name"] == "cp-1"
+    assert len(kubectl_json("cp-1", "get nodes")["items"]) == 1
 
 
 def test_04_control_plane_join_adds_a_learner_then_promotes_it(cluster):

@@ -5,9 +5,10 @@
 
 import pytest
 
-from kcpsim.kubeadm import certplan, clusterobjects, config, durations, preflight
+from kcpsim.kubeadm import certplan, clusterobjects, config, dryrun, durations, preflight
 from kcpsim.kubeadm.context import KubeadmError, Phase, run_phases
 from kcpsim.kubeadm.etcd import _retryable
+from kcpsim.kubeadm.hostfs import Host
 from kcpsim import etcdclient
 
 
@@ -136,3 +137,30 @@ def test_mark_control_plane_keeps_existing_taints():
         "a duplicate peer URL is final"])
 def test_which_etcd_errors_kubeadm_retries(error, retry):
     assert _retryable(error) is retry
+
+
+@pytest.mark.parametrize("path, expected", [
+    ("/etc/kubernetes/pki/etcd/ca.crt", "/etc/kubernetes/tmp/kubeadm-init-dryrun1/etcd/ca.crt"),
+    ("/etc/kubernetes/manifests/etcd.yaml", "/etc/kubernetes/tmp/kubeadm-init-dryrun1/etcd.yaml"),
+    ("/etc/kubernetes/admin.conf", "/etc/kubernetes/tmp/kubeadm-init-dryrun1/admin.conf"),
+    ("/var/lib/kubelet/config.yaml", "/etc/kubernetes/tmp/kubeadm-init-dryrun1/config.yaml"),
+    ("/var/lib/etcd", None),
+    ("/etc/kubernetes/tmp/kubeadm-backup", None),
+], ids=["certificates go flat into the dry-run directory", "so do the static Pod manifests",
+        "and the kubeconfig files", "and the kubelet's files", "the etcd data directory is not created",
+        "kubeadm's own tmp directory is not redirected"])
+def test_a_dry_run_writes_into_its_own_directory(path, expected):
+    host = dryrun.DryRunHost(Host("/"), "/etc/kubernetes/tmp/kubeadm-init-dryrun1")
+    assert host.redirected(path) == expected
+
+
+def test_a_dry_run_client_prints_writes_and_hides_secret_values():
+    lines = []
+    client = dryrun.cluster(lines.append)
+    client.apply([("v1", "secrets", "kube-system", {"apiVersion": "v1", "kind": "Secret",
+                                                    "metadata": {"name": "bootstrap-token-abcdef"},
+                                                    "data": {"token-secret": "c2VjcmV0"}})])
+    text = "\n".join(lines)
+    assert 'Would perform action CREATE on resource "secrets" in API group "core/v1"' in text
+    assert "token-secret: <redacted>" in text and "c2VjcmV0" not in text
+    assert client.node("cp-9")["metadata"]["name"] == "cp-9"
