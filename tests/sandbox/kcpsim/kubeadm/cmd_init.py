@@ -167,7 +167,7 @@ def _cert_phases():
 
     def leaf_step(name):
         def run(data):
-            leaf = certplan.leaf_by_name(data.cluster, data.node_name, data.advertise_address, name)
+            leaf = certplan.leaf_by_name(data.cluster, data.node_name, data.advertise_address, data.ctx.release, name)
             ca_cert, ca_key = data.files.load_ca(leaf.ca)
             data.files.ensure_leaf(leaf, ca_cert, ca_key)
         return run
@@ -198,8 +198,9 @@ def _kubeconfig_intro(data):
 
 def _kubeconfig_step(file_name):
     def run(data):
+        local_mode = data.ctx.release.gate("ControlPlaneKubeletLocalMode", data.cluster.get("featureGates"))
         specs = certplan.kubeconfigs(data.cluster, data.node_name, data.advertise_address, data.bind_port,
-                                     with_super_admin=True, with_kubelet=True)
+                                     with_super_admin=True, with_kubelet=True, kubelet_local=local_mode)
         spec = next(s for s in specs if s.name == file_name)
         ca_cert, ca_key = data.files.load_ca("ca")
         data.files.ensure_kubeconfig(spec, data.cluster["clusterName"], ca_cert, ca_key)
@@ -239,12 +240,24 @@ def _control_plane_step(component):
 
 # ------------------------------------------------------------------------------------------ kubelet-start
 
+def node_local_cri_socket(ctx, cluster):
+    return ctx.release.gate("NodeLocalCRISocket", cluster.get("featureGates"))
+
+
 def write_kubelet_files(ctx, node_registration, cluster, kubelet_document):
-    """config.yaml and kubeadm-flags.env, as kubelet-start writes them."""
+    """kubeadm-flags.env, instance-config.yaml (NodeLocalCRISocket) and config.yaml, as kubelet-start writes them."""
+    local_socket = node_local_cri_socket(ctx, cluster)
+    pause = images.pause_image(cluster, ctx.release) if ctx.release.writes_pod_infra_container_image else None
     ctx.out('[kubelet-start] Writing kubelet environment file with flags to file "%s"' % kubeletconfig.FLAGS_PATH)
     ctx.host.write(kubeletconfig.FLAGS_PATH,
-                   kubeletconfig.flags_env(node_registration, ctx.host.hostname(),
-                                           images.pause_image(cluster, ctx.release)), 0o644)
+                   kubeletconfig.flags_env(node_registration, ctx.host.hostname(), pause, not local_socket), 0o644)
+    if local_socket:
+        ctx.out('[kubelet-start] Writing instance kubelet configuration to file "%s"'
+                % kubeletconfig.INSTANCE_CONFIG_PATH)
+        ctx.host.write(kubeletconfig.INSTANCE_CONFIG_PATH,
+                       kubeletconfig.instance_config(node_registration["criSocket"]), 0o644)
+        kubelet_document = dict(kubelet_document,
+                                containerRuntimeEndpoint=kubeletconfig.cri_endpoint(node_registration["criSocket"]))
     ctx.out('[kubelet-start] Writing kubelet configuration to file "%s"' % kubeletconfig.CONFIG_PATH)
     ctx.host.write(kubeletconfig.CONFIG_PATH, kubeletconfig.render(kubelet_document), 0o644)
 
@@ -335,8 +348,9 @@ def _upload_config_kubelet(data):
     document = kubeletconfig.kubelet_configuration(data.cluster, data.settings.kubelet)
     admin = data.admin()
     admin.apply(clusterobjects.upload_kubelet_config(kubeletconfig.render(document)))
-    annotate_cri_socket(admin, data.node_name, data.init["nodeRegistration"]["criSocket"],
-                        data.timeouts["kubernetesAPICall"] * 4)
+    if not node_local_cri_socket(data.ctx, data.cluster):
+        annotate_cri_socket(admin, data.node_name, data.init["nodeRegistration"]["criSocket"],
+                            data.timeouts["kubernetesAPICall"] * 4)
 
 
 def annotate_cri_socket(client, node_name, cri_socket, timeout):
@@ -439,6 +453,8 @@ def _bootstrap_token(data):
     ca_cert = data.files.load_ca("ca")[0]
     server = certplan.cluster_server(data.cluster, data.advertise_address, data.bind_port)
     admin.apply(clusterobjects.bootstrap_token_rbac(server, pki.cert_pem(ca_cert)))
+    if ctx.release.binds_apiserver_kubelet_client:
+        admin.apply(clusterobjects.apiserver_kubelet_client_binding())
 
 
 # --------------------------------------------------------------------------------------- kubelet-finalize

@@ -13,7 +13,8 @@ from kcpsim.kubeadm import (bootstraptoken, certplan, certsecret, config, discov
                             kubeletconfig, manifests, preflight)
 from kcpsim.kubeadm.cluster import ApiUnavailable, Cluster
 from kcpsim.kubeadm.cmd_init import (ADMIN_CONF, KUBELET_CONF, KUBERNETES_DIR, annotate_cri_socket,
-                                     check_control_plane_version, finish_dry_run, mark_control_plane, read_config_file,
+                                     check_control_plane_version, finish_dry_run, mark_control_plane,
+                                     node_local_cri_socket, read_config_file,
                                      start_kubelet, wait_kubelet, write_kubelet_files, write_manifest)
 from kcpsim.kubeadm.context import KubeadmError, Phase, refuse_unemulated, run_phases
 from kcpsim.kubeadm.etcd import EtcdAdmin, EtcdAdminError
@@ -288,7 +289,7 @@ def _download_certs(data):
 def _certs(data):
     cert_dir = data.cluster["certificatesDir"]
     data.ctx.out('[certs] Using certificateDir folder "%s"' % cert_dir)
-    for leaf in certplan.leaves(data.cluster, data.node_name, data.advertise_address):
+    for leaf in certplan.leaves(data.cluster, data.node_name, data.advertise_address, data.ctx.release):
         ca_cert, ca_key = data.files.load_ca(leaf.ca)
         data.files.ensure_leaf(leaf, ca_cert, ca_key)
     data.files.ensure_sa()
@@ -332,13 +333,13 @@ def _check_etcd(data):
         raise KubeadmError("etcd cluster is not healthy: no etcd pods with a client URL annotation were found")
     admin = etcd_admin(data.host, data.cluster, endpoints)
     try:
-        admin.sync_endpoints()
+        synced = admin.sync_endpoints()
         bad = admin.unhealthy_endpoints()
     except Exception as exc:  # noqa: BLE001 - any failure to reach etcd is "not healthy"
         raise KubeadmError("etcd cluster is not healthy: %s" % exc)
     finally:
         admin.close()
-    if bad:
+    if data.ctx.release.etcd_unhealthy(synced, bad):
         raise KubeadmError("etcd cluster is not healthy: failed to dial endpoint %s: %s" % bad[0])
 
 
@@ -373,6 +374,8 @@ def _kubelet_start(data):
         raise KubeadmError(str(exc))
     data.host.remove(BOOTSTRAP_KUBELET_CONF)
     ctx.out("[kubelet-start] The kubelet performed the TLS Bootstrap after %.1fs" % (time.monotonic() - started))
+    if node_local_cri_socket(ctx, data.cluster):
+        return
     node_client = Cluster.from_kubeconfig(data.host.path(KUBELET_CONF))
     try:
         annotate_cri_socket(node_client, data.node_name, data.join["nodeRegistration"]["criSocket"],

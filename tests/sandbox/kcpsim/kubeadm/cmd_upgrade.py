@@ -129,7 +129,7 @@ def _load(data, ctx, flags):
         raise KubeadmError("[upgrade/config] FATAL: could not read this node's name from %s" % KUBELET_CONF)
     node = data.client.node(data.node_name)
     annotations = ((node or {}).get("metadata") or {}).get("annotations") or {}
-    data.cri_socket = annotations.get(clusterobjects.CRI_SOCKET_ANNOTATION) or ""
+    data.cri_socket = annotations.get(clusterobjects.CRI_SOCKET_ANNOTATION) or _local_cri_socket(ctx.host) or ""
     if not data.cri_socket:
         raise KubeadmError("[upgrade/config] FATAL: node %s doesn't have kubeadm.alpha.kubernetes.io/cri-socket "
                            "annotation" % data.node_name)
@@ -146,6 +146,19 @@ def _load(data, ctx, flags):
     data.files = Files(ctx.host, data.cluster["certificatesDir"], ctx.out, algorithm,
                        data.cluster["certificateValidityPeriod"], data.cluster["caCertificateValidityPeriod"])
     return data
+
+
+def _local_cri_socket(host):
+    """The node's CRI socket from instance-config.yaml, else from kubeadm-flags.env; None when neither says."""
+    if host.exists(kubeletconfig.INSTANCE_CONFIG_PATH):
+        try:
+            instance = kubeletconfig.parse(host.read_text(kubeletconfig.INSTANCE_CONFIG_PATH))
+            return instance.get("containerRuntimeEndpoint")
+        except ValueError:
+            return None
+    if host.exists(kubeletconfig.FLAGS_PATH):
+        return kubeletconfig.flag_value(host.read_text(kubeletconfig.FLAGS_PATH), "container-runtime-endpoint")
+    return None
 
 
 # ---------------------------------------------------------------------------------------------- health
@@ -231,13 +244,15 @@ def check_etcd_health(data):
         return
     admin = _etcd(data)
     try:
-        admin.sync_endpoints()
+        endpoints = admin.sync_endpoints()
         bad = admin.unhealthy_endpoints()
     except Exception as exc:  # noqa: BLE001 - unreachable etcd is unhealthy etcd
         raise KubeadmError("[upgrade/etcd] FATAL: etcd cluster is not healthy: %s" % describe(exc))
     finally:
         admin.close()
-    if bad:
+    for endpoint, reason in bad:
+        data.ctx.warn("[upgrade/etcd] etcd endpoint %s is not healthy: %s" % (endpoint, reason))
+    if data.ctx.release.etcd_unhealthy(endpoints, bad):
         raise KubeadmError("[upgrade/etcd] FATAL: etcd cluster is not healthy: failed to dial endpoint %s: %s" % bad[0])
 
 
@@ -459,14 +474,27 @@ def upgrade_control_plane_instance(data, target_release, renew, etcd_upgrade):
 
 
 def rewrite_kubelet_config(data):
-    """Back up /var/lib/kubelet/config.yaml and rewrite it from the cluster's kubelet configuration."""
+    """Back up /var/lib/kubelet/config.yaml and rewrite it from the cluster's kubelet configuration; move the
+    CRI socket into instance-config.yaml (NodeLocalCRISocket) and strip the flags kubeadm no longer writes."""
+    host, release = data.host, data.ctx.release
+    local_socket = release.gate("NodeLocalCRISocket", data.cluster.get("featureGates"))
+    stripped = (("container-runtime-endpoint",) if local_socket else ()) + \
+        (("pod-infra-container-image",) if release.minor == 35 else ())  # only 1.35 cleans it up
+    if local_socket and not host.exists(kubeletconfig.INSTANCE_CONFIG_PATH):
+        host.write(kubeletconfig.INSTANCE_CONFIG_PATH, kubeletconfig.instance_config(data.cri_socket), 0o644)
+    if stripped and host.exists(kubeletconfig.FLAGS_PATH):
+        text = host.read_text(kubeletconfig.FLAGS_PATH)
+        host.write(kubeletconfig.FLAGS_PATH, kubeletconfig.flags_without(text, stripped), 0o644)
     if data.kubelet_document is None:
         return
     backup = data.host.make_temp_dir(TMP_DIR, "kubeadm-kubelet-config")
     if data.host.exists(kubeletconfig.CONFIG_PATH):
         data.host.write(backup + "/config.yaml", data.host.read(kubeletconfig.CONFIG_PATH), 0o644)
     data.ctx.out('[upgrade] Backing up kubelet config file to %s/config.yaml' % backup)
-    data.host.write(kubeletconfig.CONFIG_PATH, kubeletconfig.render(data.kubelet_document), 0o644)
+    document = data.kubelet_document
+    if local_socket:
+        document = dict(document, containerRuntimeEndpoint=kubeletconfig.cri_endpoint(data.cri_socket))
+    data.host.write(kubeletconfig.CONFIG_PATH, kubeletconfig.render(document), 0o644)
     data.ctx.out('[kubelet-start] Writing kubelet configuration to file "%s"' % kubeletconfig.CONFIG_PATH)
 
 
@@ -505,7 +533,11 @@ def _post_upgrade(data):
             if not (o[1] == "configmaps" and o[3]["metadata"]["name"] == "cluster-info")]
     data.client.apply(rbac)
     ctx.out("[bootstrap-token] Configured RBAC rules to allow Node Bootstrap tokens to get nodes")
-    data.client.patch_node(data.node_name, clusterobjects.cri_socket_patch(data.cri_socket))
+    if ctx.release.binds_apiserver_kubelet_client:
+        data.client.apply(clusterobjects.apiserver_kubelet_client_binding())
+    local_socket = ctx.release.gate("NodeLocalCRISocket", data.cluster.get("featureGates"))
+    # With NodeLocalCRISocket the annotation goes (a merge patch's null removes it).
+    data.client.patch_node(data.node_name, clusterobjects.cri_socket_patch(None if local_socket else data.cri_socket))
 
 
 # --------------------------------------------------------------------------------------------- commands

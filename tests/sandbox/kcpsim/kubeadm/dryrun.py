@@ -141,8 +141,8 @@ class DryRunClient:
         return body
 
     def patch(self, api_version, resource, name, patch, namespace=None, patch_type="merge", subresource=None):
-        self._would("PATCH", api_version, resource, dict(patch, metadata=dict(patch.get("metadata") or {},
-                                                                                 name=name)))
+        shown = dict(patch, metadata=dict(patch.get("metadata") or {}, name=name))
+        self._would("PATCH", api_version, resource, shown)
         return self.get(api_version, resource, name, namespace=namespace)
 
     def delete(self, api_version, resource, name, namespace=None, body=None):

@@ -159,9 +159,12 @@ class Release:
     def health_job_timeout(self):
         return 60.0 if self.minor >= 36 else 15.0
 
-    @property
-    def etcd_health_needs_quorum_only(self):
-        return self.minor >= 37
+    def etcd_unhealthy(self, endpoints, unanswered):
+        """Whether join's check-etcd and upgrade refuse: up to 1.36 when any member does not answer, from 1.37
+        only when the answering members are no quorum of ``endpoints``."""
+        if self.minor >= 37:
+            return len(endpoints) - len(unanswered) < len(endpoints) // 2 + 1
+        return bool(unanswered)
 
     @property
     def etcd_image_tag(self):

@@ -90,13 +90,13 @@ def load_cert(root, name):
 
 @pytest.mark.parametrize("name, common_name, orgs, usages, ca", [
     ("apiserver", "kube-apiserver", [], {"server"}, "ca"),
-    ("apiserver-kubelet-client", "kube-apiserver-kubelet-client", ["kubeadm:cluster-admins"], {"client"}, "ca"),
+    ("apiserver-kubelet-client", "kube-apiserver-kubelet-client", [], {"client"}, "ca"),
     ("front-proxy-client", "front-proxy-client", [], {"client"}, "front-proxy-ca"),
     ("etcd/server", "cp-1", [], {"server", "client"}, "etcd/ca"),
     ("etcd/peer", "cp-1", [], {"server", "client"}, "etcd/ca"),
     ("etcd/healthcheck-client", "kube-etcd-healthcheck-client", [], {"client"}, "etcd/ca"),
     ("apiserver-etcd-client", "kube-apiserver-etcd-client", [], {"client"}, "etcd/ca"),
-], ids=["the apiserver serves", "the apiserver's kubelet client is a cluster admin", "the front proxy client",
+], ids=["the apiserver serves", "the apiserver's kubelet client has no organization (v1.36.1 and later)", "the front proxy client",
         "etcd serves as the node", "etcd peers as the node", "the etcd health check client",
         "the apiserver's etcd client"])
 def test_leaf_subjects(node_root, name, common_name, orgs, usages, ca):
@@ -127,11 +127,11 @@ def test_cas_last_ten_years(node_root):
 @pytest.mark.parametrize("name, user, orgs, server", [
     ("admin.conf", "kubernetes-admin", ["kubeadm:cluster-admins"], "https://" + ENDPOINT),
     ("super-admin.conf", "kubernetes-super-admin", ["system:masters"], "https://" + ENDPOINT),
-    ("kubelet.conf", "system:node:cp-1", ["system:nodes"], "https://" + ENDPOINT),
+    ("kubelet.conf", "system:node:cp-1", ["system:nodes"], "https://%s:6443" % ADV),
     ("controller-manager.conf", "system:kube-controller-manager", [], "https://%s:6443" % ADV),
     ("scheduler.conf", "system:kube-scheduler", [], "https://%s:6443" % ADV),
 ], ids=["admin.conf is a cluster admin through the endpoint", "super-admin.conf is system:masters",
-        "kubelet.conf is the node", "controller-manager.conf talks to the local API server",
+        "kubelet.conf is the node and talks to its own API server (ControlPlaneKubeletLocalMode)", "controller-manager.conf talks to the local API server",
         "scheduler.conf talks to the local API server"])
 def test_kubeconfigs(node_root, name, user, orgs, server):
     path = os.path.join(str(node_root), "etc/kubernetes", name)

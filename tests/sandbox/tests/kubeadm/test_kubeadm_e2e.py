@@ -201,6 +201,18 @@ def test_01_init_on_the_first_host(cluster):
     stored = kubectl_json("cp-1", "-n kube-system get configmap kubeadm-config")["data"]["ClusterConfiguration"]
     assert "apiVersion: kubeadm.k8s.io/v1beta4" in stored and "controlPlaneEndpoint: %s" % ENDPOINT in stored
     assert "kubernetesVersion: %s" % OLD in stored
+    # The May 2026 patches: the API server reaches kubelets through its own ClusterRoleBinding.
+    binding = kubectl_json("cp-1", "get clusterrolebinding kubeadm:apiserver-kubelet-client")
+    assert binding["roleRef"]["name"] == "system:kubelet-api-admin"
+    # NodeLocalCRISocket: the socket is the node's own kubelet configuration, not a flag or a Node annotation.
+    with open(host_file("cp-1", "/var/lib/kubelet/instance-config.yaml")) as handle:
+        assert "containerRuntimeEndpoint: unix:///var/run/containerd/containerd.sock" in handle.read()
+    with open(host_file("cp-1", "/var/lib/kubelet/kubeadm-flags.env")) as handle:
+        flags = handle.read()
+    assert "--container-runtime-endpoint" not in flags and "--pod-infra-container-image" not in flags
+    node = kubectl_json("cp-1", "get node cp-1")
+    assert "kubeadm.alpha.kubernetes.io/cri-socket" not in (node["metadata"].get("annotations") or {})
+    assert "[control-plane-check] kube-scheduler is healthy after" in result.out
 
 
 def test_01b_upload_certs_phase_stores_the_certificates_under_a_new_key(cluster):

@@ -228,17 +228,34 @@ def test_kubelet_configuration_defaults_and_user_fields():
     assert kubeletconfig.parse(kubeletconfig.render(document)) == document
 
 
-@pytest.mark.parametrize("name, extra, expected", [
-    ("cp-1", [], 'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock '
-                 '--pod-infra-container-image=registry.k8s.io/pause:3.9"\n'),
-    ("cp-9", [{"name": "node-labels", "value": "topology.kubernetes.io/zone=fd-1"}],
+@pytest.mark.parametrize("name, extra, pause, cri_in_flags, expected", [
+    ("cp-1", [], "registry.k8s.io/pause:3.10", True,
      'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock '
-     '--hostname-override=cp-9 --node-labels=topology.kubernetes.io/zone=fd-1 '
-     '--pod-infra-container-image=registry.k8s.io/pause:3.9"\n'),
-], ids=["the default flags on one line", "a renamed node gets --hostname-override and extra args sorted in"])
-def test_kubeadm_flags_env(name, extra, expected):
+     '--pod-infra-container-image=registry.k8s.io/pause:3.10"\n'),
+    ("cp-9", [{"name": "node-labels", "value": "topology.kubernetes.io/zone=fd-1"}], "registry.k8s.io/pause:3.10.1",
+     False, 'KUBELET_KUBEADM_ARGS="--hostname-override=cp-9 --node-labels=topology.kubernetes.io/zone=fd-1 '
+            '--pod-infra-container-image=registry.k8s.io/pause:3.10.1"\n'),
+    ("cp-1", [], None, False, 'KUBELET_KUBEADM_ARGS=""\n'),
+], ids=["1.33 writes the CRI socket and the pause image",
+        "1.34 keeps the socket out (NodeLocalCRISocket); a renamed node gets --hostname-override, extra args sorted in",
+        "1.35 and later write neither: an empty line"])
+def test_kubeadm_flags_env(name, extra, pause, cri_in_flags, expected):
     registration = {"name": name, "criSocket": config.DEFAULT_CRI_SOCKET, "kubeletExtraArgs": extra}
-    assert kubeletconfig.flags_env(registration, "cp-1", "registry.k8s.io/pause:3.9") == expected
+    assert kubeletconfig.flags_env(registration, "cp-1", pause, cri_in_flags) == expected
+
+
+def test_instance_config_holds_the_nodes_cri_socket_only():
+    assert yaml.safe_load(kubeletconfig.instance_config("/run/containerd/containerd.sock")) == {
+        "apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration",
+        "containerRuntimeEndpoint": "unix:///run/containerd/containerd.sock"}
+
+
+def test_an_upgrade_strips_flags_kubeadm_no_longer_writes():
+    text = ('KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock '
+            '--node-labels=a=b --pod-infra-container-image=registry.k8s.io/pause:3.10"\n')
+    assert kubeletconfig.flag_value(text, "container-runtime-endpoint") == "unix:///var/run/containerd/containerd.sock"
+    assert kubeletconfig.flags_without(text, ("container-runtime-endpoint", "pod-infra-container-image")) == \
+        'KUBELET_KUBEADM_ARGS="--node-labels=a=b"\n'
 
 
 def test_stored_yaml_parses_back():
