@@ -9,7 +9,7 @@ import datetime
 import secrets
 import string
 
-from kcpsim import pki
+from kcpsim import kubeconfig, pki
 from kcpsim.kubeadm import (certplan, clusterobjects, config, durations, images, kubeletconfig, manifests,
                             preflight, upgrade_policy)
 from kcpsim.kubeadm.cluster import ApiUnavailable, Cluster
@@ -19,6 +19,7 @@ from kcpsim.kubeadm.cmd_join import etcd_admin, etcd_endpoints_from_pods
 from kcpsim.kubeadm.cmd_reset import node_name_from_kubelet_conf
 from kcpsim.kubeadm.context import KubeadmError, describe, refuse_unemulated
 from kcpsim.kubeadm.etcd import EtcdAdminError
+from kcpsim.kubeadm.kubelet import Kubelet, KubeletError
 from kcpsim.kubeadm.pkifiles import Files
 from kcpsim.kubeadm.release import parse_version
 from kcpsim.kubeadm.waiting import wait_for
@@ -471,6 +472,28 @@ def upgrade_control_plane_instance(data, target_release, renew, etcd_upgrade):
         if ca_key is not None:
             data.files.renew_kubeconfig("admin.conf", ca_cert, ca_key)
     ctx.out("[upgrade/staticpods] The control plane instance for this node was successfully updated!")
+    if ctx.release.gate("ControlPlaneKubeletLocalMode", data.cluster.get("featureGates")):
+        _kubelet_to_local_api_server(data)
+
+
+def _kubelet_to_local_api_server(data):
+    """ControlPlaneKubeletLocalMode's upgrade step: kubelet.conf's server becomes this node's own API server
+    (kubeadm's hidden phase), and the kubelet is restarted to use it."""
+    if not data.host.exists(KUBELET_CONF):
+        return
+    local = certplan.local_server(data.advertise_address, data.bind_port)
+    current = kubeconfig.load(data.host.path(KUBELET_CONF))
+    clusters = current.get("clusters") or []
+    if not clusters or all((entry.get("cluster") or {}).get("server") == local for entry in clusters):
+        return
+    for entry in clusters:
+        entry.setdefault("cluster", {})["server"] = local
+    kubeconfig.write(data.host.path(KUBELET_CONF), current)
+    data.ctx.out('[upgrade] Updated the server of "%s" to this node\'s API server %s' % (KUBELET_CONF, local))
+    try:
+        Kubelet(data.host).restart()
+    except KubeletError as exc:
+        data.ctx.warn("[upgrade] WARNING: unable to restart the kubelet: %s" % exc)
 
 
 def rewrite_kubelet_config(data):

@@ -306,8 +306,8 @@ def test_05_nodes_are_registered_as_control_planes(cluster):
         assert labels["node-role.kubernetes.io/control-plane"] == ""
         assert labels["node.kubernetes.io/exclude-from-external-load-balancers"] == ""
         assert {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"} in node["spec"]["taints"]
-        assert node["metadata"]["annotations"]["kubeadm.alpha.kubernetes.io/cri-socket"] == \
-            "unix:///var/run/containerd/containerd.sock"
+        # NodeLocalCRISocket (1.34+): no cri-socket annotation, the socket is each node's instance-config.yaml.
+        assert "kubeadm.alpha.kubernetes.io/cri-socket" not in (node["metadata"].get("annotations") or {})
         assert labels[ZONE_LABEL] == cluster["zones"][node["metadata"]["name"]]
     wait_until(lambda: all(any(c["type"] == "Ready" and c["status"] == "True" for c in n["status"]["conditions"])
                            for n in kubectl_json("cp-1", "get nodes")["items"]), 60, "both nodes Ready", interval=0.5)
@@ -375,9 +375,17 @@ def test_10_upgrade_apply_then_upgrade_node(cluster):
     assert apply.code == 0, apply
     assert '[upgrade/successful] SUCCESS! Your cluster was upgraded to "%s"' % NEW in apply.out
     assert "skip upgrade addons because control plane instances [cp-2] have not been upgraded" in apply.out
+    coredns = "-n kube-system get deployment coredns"
+    assert kubectl_json("cp-1", coredns)["spec"]["template"]["spec"]["containers"][0]["image"].endswith(":v1.14.4")
     node = ssh("cp-2", "kubeadm upgrade node", timeout=600)
     assert node.code == 0, node
     assert "[upgrade] The control plane instance for this node was successfully upgraded!" in node.out
+    # The last control plane node's upgrade node finds every API server upgraded and moves the addons.
+    assert "[addons] Applied essential addon: CoreDNS" in node.out
+    assert kubectl_json("cp-1", coredns)["spec"]["template"]["spec"]["containers"][0]["image"].endswith(":v1.14.6")
+    # ControlPlaneKubeletLocalMode: the joined control plane's kubelet now talks to its own API server.
+    with open(host_file("cp-2", "/etc/kubernetes/kubelet.conf")) as handle:
+        assert "server: https://%s:6443" % IPS["cp-2"] in handle.read()
     worker = ssh("cp-3", "kubeadm upgrade node", timeout=300)
     assert worker.code == 0, worker
     assert "[upgrade/control-plane] Skipping phase. Not a control plane node." in worker.out
