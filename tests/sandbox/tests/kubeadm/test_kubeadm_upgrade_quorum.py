@@ -15,8 +15,8 @@ import subprocess
 import threading
 import time
 
+import node_setup
 import pytest
-
 from kcpsandbox import state
 from kcpsim import etcdclient
 
@@ -112,12 +112,14 @@ def control_plane():
         pytest.skip("the sandbox needs root")
     with state.lock_for_test_run(NAME):
         sandbox("down", timeout=60)
-        up = sandbox("up", "--machines", "3", "--failure-domains", "3", "--subnet", SUBNET, "--version", FIRST,
-                     "--env", "KCPSIM_KEY_ALGORITHM=ECDSA-P256", "--env", "KCPSIM_HEARTBEAT=2", timeout=180)
+        up = sandbox("up", "--machines", "3", "--failure-domains", "3", "--subnet", SUBNET, timeout=180)
         try:
             assert up.returncode == 0, up.stdout
-            for host in IPS:
-                ok(ssh(host, "sysctl -qw net.ipv4.ip_forward=1"))
+            for index, host in enumerate(sorted(IPS)):
+                # The operator's steps on a bare host: node software of FIRST, zone label, forwarding, pod network.
+                node = node_setup.Node(STATE + "/ssh/ssh_config", host)
+                node.prepare(STATE + "/mirror", FIRST, "fd-%d" % (index + 1))
+                node.install_pod_network(STATE + "/mirror", FIRST, index + 1)
             ok(ssh("cp-1", "kubeadm init --control-plane-endpoint %s --upload-certs" % ENDPOINT))
             join = ok(ssh("cp-1", "kubeadm token create --print-join-command --certificate-key "
                                   "$(kubeadm init phase upload-certs --upload-certs | tail -1)")).strip()
