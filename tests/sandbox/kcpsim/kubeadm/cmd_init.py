@@ -16,6 +16,7 @@ from kcpsim.kubeadm.cluster import Cluster
 from kcpsim.kubeadm.context import KubeadmError, Phase, describe, refuse_unemulated, run_phases
 from kcpsim.kubeadm.kubelet import Kubelet, KubeletError
 from kcpsim.kubeadm.pkifiles import Files
+from kcpsim.kubeadm.waiting import wait_for
 
 KUBERNETES_DIR = "/etc/kubernetes"
 TMP_DIR = KUBERNETES_DIR + "/tmp"
@@ -114,10 +115,13 @@ class InitData:
             return dryrun.cluster(self.ctx.out)
         if self.ctx.release.minor >= 37:
             local = "https://%s" % manifests.join_host_port(self.advertise_address, self.bind_port)
-            return Cluster.from_kubeconfig(self.host.path(path), server=local)
-        client = Cluster.from_kubeconfig(self.host.path(path))
+            client = Cluster.from_kubeconfig(self.host.path(path), server=local)
+        else:
+            client = Cluster.from_kubeconfig(self.host.path(path))
         try:
-            client.wait_healthy(self.timeouts["kubernetesAPICall"])
+            # kubeadm retries its first API calls until the server serves them (its system namespaces exist).
+            wait_for(lambda: client.get("v1", "namespaces", "kube-system"), self.timeouts["kubernetesAPICall"], 0.5,
+                     "the API server to serve namespace kube-system")
         except TimeoutError as exc:
             client.close()
             raise KubeadmError(str(exc))
