@@ -417,7 +417,7 @@ def _remove(view, action, name, reason, step=None):
         leader_candidate=candidate,
         quorum=verdict.as_dict(),
         step=step,
-        details=["etcd member %s leaves; leadership goes to %s if it leads" % (member.name or member.id, candidate)],
+        details=["etcd member %s leaves; leadership goes to %s if it leads" % (member.name, candidate)],
     )
 
 

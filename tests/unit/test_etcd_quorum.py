@@ -125,3 +125,23 @@ def test_a_join_refusal_names_each_reason_once():
     verdict = project_join(members(0, 1, learners=1))
     assert verdict.reasons.count("etcd has no quorum now: 0 of 1 voting members healthy, 1 needed") == 1
     assert "etcd admits one learner at a time and 2 would exist" in verdict.reasons
+
+
+def test_a_projection_of_no_change_keeps_the_arithmetic_as_it_is():
+    verdict = project(members(3))
+    assert (verdict.ok, verdict.voters_after, verdict.healthy_after) == (True, 3, 3)
+
+
+def test_a_member_is_found_by_its_id_even_when_its_name_differs():
+    m = [Member(id="8e9e05c52164694d", name="cp-1"), Member(id="91bc3c398fb3c146", name="cp-2"), Member(id="fd422379fda50e48", name="cp-3")]
+    verdict = project(m, remove=["8e9e05c52164694d"])
+    assert (verdict.ok, verdict.voters_after) == (True, 2)
+
+
+def test_removing_the_learner_makes_room_for_a_new_one():
+    assert project(members(3, learners=1), remove=["l0"], add_learners=1).ok
+
+
+def test_a_refused_promotion_names_a_nameless_member_by_its_id():
+    verdict = project([Member(id="abc", name="")] + members(2), promote=["abc"])
+    assert verdict.reasons == ("member abc is not a learner, there is nothing to promote",)

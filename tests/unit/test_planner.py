@@ -309,9 +309,12 @@ def test_the_in_place_strategy_upgrades_machines_that_differ_only_in_version():
 
 
 def test_an_in_place_upgrade_waits_for_preflight():
-    snap = snapshot(cluster(3, cp_3={"components": {"etcd": "unhealthy"}}), failure_domains=FDS)
+    snap = snapshot(cluster(3, cp_3={"components": {"etcd": "unhealthy"}}), failure_domains=FDS,
+                    kubeadm_config={"kubernetes_version": "v1.31.0"})
     result = decide(spec(version="v1.31.0", upgrade={"strategy": "in_place"}), snap)
     assert result["action"] == "wait" and [b["rule"] for b in result["blocked_by"]] == ["components_not_healthy"]
+    assert (result["machine"], result["upgrade"]) == ("cp-1", {"command": "apply", "addons": False})
+    assert result["reason"].endswith(", once preflight passes")
 
 
 # --- the four remediation scenarios of the KCP proposal (kcp-proposal-2021.txt), through the real health check
@@ -608,6 +611,12 @@ def test_no_observed_machine_is_init_only_for_a_cluster_that_does_not_exist(snap
         assert "found no control plane machine" in result["reason"]
 
 
+def test_no_observed_machine_says_how_many_etcd_members_show_the_cluster_exists():
+    one = decide(spec(), snapshot([], failure_domains=FDS, members=[member("cp-1")], initialized=False))
+    three = decide(spec(), snapshot([], failure_domains=FDS, members=members(3), initialized=False))
+    assert "(etcd has 1 member)" in one["reason"] and "(etcd has 3 members)" in three["reason"]
+
+
 def test_with_external_etcd_its_members_do_not_stop_the_first_init():
     snap = snapshot([], failure_domains=FDS, external=True, members=[member("ext-1")], initialized=False)
     result = decide(EXTERNAL_ETCD, snap)
@@ -821,3 +830,17 @@ def test_the_oldest_machine_runs_upgrade_apply_even_when_it_is_not_first_in_the_
     snap = snapshot(machines, failure_domains=FDS, kubeadm_config={"kubernetes_version": "v1.31.0"})
     result = decide(spec(version="v1.31.0", replicas=2, upgrade={"strategy": "in_place"}), snap)
     assert (result["machine"], result["upgrade"]["command"]) == ("cp-a", "apply")
+
+
+@pytest.mark.parametrize("leads,candidate", [(True, "cp-3"), (False, None)],
+                         ids=["a stray member that leads hands its leadership over", "a stray member that does not lead needs no hand-over"])
+def test_a_stray_member_names_a_leader_candidate_only_when_it_leads(leads, candidate):
+    stray = member("cp-9", leader=leads)
+    followers = [member("cp-%d" % i) for i in (1, 2, 3)]
+    result = decide(spec(), snapshot(cluster(3), failure_domains=FDS, members=followers + [stray]))
+    assert (result["action"], result["leader_candidate"]) == ("remove_etcd_member", candidate)
+
+
+def test_a_remediation_with_external_etcd_carries_no_quorum_projection():
+    result = decide(EXTERNAL_ETCD, snapshot(cluster(3), failure_domains=FDS, external=True, members=[member("ext-1")]), flag("cp-2"))
+    assert (result["action"], result["machine"], result["quorum"]) == ("remediate", "cp-2", None)

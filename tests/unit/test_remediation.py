@@ -290,3 +290,28 @@ def test_a_retry_limit_says_when_it_ends(record, overrides, rule, seconds):
     decision = decide_for([machine("cp-1", created=999, retries=retries, last_remediation=seconds_ago(ago)), *cluster(3)[1:]],
                           ["cp-1"], strategy=dict(STRATEGY, **overrides))
     assert (decision.status, decision.rule, decision.retry_after_seconds) == ("skip", rule, seconds)
+
+
+@pytest.mark.parametrize(
+    "ago,expected",
+    [(3600, (True, 0)), (3599, (True, 2))],
+    ids=["without min_healthy_period a record an hour old starts a new sequence",
+         "without min_healthy_period a record just under an hour old continues the sequence"],
+)
+def test_min_healthy_period_defaults_to_one_hour(ago, expected):
+    m = machine("cp-1", retries=1, last_remediation=seconds_ago(ago))
+    verdict = retry_verdict(m, {"max_retry": None, "retry_period": None, "min_healthy_period": None}, parse_time(NOW))
+    assert (verdict.allowed, verdict.retry_count) == expected
+
+
+def test_without_retry_period_a_remediation_may_follow_at_once():
+    m = machine("cp-1", retries=1, last_remediation=NOW)
+    verdict = retry_verdict(m, {"max_retry": None, "retry_period": None, "min_healthy_period": 3600.0}, parse_time(NOW))
+    assert (verdict.allowed, verdict.retry_count) == (True, 2)
+
+
+@pytest.mark.parametrize("flagged,allowed", [([], True), (["cp-1"], False)],
+                         ids=["nothing flagged records no retry", "a remediation not allowed records no retry"])
+def test_a_decision_without_a_remediation_carries_retry_count_0(flagged, allowed):
+    decision = decide_for(cluster(3), flagged, allowed=allowed)
+    assert decision.status in ("none", "skip") and decision.retry_count == 0
