@@ -7,13 +7,15 @@ Pure functions, no I/O. :func:`normalize_spec` returns the spec with every defau
 error at once, as KubeadmControlPlane's and MachineHealthCheck's defaulting and validating webhooks do:
 
 * ``cluster_name`` is a DNS-1123 label; ``version`` is ``v<major>.<minor>.<patch>`` with an optional ``-`` or
-  ``+`` suffix, a missing leading ``v`` is added;
+  ``+`` suffix, a missing leading ``v`` is added, and its minor is one of the supported ones (v1.33 to v1.37,
+  the table in kubeadm_releases);
 * ``replicas`` (default 1) is a positive integer, odd when etcd is stacked (an even count of etcd members
   tolerates no more failures than the odd count below it);
 * ``endpoint.host`` is an IP or a DNS name, ``endpoint.port`` (default 6443) is 1–65535;
-* ``kubeadm.api_version`` defaults to v1beta3 below v1.31 and to v1beta4 from v1.31, and v1beta4 is refused
-  below v1.31 (kubeadm 1.29 and 1.30 do not know it); ``extraArgs`` is a string map with v1beta3 and a list
-  of ``{name, value}`` with v1beta4; fields of one API version are refused under the other;
+* ``kubeadm.api_version`` defaults to v1beta4; v1beta3 is accepted only by the versions whose kubeadm still
+  reads it (up to v1.36); ``extraArgs`` is a string map with v1beta3 and a list of ``{name, value}`` with
+  v1beta4; fields of one API version are refused under the other;
+* ``featureGates`` may not set a gate the version's kubeadm removed, nor turn off one it locked on;
 * the cluster configuration may repeat ``kubernetesVersion``, ``clusterName`` and ``controlPlaneEndpoint``
   only if they agree with ``version``, ``cluster_name`` and ``endpoint`` (they are then dropped: the roles
   set them from those fields); ``etcd.local`` and ``etcd.external`` exclude each other, external etcd
@@ -37,6 +39,13 @@ from __future__ import annotations
 import ipaddress
 import re
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.kubeadm_releases import (
+    SUPPORTED_RANGE,
+    V1BETA3,
+    V1BETA4,
+    feature_gate_problem,
+    release,
+)
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import (
     REQUIRED,
     Field,
@@ -56,9 +65,6 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation i
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.unhealthy_limit import parse_max_unhealthy, parse_unhealthy_range
 
-V1BETA3 = "kubeadm.k8s.io/v1beta3"
-V1BETA4 = "kubeadm.k8s.io/v1beta4"
-V1BETA4_SINCE = (1, 31)
 DEFAULT_PORT = 6443
 
 _VERSION = re.compile(r"v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-+][-0-9A-Za-z_.+]+)?")
@@ -91,10 +97,17 @@ def etcd_is_external(spec):
     return isinstance(etcd, dict) and etcd.get("external") is not None
 
 
-def default_api_version(version):
-    """The kubeadm config API a version uses unless told otherwise: v1beta4 from v1.31, else v1beta3."""
-    parsed = version_tuple(version)
-    return V1BETA4 if parsed and parsed[:2] >= V1BETA4_SINCE else V1BETA3
+def default_images(spec):
+    """The etcd, CoreDNS and pause image tags kubeadm deploys for a normalized spec: the version's defaults
+    (kubeadm_releases), overridden by the tags the cluster configuration names."""
+    defaults = release(version_tuple(spec["version"]))
+    config = spec["kubeadm"]["cluster_configuration"]
+    etcd = config.get("etcd") or {}
+    return {
+        "etcd": (etcd.get("local") or {}).get("imageTag") or defaults.etcd_image,
+        "coredns": (config.get("dns") or {}).get("imageTag") or defaults.coredns_image,
+        "pause": defaults.pause_image,
+    }
 
 
 def endpoint_address(endpoint):
@@ -110,11 +123,14 @@ def endpoint_address(endpoint):
 
 def _version(value, path, errors):
     if not isinstance(value, str):
-        errors.append(error(path, "must be a string such as v1.30.4 (quote it in YAML)", value))
+        errors.append(error(path, "must be a string such as v1.36.4 (quote it in YAML)", value))
         return None
     text = value if value.startswith("v") else "v" + value
     if not _VERSION.fullmatch(text):
         errors.append(error(path, "must be v<major>.<minor>.<patch> with an optional -/+ suffix", value))
+        return None
+    if release(version_tuple(text)) is None:
+        errors.append(error(path, "must be a supported Kubernetes version: %s" % SUPPORTED_RANGE, value))
         return None
     return text
 
@@ -358,10 +374,12 @@ def _check_kubeadm(spec, errors):
     kubeadm = spec["kubeadm"]
     version = spec["version"]
     if kubeadm["api_version"] is None:
-        kubeadm["api_version"] = default_api_version(version)
-    elif kubeadm["api_version"] == V1BETA4 and version and version_tuple(version)[:2] < V1BETA4_SINCE:
-        errors.append(error("kubeadm.api_version", "%s needs version v1.31 or later (kubeadm 1.29 and 1.30 know only "
-                                                   "%s)" % (V1BETA4, V1BETA3), V1BETA4))
+        kubeadm["api_version"] = V1BETA4
+    elif version and kubeadm["api_version"] not in release(version_tuple(version)).config_apis:
+        errors.append(error("kubeadm.api_version", "kubeadm %s no longer reads %s: convert the configuration with "
+                                                   "`kubeadm config migrate` (kubeadm v1.36 reads both) and set "
+                                                   "kubeadm.api_version to %s" % (version, kubeadm["api_version"], V1BETA4),
+                            kubeadm["api_version"]))
     api_version = kubeadm["api_version"]
 
     for name in ("cluster_configuration", "init_configuration", "join_configuration"):
@@ -408,6 +426,11 @@ def _check_kubeadm(spec, errors):
         _check_etcd(config["etcd"], child(path, "etcd"), errors)
     if isinstance(config.get("dns"), dict):
         _check_dns(config["dns"], child(path, "dns"), errors)
+    if version and isinstance(config.get("featureGates"), dict):
+        for gate, value in sorted(config["featureGates"].items()):
+            problem = feature_gate_problem(gate, value, version_tuple(version))
+            if problem:
+                errors.append(error(child(child(path, "featureGates"), gate), problem, value))
     if "encryptionAlgorithm" in config and api_version == V1BETA4:
         one_of(*_ENCRYPTION_ALGORITHMS)(config["encryptionAlgorithm"], child(path, "encryptionAlgorithm"), errors)
 

@@ -48,6 +48,8 @@ options:
         description:
           - Kubernetes version, V(v<major>.<minor>.<patch>) with an optional C(-) or C(+) suffix; a missing
             leading C(v) is added (KCP C(spec.version)).
+          - Supported are v1.33 to v1.37 (1.33 and 1.34 so that clusters still on them can be upgraded); any
+            other minor is refused before anything is touched. See C(docs/kubernetes-versions.md).
         type: str
         required: true
       endpoint:
@@ -73,8 +75,8 @@ options:
           api_version:
             description:
               - The kubeadm config API the configurations are written in. Defaults to
-                V(kubeadm.k8s.io/v1beta3) below v1.31 and V(kubeadm.k8s.io/v1beta4) from v1.31; v1beta4 is
-                refused below v1.31.
+                V(kubeadm.k8s.io/v1beta4). V(kubeadm.k8s.io/v1beta3) is accepted up to v1.36 and refused from
+                v1.37, whose kubeadm no longer reads it (convert with C(kubeadm config migrate)).
               - With v1beta3 C(extraArgs) and C(kubeletExtraArgs) are maps of strings, with v1beta4 lists of
                 C({name, value}). Fields that only one API version has are refused under the other.
             type: str
@@ -263,10 +265,10 @@ spec:
   sample:
     cluster_name: demo
     replicas: 3
-    version: v1.30.4
+    version: v1.36.4
     endpoint: {host: 10.0.0.100, port: 6443}
     kubeadm:
-      api_version: kubeadm.k8s.io/v1beta3
+      api_version: kubeadm.k8s.io/v1beta4
       cluster_configuration: {}
       init_configuration: {}
       join_configuration: {}
@@ -298,6 +300,13 @@ spec_hashes:
     join:
       description: The hash the machines built by kubeadm join record.
       type: str
+images:
+  description:
+    - The image tags kubeadm deploys for this version (C(docs/kubernetes-versions.md)), where the cluster
+      configuration names none; a tag it names (C(etcd.local.imageTag), C(dns.imageTag)) wins.
+  returned: success
+  type: dict
+  sample: {etcd: 3.6.8-0, coredns: v1.14.2, pause: 3.10.2}
 etcd_external:
   description: Whether etcd is external (C(kubeadm.cluster_configuration.etcd.external) is set).
   returned: success
@@ -316,7 +325,7 @@ errors:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external, normalize_spec
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import default_images, etcd_is_external, normalize_spec
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_update import check_update
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe, under
@@ -345,6 +354,7 @@ def main():
         changed=False,
         spec=normalized,
         spec_hashes=spec_hashes(normalized),
+        images=default_images(normalized),
         etcd_external=etcd_is_external(normalized),
         errors=[],
     )

@@ -9,7 +9,7 @@ Every builder returns plain dicts in the shape of docs/snapshot.md and docs/spec
 import hashlib
 
 NOW = "2026-11-22T10:00:00Z"
-VERSION = "v1.30.4"
+VERSION = "v1.36.4"
 HASH = "current-hash"
 HASHES = {"init": HASH, "join": HASH}  # the spec hash of each part (init, join), as the planner takes them
 
@@ -132,7 +132,7 @@ def spec(**overrides):
         "version": VERSION,
         "endpoint": {"host": "10.0.0.100", "port": 6443},
         "kubeadm": {
-            "api_version": "kubeadm.k8s.io/v1beta3",
+            "api_version": "kubeadm.k8s.io/v1beta4",
             "cluster_configuration": {},
             "init_configuration": {},
             "join_configuration": {},

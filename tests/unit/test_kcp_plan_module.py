@@ -14,7 +14,7 @@ from builders import machine, snapshot
 
 pytestmark = pytest.mark.ansible
 
-RAW_SPEC = {"cluster_name": "demo", "replicas": 3, "version": "v1.30.4", "endpoint": {"host": "10.0.0.100"}}
+RAW_SPEC = {"cluster_name": "demo", "replicas": 3, "version": "v1.36.4", "endpoint": {"host": "10.0.0.100"}}
 CURRENT = spec_hash(normalize_spec(RAW_SPEC)[0], "join")
 HASHES = spec_hashes(normalize_spec(RAW_SPEC)[0])
 FDS = [{"name": "fd-a", "control_plane": True}, {"name": "fd-b", "control_plane": True}, {"name": "fd-c", "control_plane": True}]
@@ -40,9 +40,9 @@ def machines(n, **overrides):
             {"action": "scale_down", "machine": "cp-1", "failure_domain": "fd-a", "leader_candidate": "cp-5"},
         ),
         (
-            snapshot(machines(3, cp_1={"version": "v1.29.8"}), failure_domains=FDS),
+            snapshot(machines(3, cp_1={"version": "v1.35.8"}), failure_domains=FDS),
             False,
-            {"action": "rollout", "step": "scale_up", "failure_domain": "fd-a", "outdated": {"cp-1": ["runs v1.29.8, the spec wants v1.30.4"]}},
+            {"action": "rollout", "step": "scale_up", "failure_domain": "fd-a", "outdated": {"cp-1": ["runs v1.35.8, the spec wants v1.36.4"]}},
         ),
         (
             snapshot(machines(2, cp_2={"has_node": False, "created": 2}), failure_domains=FDS),

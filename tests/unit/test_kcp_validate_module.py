@@ -11,7 +11,7 @@ from ansible_collections.kubeadm.control_plane.plugins.modules.kcp_validate impo
 from ansible_run import run_module
 from builders import spec, with_field
 
-MINIMAL = {"cluster_name": "demo", "replicas": 3, "version": "1.30.4", "endpoint": {"host": "10.0.0.100"}}
+MINIMAL = {"cluster_name": "demo", "replicas": 3, "version": "1.36.4", "endpoint": {"host": "10.0.0.100"}}
 
 
 def test_validate_returns_the_normalized_spec_and_no_error():
@@ -25,8 +25,8 @@ def test_errors_in_the_previous_spec_are_reported_under_its_prefix():
 
 
 def test_an_update_is_checked_against_the_previous_spec():
-    errors = validate(with_field(MINIMAL, "version", "v1.32.0"), previous=MINIMAL)[1]
-    assert [(e["path"], e["value"]) for e in errors] == [("version", "v1.32.0")]
+    errors = validate(with_field(MINIMAL, "version", "v1.37.0"), previous=with_field(MINIMAL, "version", "v1.35.1"))[1]
+    assert [(e["path"], e["value"]) for e in errors] == [("version", "v1.37.0")]
 
 
 @pytest.mark.ansible
@@ -55,12 +55,12 @@ def test_an_invalid_spec_fails_listing_every_error_without_a_traceback():
 
 @pytest.mark.ansible
 def test_an_update_that_skips_a_minor_fails_and_a_one_minor_upgrade_passes_in_check_mode():
-    previous = with_field(MINIMAL, "version", "v1.29.6")
-    outcome, result = run_module("kcp_validate", {"spec": with_field(MINIMAL, "version", "v1.31.0"), "previous": previous})
+    previous = with_field(MINIMAL, "version", "v1.35.6")
+    outcome, result = run_module("kcp_validate", {"spec": with_field(MINIMAL, "version", "v1.37.0"), "previous": previous})
     assert outcome == "FAILED!"
     assert [e["path"] for e in result["errors"]] == ["version"]
     assert "may not skip a minor" in result["msg"]
 
     outcome, result = run_module("kcp_validate", {"spec": MINIMAL, "previous": previous}, check=True)
     assert outcome == "SUCCESS"
-    assert result["changed"] is False and result["spec"]["version"] == "v1.30.4"
+    assert result["changed"] is False and result["spec"]["version"] == "v1.36.4"

@@ -10,6 +10,7 @@ import pytest
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import (
     V1BETA3,
     V1BETA4,
+    default_images,
     etcd_is_external,
     normalize_health_check,
     normalize_remediation,
@@ -17,8 +18,8 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import 
 )
 from builders import ODD_VALUES, spec, with_field, without_field
 
-MINIMAL = {"cluster_name": "demo", "replicas": 3, "version": "v1.30.4", "endpoint": {"host": "10.0.0.100"}}
-V131 = with_field(MINIMAL, "version", "v1.31.2")
+MINIMAL = {"cluster_name": "demo", "replicas": 3, "version": "v1.36.4", "endpoint": {"host": "10.0.0.100"}}
+BETA3 = with_field(MINIMAL, "kubeadm.api_version", V1BETA3)
 EXTERNAL_ETCD = {
     "endpoints": ["https://10.0.0.5:2379"],
     "caFile": "/etc/kubernetes/pki/etcd/ca.crt",
@@ -34,8 +35,18 @@ def test_a_minimal_spec_gets_every_default_in_the_normalized_shape():
     assert normalized == spec()
 
 
+@pytest.mark.parametrize("raw,images", [
+    (MINIMAL, {"etcd": "3.6.8-0", "coredns": "v1.14.2", "pause": "3.10.2"}),
+    (with_field(MINIMAL, "version", "v1.37.0"), {"etcd": "3.7.0-0", "coredns": "v1.14.6", "pause": "3.10.2"}),
+    (with_field(with_field(MINIMAL, CC + ".etcd.local.imageTag", "3.6.11-0"), CC + ".dns.imageTag", "v1.14.3"),
+     {"etcd": "3.6.11-0", "coredns": "v1.14.3", "pause": "3.10.2"}),
+], ids=["the images follow the version", "a newer version brings newer images", "tags the configuration names win"])
+def test_default_images_follow_the_version_unless_the_configuration_names_a_tag(raw, images):
+    assert default_images(normalize_spec(raw)[0]) == images
+
+
 def test_normalizing_leaves_the_input_untouched():
-    raw = with_field(MINIMAL, CC, {"kubernetesVersion": "v1.30.4", "clusterName": "demo"})
+    raw = with_field(MINIMAL, CC, {"kubernetesVersion": "v1.36.4", "clusterName": "demo"})
     before = copy.deepcopy(raw)
     normalize_spec(raw)
     assert raw == before
@@ -43,9 +54,12 @@ def test_normalizing_leaves_the_input_untouched():
 
 # (id, raw spec, path in the normalized spec, expected value there)
 ACCEPTED = [
-    ("a version without its leading v gets one", with_field(MINIMAL, "version", "1.30.4"), "version", "v1.30.4"),
-    ("a version with a pre-release and build suffix is kept", with_field(MINIMAL, "version", "v1.31.0-rc.1+k3"),
-     "version", "v1.31.0-rc.1+k3"),
+    ("a version without its leading v gets one", with_field(MINIMAL, "version", "1.36.4"), "version", "v1.36.4"),
+    ("a version with a pre-release and build suffix is kept", with_field(MINIMAL, "version", "v1.37.0-rc.1+k3"),
+     "version", "v1.37.0-rc.1+k3"),
+    ("v1.33, the oldest version upgrades start from, is accepted", with_field(MINIMAL, "version", "v1.33.10"),
+     "version", "v1.33.10"),
+    ("v1.37, the newest supported version, is accepted", with_field(MINIMAL, "version", "v1.37.1"), "version", "v1.37.1"),
     ("replicas default to one", without_field(MINIMAL, "replicas"), "replicas", 1),
     ("null replicas take the default", with_field(MINIMAL, "replicas", None), "replicas", 1),
     ("an odd replica count is kept with stacked etcd", with_field(MINIMAL, "replicas", 5), "replicas", 5),
@@ -58,12 +72,19 @@ ACCEPTED = [
      with_field(MINIMAL, "endpoint.host", "api.example.com."), "endpoint.host", "api.example.com."),
     ("the endpoint may be an IPv6 address", with_field(MINIMAL, "endpoint.host", "fd00::10"), "endpoint.host", "fd00::10"),
     ("the endpoint port may be any valid port", with_field(MINIMAL, "endpoint.port", 65535), "endpoint.port", 65535),
-    ("the kubeadm API defaults to v1beta3 below v1.31", MINIMAL, "kubeadm.api_version", V1BETA3),
-    ("the kubeadm API defaults to v1beta4 from v1.31", V131, "kubeadm.api_version", V1BETA4),
-    ("v1beta3 may still be chosen at v1.31", with_field(V131, "kubeadm.api_version", V1BETA3),
-     "kubeadm.api_version", V1BETA3),
+    ("the kubeadm API defaults to v1beta4", MINIMAL, "kubeadm.api_version", V1BETA4),
+    ("the kubeadm API defaults to v1beta4 at v1.33 too", with_field(MINIMAL, "version", "v1.33.0"),
+     "kubeadm.api_version", V1BETA4),
+    ("v1beta3 may still be chosen at v1.36", BETA3, "kubeadm.api_version", V1BETA3),
+    ("a feature gate kubeadm still has may be set", with_field(MINIMAL, CC + ".featureGates.RootlessControlPlane", True),
+     CC + ".featureGates", {"RootlessControlPlane": True}),
+    ("a gate locked on may be repeated as true", with_field(MINIMAL, CC + ".featureGates.NodeLocalCRISocket", True),
+     CC + ".featureGates", {"NodeLocalCRISocket": True}),
+    ("a gate may be turned off before it is locked on",
+     with_field(with_field(MINIMAL, "version", "v1.35.2"), CC + ".featureGates.NodeLocalCRISocket", False),
+     CC + ".featureGates", {"NodeLocalCRISocket": False}),
     ("a kubernetesVersion that agrees with version is dropped",
-     with_field(MINIMAL, CC, {"kubernetesVersion": "1.30.4", "imageRepository": "registry.local"}), CC,
+     with_field(MINIMAL, CC, {"kubernetesVersion": "1.36.4", "imageRepository": "registry.local"}), CC,
      {"imageRepository": "registry.local"}),
     ("a clusterName that agrees with cluster_name is dropped", with_field(MINIMAL, CC + ".clusterName", "demo"), CC, {}),
     ("a controlPlaneEndpoint with the endpoint's host and port is dropped",
@@ -81,12 +102,12 @@ ACCEPTED = [
     ("a CoreDNS tag with a custom suffix is accepted", with_field(MINIMAL, CC + ".dns.imageTag", "v1.11.3_custom-1"),
      CC + ".dns.imageTag", "v1.11.3_custom-1"),
     ("v1beta3 extra arguments are a map of strings",
-     with_field(MINIMAL, CC + ".apiServer.extraArgs", {"audit-log-maxage": "30"}),
+     with_field(BETA3, CC + ".apiServer.extraArgs", {"audit-log-maxage": "30"}),
      CC + ".apiServer.extraArgs", {"audit-log-maxage": "30"}),
     ("v1beta4 extra arguments are a list of name and value",
-     with_field(V131, "kubeadm.init_configuration.nodeRegistration.kubeletExtraArgs", [{"name": "v", "value": "2"}]),
+     with_field(MINIMAL, "kubeadm.init_configuration.nodeRegistration.kubeletExtraArgs", [{"name": "v", "value": "2"}]),
      "kubeadm.init_configuration.nodeRegistration.kubeletExtraArgs", [{"name": "v", "value": "2"}]),
-    ("v1beta4 accepts its own fields", with_field(V131, CC + ".encryptionAlgorithm", "ECDSA-P256"),
+    ("v1beta4 accepts its own fields", with_field(MINIMAL, CC + ".encryptionAlgorithm", "ECDSA-P256"),
      CC + ".encryptionAlgorithm", "ECDSA-P256"),
     ("the machine template is free-form", with_field(MINIMAL, "machine_template", {"image": "debian-12", "cpus": 4}),
      "machine_template", {"image": "debian-12", "cpus": 4}),
@@ -175,8 +196,23 @@ REFUSED = [
      "kubeadm.clusterConfiguration", "unknown field"),
     ("a short kubeadm API version is refused", with_field(MINIMAL, "kubeadm.api_version", "v1beta3"),
      "kubeadm.api_version", "must be one of"),
-    ("kubeadm v1beta4 below v1.31 is refused", with_field(MINIMAL, "kubeadm.api_version", V1BETA4),
-     "kubeadm.api_version", "needs version v1.31"),
+    ("v1beta3 is refused at v1.37, saying how to convert",
+     with_field(with_field(MINIMAL, "version", "v1.37.0"), "kubeadm.api_version", V1BETA3), "kubeadm.api_version",
+     "kubeadm config migrate"),
+    ("a version below the supported range is refused, naming the range", with_field(MINIMAL, "version", "v1.32.9"),
+     "version", "v1.33 to v1.37"),
+    ("a version above the supported range is refused, naming the range", with_field(MINIMAL, "version", "v1.38.0"),
+     "version", "v1.33 to v1.37"),
+    ("a feature gate kubeadm removed is refused", with_field(MINIMAL, CC + ".featureGates.EtcdLearnerMode", True),
+     CC + ".featureGates.EtcdLearnerMode", "no longer knows this feature gate"),
+    ("a gate removed in v1.37 is refused at v1.37",
+     with_field(with_field(MINIMAL, "version", "v1.37.0"), CC + ".featureGates.NodeLocalCRISocket", True),
+     CC + ".featureGates.NodeLocalCRISocket", "removed in v1.37"),
+    ("PublicKeysECDSA at v1.37 is refused, pointing at encryptionAlgorithm",
+     with_field(with_field(MINIMAL, "version", "v1.37.0"), CC + ".featureGates.PublicKeysECDSA", True),
+     CC + ".featureGates.PublicKeysECDSA", "encryptionAlgorithm"),
+    ("a gate locked on may not be turned off", with_field(MINIMAL, CC + ".featureGates.NodeLocalCRISocket", False),
+     CC + ".featureGates.NodeLocalCRISocket", "locked to true from v1.36"),
     ("a cluster configuration that is a list is refused", with_field(MINIMAL, CC, []), CC, "must be a mapping"),
     ("an API server section that is not a mapping is refused", with_field(MINIMAL, CC + ".apiServer", ["x"]),
      CC + ".apiServer", "must be a mapping"),
@@ -191,7 +227,7 @@ REFUSED = [
      with_field(MINIMAL, "kubeadm.join_configuration.kind", "JoinConfiguration"), "kubeadm.join_configuration.kind",
      "set by the collection"),
     ("a kubernetesVersion that disagrees with version is refused",
-     with_field(MINIMAL, CC + ".kubernetesVersion", "v1.29.0"), CC + ".kubernetesVersion", "must agree with version"),
+     with_field(MINIMAL, CC + ".kubernetesVersion", "v1.35.0"), CC + ".kubernetesVersion", "must agree with version"),
     ("a clusterName that disagrees with cluster_name is refused", with_field(MINIMAL, CC + ".clusterName", "other"),
      CC + ".clusterName", "must agree with cluster_name"),
     ("a controlPlaneEndpoint that disagrees with endpoint is refused",
@@ -219,21 +255,21 @@ REFUSED = [
     ("a CoreDNS tag that is not a version is refused", with_field(MINIMAL, CC + ".dns.imageTag", "latest"),
      CC + ".dns.imageTag", "CoreDNS version"),
     ("v1beta3 extra arguments as a list are refused",
-     with_field(MINIMAL, CC + ".apiServer.extraArgs", [{"name": "v", "value": "2"}]), CC + ".apiServer.extraArgs",
+     with_field(BETA3, CC + ".apiServer.extraArgs", [{"name": "v", "value": "2"}]), CC + ".apiServer.extraArgs",
      "map of strings"),
     ("v1beta3 extra argument values that are numbers are refused",
-     with_field(MINIMAL, CC + ".scheduler.extraArgs", {"v": 2}), CC + ".scheduler.extraArgs", "map of strings"),
+     with_field(BETA3, CC + ".scheduler.extraArgs", {"v": 2}), CC + ".scheduler.extraArgs", "map of strings"),
     ("v1beta4 extra arguments as a map are refused",
-     with_field(V131, CC + ".controllerManager.extraArgs", {"v": "2"}), CC + ".controllerManager.extraArgs",
+     with_field(MINIMAL, CC + ".controllerManager.extraArgs", {"v": "2"}), CC + ".controllerManager.extraArgs",
      "list of {name, value}"),
     ("a v1beta4 kubelet extra argument without a value is refused",
-     with_field(V131, "kubeadm.join_configuration.nodeRegistration.kubeletExtraArgs", [{"name": "v"}]),
+     with_field(MINIMAL, "kubeadm.join_configuration.nodeRegistration.kubeletExtraArgs", [{"name": "v"}]),
      "kubeadm.join_configuration.nodeRegistration.kubeletExtraArgs", "list of {name, value}"),
-    ("a v1beta4-only field is refused with v1beta3", with_field(MINIMAL, CC + ".encryptionAlgorithm", "RSA-2048"),
+    ("a v1beta4-only field is refused with v1beta3", with_field(BETA3, CC + ".encryptionAlgorithm", "RSA-2048"),
      CC + ".encryptionAlgorithm", "needs kubeadm.api_version kubeadm.k8s.io/v1beta4"),
-    ("a field v1beta4 dropped is refused with v1beta4", with_field(V131, CC + ".apiServer.timeoutForControlPlane", "4m"),
+    ("a field v1beta4 dropped is refused with v1beta4", with_field(MINIMAL, CC + ".apiServer.timeoutForControlPlane", "4m"),
      CC + ".apiServer.timeoutForControlPlane", "needs kubeadm.api_version kubeadm.k8s.io/v1beta3"),
-    ("an unknown encryption algorithm is refused", with_field(V131, CC + ".encryptionAlgorithm", "RSA-1024"),
+    ("an unknown encryption algorithm is refused", with_field(MINIMAL, CC + ".encryptionAlgorithm", "RSA-1024"),
      CC + ".encryptionAlgorithm", "must be one of"),
     ("a certificate key in the init configuration is refused",
      with_field(MINIMAL, "kubeadm.init_configuration.certificateKey", "ab" * 32),

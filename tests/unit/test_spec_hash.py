@@ -109,7 +109,7 @@ def test_extra_arguments_hash_alike_as_a_v1beta3_map_or_a_v1beta4_list():
 
 
 def test_the_hash_of_a_normalized_spec_ignores_fields_repeated_from_the_spec():
-    raw = {"cluster_name": "demo", "replicas": 3, "version": "v1.30.4", "endpoint": {"host": "10.0.0.100"}}
-    repeated = with_field(raw, CC, {"kubernetesVersion": "v1.30.4", "clusterName": "demo",
+    raw = {"cluster_name": "demo", "replicas": 3, "version": "v1.36.4", "endpoint": {"host": "10.0.0.100"}}
+    repeated = with_field(raw, CC, {"kubernetesVersion": "v1.36.4", "clusterName": "demo",
                                     "controlPlaneEndpoint": "10.0.0.100:6443"})
     assert spec_hashes(normalize_spec(repeated)[0]) == spec_hashes(normalize_spec(raw)[0])

@@ -16,7 +16,7 @@ from builders import with_field
 BASE = {
     "cluster_name": "demo",
     "replicas": 3,
-    "version": "v1.29.6",
+    "version": "v1.34.6",
     "endpoint": {"host": "10.0.0.100"},
     "kubeadm": {
         "cluster_configuration": {
@@ -43,16 +43,16 @@ def normalized(raw):
 
 ALLOWED = [
     ("scaling from three to five replicas is allowed", with_field(BASE, "replicas", 5)),
-    ("an upgrade by one minor is allowed", with_field(BASE, "version", "v1.30.0")),
-    ("a patch upgrade is allowed", with_field(BASE, "version", "v1.29.9")),
-    ("a downgrade is not refused by the minor rule", with_field(BASE, "version", "v1.28.3")),
+    ("an upgrade by one minor is allowed", with_field(BASE, "version", "v1.35.0")),
+    ("a patch upgrade is allowed", with_field(BASE, "version", "v1.34.9")),
+    ("a downgrade is not refused by the minor rule", with_field(BASE, "version", "v1.33.3")),
     ("a new machine template is allowed", with_field(BASE, "machine_template.image", "debian-12.7")),
     ("rollout settings may change", with_field(with_field(BASE, "rollout.max_surge", 0), "rollout.after",
                                                "2026-12-01T00:00:00Z")),
     ("the upgrade strategy may change", with_field(BASE, "upgrade.strategy", "in_place")),
     ("remediation limits may change", with_field(BASE, "remediation.max_retry", 3)),
     ("health check rules may change", with_field(BASE, "health_check.unhealthy_range", "[1-2]")),
-    ("API server extra arguments may be added", with_field(BASE, CC + ".apiServer.extraArgs", {"v": "2"})),
+    ("API server extra arguments may be added", with_field(BASE, CC + ".apiServer.extraArgs", [{"name": "v", "value": "2"}])),
     ("feature gates may change", with_field(BASE, CC + ".featureGates", {"SomeGate": True})),
     ("the image repository may change", with_field(BASE, CC + ".imageRepository", "registry.local")),
     ("the etcd image tag may change", with_field(BASE, CC + ".etcd.local.imageTag", "3.5.15-0")),
@@ -60,7 +60,8 @@ ALLOWED = [
     ("a CoreDNS upgrade is allowed", with_field(BASE, CC + ".dns.imageTag", "v1.11.3")),
     ("a CoreDNS tag that reads as the same version is allowed", with_field(BASE, CC + ".dns.imageTag", "1.11.1-custom")),
     ("init node registration may change", with_field(BASE, "kubeadm.init_configuration.nodeRegistration.taints", [])),
-    ("join discovery may change", with_field(BASE, "kubeadm.join_configuration.discovery.timeout", "10m")),
+    ("join discovery may change", with_field(BASE, "kubeadm.join_configuration.discovery.bootstrapToken.apiServerEndpoint",
+                                                   "10.0.0.100:6443")),
     ("the join control plane section may change",
      with_field(BASE, "kubeadm.join_configuration.controlPlane.localAPIEndpoint.bindPort", 6443)),
 ]
@@ -71,10 +72,27 @@ def test_allowed_changes_pass(new):
     assert check_update(normalized(BASE), normalized(new)) == []
 
 
-def test_moving_to_v1_31_and_to_kubeadm_v1beta4_is_allowed():
-    before = with_field(with_field(BASE, "version", "v1.30.4"), CC + ".apiServer.extraArgs", {"v": "2"})
-    after = with_field(with_field(BASE, "version", "v1.31.1"), CC + ".apiServer.extraArgs", [{"name": "v", "value": "2"}])
+def test_moving_from_v1beta3_at_v1_36_to_v1beta4_at_v1_37_is_allowed():
+    before = with_field(with_field(BASE, "version", "v1.36.4"), CC + ".apiServer.extraArgs", {"v": "2"})
+    before = with_field(before, "kubeadm.api_version", "kubeadm.k8s.io/v1beta3")
+    after = with_field(with_field(BASE, "version", "v1.37.1"), CC + ".apiServer.extraArgs", [{"name": "v", "value": "2"}])
     assert check_update(normalized(before), normalized(after)) == []
+
+
+UPGRADE_PATH = ["v1.33.10", "v1.34.8", "v1.35.9", "v1.36.4", "v1.37.1"]
+
+
+@pytest.mark.parametrize("old,new", list(zip(UPGRADE_PATH, UPGRADE_PATH[1:])),
+                         ids=["an upgrade from %s to %s, one minor, is allowed" % pair for pair in zip(UPGRADE_PATH, UPGRADE_PATH[1:])])
+def test_clusters_on_v1_33_and_later_upgrade_one_minor_at_a_time(old, new):
+    assert check_update(normalized(with_field(BASE, "version", old)), normalized(with_field(BASE, "version", new))) == []
+
+
+@pytest.mark.parametrize("old,new", list(zip(UPGRADE_PATH, UPGRADE_PATH[2:])),
+                         ids=["an upgrade from %s straight to %s is refused" % pair for pair in zip(UPGRADE_PATH, UPGRADE_PATH[2:])])
+def test_an_upgrade_from_a_supported_version_may_not_skip_a_minor(old, new):
+    errors = check_update(normalized(with_field(BASE, "version", old)), normalized(with_field(BASE, "version", new)))
+    assert [e["path"] for e in errors] == ["version"] and "may not skip a minor" in errors[0]["rule"]
 
 
 def test_switching_external_etcd_endpoints_is_allowed():
@@ -98,10 +116,8 @@ REFUSED = [
      [(CC + ".etcd", "stacked (local) and external"), (CC + ".etcd.local", "may not change")]),
     ("a CoreDNS downgrade is refused", with_field(BASE, CC + ".dns.imageTag", "v1.10.1"),
      [(CC + ".dns.imageTag", "may not downgrade CoreDNS")]),
-    ("skipping a minor version is refused", with_field(BASE, "version", "v1.31.0"), [("version", "upgrade to v1.30")]),
-    ("skipping to a pre-release of the minor after next is refused", with_field(BASE, "version", "v1.31.0-rc.1"),
-     [("version", "may not skip a minor")]),
-    ("jumping to the next major version is refused", with_field(BASE, "version", "v2.0.0"),
+    ("skipping a minor version is refused", with_field(BASE, "version", "v1.36.0"), [("version", "upgrade to v1.35")]),
+    ("skipping to a pre-release of the minor after next is refused", with_field(BASE, "version", "v1.36.0-rc.1"),
      [("version", "may not skip a minor")]),
 ]
 
@@ -115,14 +131,14 @@ def test_immutable_changes_fail(new, expected):
 
 
 def test_a_v1beta4_field_outside_the_mutable_list_is_refused_on_update():
-    before = with_field(BASE, "version", "v1.31.0")
+    before = BASE
     after = with_field(before, "kubeadm.init_configuration.timeouts", {"discovery": "10m"})
     errors = check_update(normalized(before), normalized(after))
     assert [(e["path"], e["value"]) for e in errors] == [("kubeadm.init_configuration.timeouts.discovery", "10m")]
 
 
 def test_every_refused_change_is_reported_at_once():
-    new = with_field(with_field(BASE, "cluster_name", "other"), "version", "v1.31.2")
+    new = with_field(with_field(BASE, "cluster_name", "other"), "version", "v1.36.2")
     new = with_field(new, CC + ".networking.serviceSubnet", "10.96.0.0/16")
     errors = check_update(normalized(BASE), normalized(new))
     assert sorted(e["path"] for e in errors) == ["cluster_name", CC + ".networking.serviceSubnet", "version"]
