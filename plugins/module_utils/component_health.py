@@ -8,9 +8,14 @@ The rule (KCP EH6 / EH7, docs/snapshot.md "What the decisions derive"), per mach
 1. no node and never provisioned → every condition ``unknown`` (KCP sets nothing yet; absent and unknown
    behave the same in every decision: preflight fails, scale-down priority 3 ignores them);
 2. provisioned but its node is gone → every condition ``false`` ("node is gone");
-3. node Ready status ``Unknown`` → the pod conditions are ``unknown`` (stale: the kubelet stopped reporting);
-4. otherwise each pod maps ``healthy`` → ``true``; ``unhealthy`` and ``missing`` → ``false`` (a pod that is
-   not found is false); ``unknown`` → ``unknown``.
+3. node Ready status ``Unknown`` or not reported → the pod conditions are ``unknown`` (stale: the kubelet
+   stopped reporting, so what the API says about its pods is old);
+4. otherwise each pod maps ``healthy`` → ``true``; ``provisioning``, ``unhealthy`` and ``missing`` →
+   ``false`` (a pod that is not found is false); ``unknown`` → ``unknown``.
+
+:func:`classify_pod` is how a pod's state is read from the Pod's raw ``status`` (KCP EH6), so that the
+adapter that reads the cluster only fetches: it returns the state the snapshot records with the reason,
+severity and message of KCP's pod condition.
 
 The components are the API server, controller manager and scheduler pods and, only when etcd is managed
 (stacked), the etcd pod and the etcd member. The etcd member condition is the one
@@ -32,7 +37,17 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil imp
 TRUE, FALSE, UNKNOWN = "true", "false", "unknown"
 POD_COMPONENTS = ("api_server", "controller_manager", "scheduler")
 ETCD_POD, ETCD_MEMBER = "etcd_pod", "etcd_member"
-_POD_STATE = {"healthy": TRUE, "unhealthy": FALSE, "missing": FALSE, "unknown": UNKNOWN}
+HEALTHY, PROVISIONING, UNHEALTHY, MISSING, UNKNOWN_STATE = "healthy", "provisioning", "unhealthy", "missing", "unknown"
+POD_STATES = (HEALTHY, PROVISIONING, UNHEALTHY, MISSING, UNKNOWN_STATE)
+_POD_STATE = {HEALTHY: TRUE, PROVISIONING: FALSE, UNHEALTHY: FALSE, MISSING: FALSE, UNKNOWN_STATE: UNKNOWN}
+# The KCP reason and severity of a pod condition in each state (EH6); a true condition has neither.
+POD_REASONS = {
+    HEALTHY: ("", None),
+    PROVISIONING: ("PodProvisioning", "Info"),
+    UNHEALTHY: ("PodFailed", "Error"),
+    MISSING: ("PodMissing", "Error"),
+    UNKNOWN_STATE: ("PodInspectionFailed", None),
+}
 _SNAPSHOT_KEY = {"api_server": "api_server", "controller_manager": "controller_manager", "scheduler": "scheduler", ETCD_POD: "etcd"}
 
 
@@ -62,15 +77,15 @@ def machine_conditions(machine, etcd_managed, etcd_member=None):
         if machine.get("provisioned"):
             return {c: {"status": FALSE, "reason": "node is gone"} for c in names}
         return {c: {"status": UNKNOWN, "reason": "no node yet"} for c in names}
-    stale = _ready_status(machine["node"]) == "Unknown"
+    node_stale = stale(ready_status(machine["node"]))
     components = machine.get("components") or {}
     conditions = {}
     for name in names:
         if name == ETCD_MEMBER:
             entry = etcd_member or {"status": UNKNOWN, "reason": "etcd member health not observed"}
             conditions[name] = {"status": entry["status"], "reason": entry.get("reason", "")}
-        elif stale:
-            conditions[name] = {"status": UNKNOWN, "reason": "node status is stale (Ready is Unknown)"}
+        elif node_stale:
+            conditions[name] = {"status": UNKNOWN, "reason": "node status is stale (Ready is Unknown or not reported)"}
         else:
             state = components.get(_SNAPSHOT_KEY[name], "unknown")
             status = _POD_STATE.get(state, UNKNOWN)
@@ -102,7 +117,66 @@ def quorum_members(etcd_members, machines, members_by_machine):
     return out
 
 
-def _ready_status(node):
+def classify_pod(pod_status, node_ready):
+    """``(state, message)`` of a control plane pod from the Pod's raw ``status`` (KCP EH6, first match wins).
+
+    ``pod_status`` is the Pod's ``status`` as the API returns it (``phase``, ``conditions``,
+    ``containerStatuses`` with ``state`` and ``lastState``); None means the pod was not found. ``node_ready``
+    is the status of its Node's Ready condition (``True``, ``False``, ``Unknown``, or None when the Node was
+    not read). ``state`` is one the snapshot records (docs/snapshot.md).
+    """
+    if stale(node_ready):
+        return UNKNOWN_STATE, "the node's status is stale (Ready is %s): the pod's status cannot be trusted" % node_ready
+    if pod_status is None:
+        return MISSING, "the pod is not found"
+    phase = pod_status.get("phase")
+    containers = pod_status.get("containerStatuses") or []
+    if phase == "Pending":
+        if not _pod_condition_true(pod_status, "PodScheduled"):
+            return PROVISIONING, "the pod is waiting to be scheduled"
+        if not _pod_condition_true(pod_status, "Initialized"):
+            return PROVISIONING, "the pod is running its init containers"
+        return PROVISIONING, "the pod is pending" + _waiting_suffix(containers)
+    if phase == "Running":
+        if _pod_condition_true(pod_status, "Ready"):
+            return HEALTHY, "the pod is running and ready"
+        crashed = [c["name"] for c in containers if _exit_code((c.get("lastState") or {}).get("terminated")) not in (None, 0)]
+        waiting = [c for c in containers if (c.get("state") or {}).get("waiting") is not None]
+        if waiting:
+            if crashed:
+                return UNHEALTHY, "container %s exited with an error%s" % (", ".join(crashed), _waiting_suffix(containers))
+            return PROVISIONING, "the pod is starting" + _waiting_suffix(containers)
+        terminated = [c["name"] for c in containers if (c.get("state") or {}).get("terminated") is not None]
+        if terminated:
+            return UNHEALTHY, "container %s terminated" % ", ".join(terminated)
+        return PROVISIONING, "the pod is waiting for its startup or readiness probes"
+    if phase in ("Succeeded", "Failed"):
+        return UNHEALTHY, "the pod has stopped (phase %s)" % phase
+    return UNKNOWN_STATE, "the pod's phase is %s" % (phase or "not reported")
+
+
+def _pod_condition_true(pod_status, condition_type):
+    return any(c.get("type") == condition_type and c.get("status") == "True" for c in pod_status.get("conditions") or [])
+
+
+def _exit_code(terminated):
+    return None if terminated is None else terminated.get("exitCode")
+
+
+def _waiting_suffix(containers):
+    """``: kube-apiserver waiting (CrashLoopBackOff)`` for the containers that wait, with kubelet's reason."""
+    waiting = ["%s waiting (%s)" % (c["name"], c["state"]["waiting"].get("reason") or "no reason given")
+               for c in containers if (c.get("state") or {}).get("waiting") is not None]
+    return ": " + ", ".join(waiting) if waiting else ""
+
+
+def stale(ready):
+    """A Node whose Ready status is Unknown or missing: its kubelet is not reporting (EH6)."""
+    return ready in ("Unknown", None)
+
+
+def ready_status(node):
+    """The status of a Node's Ready condition (``True``, ``False``, ``Unknown``), or None when it has none."""
     for condition in node.get("conditions") or []:
         if condition.get("type") == "Ready":
             return condition.get("status")

@@ -8,7 +8,7 @@ at once, each naming its path (``machines[2].created``) and the rule:
 
 * ``now`` and ``machines`` are required, and each machine needs ``name`` (unique) and ``created``;
 * every documented field has its type checked; timestamps are RFC 3339; component states are healthy,
-  unhealthy, missing or unknown; node condition statuses are True, False or Unknown; etcd ids are hex;
+  provisioning, unhealthy, missing or unknown; node condition statuses are True, False or Unknown; etcd ids are hex;
 * keys the contract does not document are errors, at the top level and inside machines, nodes, members and
   the other records: the contract grows only by documented optional fields, so an unknown key is a typo or
   a producer ahead of its reader;
@@ -24,6 +24,7 @@ etcd ids are returned in lower case and ``member_ids_seen`` sorted, so lists com
 
 from __future__ import annotations
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import POD_STATES
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import (
     REQUIRED,
     Field,
@@ -39,7 +40,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation i
     timestamp,
 )
 
-COMPONENT_STATES = ("healthy", "unhealthy", "missing", "unknown")
+COMPONENT_STATES = POD_STATES
 ALARMS = ("NOSPACE", "CORRUPT")
 
 _optional_string = string(non_empty=False)

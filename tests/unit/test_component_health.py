@@ -8,6 +8,7 @@ import pytest
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_health
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import (
     all_conditions,
+    classify_pod,
     failing,
     machine_conditions,
     oldest_first,
@@ -118,3 +119,68 @@ def test_a_learner_stays_a_learner_for_the_projection():
 def test_oldest_first_orders_by_creation_then_name():
     machines = [machine("cp-3", created=10), machine("cp-2", created=20), machine("cp-1", created=10)]
     assert [m["name"] for m in oldest_first(machines)] == ["cp-2", "cp-1", "cp-3"]
+
+
+def running(ready=True, containers=()):
+    """A Running pod's raw status; `containers` are containerStatuses."""
+    return {"phase": "Running", "conditions": [{"type": "PodScheduled", "status": "True"}, {"type": "Initialized", "status": "True"},
+                                               {"type": "Ready", "status": "True" if ready else "False"}],
+            "containerStatuses": list(containers)}
+
+
+def container(state, last_exit=None, name="kube-apiserver"):
+    status = {"name": name, "ready": False, "state": state}
+    if last_exit is not None:
+        status["lastState"] = {"terminated": {"exitCode": last_exit, "reason": "Error"}}
+    return status
+
+
+# (id, raw pod status, node Ready status, state, fragment of the message)
+PODS = [
+    ("a running ready pod is healthy", running(), "True", "healthy", "running and ready"),
+    ("a pod on a node whose Ready is Unknown is unknown, not judged", running(ready=False), "Unknown", "unknown", "stale"),
+    ("a pod on a node never read is unknown", running(), None, "unknown", "stale"),
+    ("a pod that is not found is missing", None, "True", "missing", "not found"),
+    ("a pod not scheduled yet is provisioning", {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False"}]},
+     "True", "provisioning", "scheduled"),
+    ("a pod running init containers is provisioning",
+     {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "True"}, {"type": "Initialized", "status": "False"}]},
+     "True", "provisioning", "init containers"),
+    ("a pending pod names the waiting reason",
+     {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "True"}, {"type": "Initialized", "status": "True"}],
+      "containerStatuses": [container({"waiting": {"reason": "ContainerCreating"}})]},
+     "True", "provisioning", "kube-apiserver waiting (ContainerCreating)"),
+    ("a crash-looping container whose last run failed is unhealthy",
+     running(False, [container({"waiting": {"reason": "CrashLoopBackOff"}}, last_exit=1)]), "True", "unhealthy",
+     "exited with an error: kube-apiserver waiting (CrashLoopBackOff)"),
+    ("an image that cannot be pulled keeps the pod provisioning, naming ImagePullBackOff",
+     running(False, [container({"waiting": {"reason": "ImagePullBackOff"}})]), "True", "provisioning", "ImagePullBackOff"),
+    ("a waiting container whose last run exited cleanly is provisioning",
+     running(False, [container({"waiting": {"reason": "PodInitializing"}}, last_exit=0)]), "True", "provisioning", "starting"),
+    ("a terminated container is unhealthy", running(False, [container({"terminated": {"exitCode": 137}})]), "True",
+     "unhealthy", "kube-apiserver terminated"),
+    ("a running pod not ready yet is waiting for its probes", running(False, [container({"running": {}})]), "True",
+     "provisioning", "probes"),
+    ("a failed pod is unhealthy", {"phase": "Failed"}, "True", "unhealthy", "phase Failed"),
+    ("a succeeded pod is unhealthy", {"phase": "Succeeded"}, "False", "unhealthy", "phase Succeeded"),
+    ("a pod in phase Unknown is unknown", {"phase": "Unknown"}, "True", "unknown", "phase is Unknown"),
+    ("a pod with no phase is unknown", {}, "True", "unknown", "not reported"),
+]
+
+
+@pytest.mark.parametrize("pod,node_ready,state,fragment", [c[1:] for c in PODS], ids=[c[0] for c in PODS])
+def test_a_control_plane_pod_is_classified_from_its_raw_status(pod, node_ready, state, fragment):
+    got, message = classify_pod(pod, node_ready)
+    assert got == state
+    assert fragment in message
+
+
+def test_a_provisioning_pod_makes_its_component_false():
+    conditions = machine_conditions(machine("cp-1", components={"scheduler": "provisioning"}), False)
+    assert conditions["scheduler"] == {"status": "false", "reason": "pod provisioning"}
+
+
+def test_a_node_without_a_ready_condition_makes_its_pods_unknown():
+    m = machine("cp-1")
+    m["node"]["conditions"] = []
+    assert set(failing(machine_conditions(m, False), ("unknown",))) == {"api_server", "controller_manager", "scheduler"}

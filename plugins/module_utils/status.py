@@ -1,0 +1,233 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The control plane's status as conditions, the way KubeadmControlPlane shows them (docs/status.md).
+
+Pure function of the normalized spec and snapshot, no I/O. Each condition is ``{type, status, reason,
+message, severity}``: ``status`` is ``True``, ``False`` or ``Unknown``; a ``False`` condition has a severity
+(``Error``, ``Warning`` or ``Info``), the others none. ``Unknown`` means there was no answer to tell by:
+nothing is concluded from no answer.
+
+Per machine (in this order): ``NodeHealthy``, ``APIServerPodHealthy``, ``ControllerManagerPodHealthy``,
+``SchedulerPodHealthy`` and, with stacked etcd, ``EtcdPodHealthy`` and ``EtcdMemberHealthy``; the component
+conditions are component_health's (KCP EH6 / EH7) and etcd_health's (EH3 / EH4), and the machine's
+``Ready`` summarizes them all.
+
+For the control plane: ``Available``, ``MachinesReady``, ``MachinesSpecUpToDate``, ``Resized``,
+``ScalingUp``, ``ScalingDown``, ``ControlPlaneComponentsHealthy``, ``EtcdClusterHealthy``,
+``CertificatesNotExpiring`` and ``RemediationAllowed``, then ``Ready`` summarizing them.
+
+Summaries and cluster-level conditions aggregate as KCP does (EH8, :func:`aggregate`): a ``False`` with
+severity Error wins, then Warning, then Info; else ``True`` if any condition is true (even when others are
+unknown); else ``Unknown``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import component_health, etcd_health, health_check, rollout
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import (
+    ETCD_MEMBER,
+    ETCD_POD,
+    FALSE,
+    POD_REASONS,
+    TRUE,
+    UNKNOWN,
+    ready_status,
+    stale,
+)
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
+
+ERROR, WARNING, INFO = "Error", "Warning", "Info"
+# The condition statuses as Kubernetes writes them, for the vocabulary component_health decides in.
+CONDITION_STATUS = {TRUE: "True", FALSE: "False", UNKNOWN: "Unknown"}
+# KCP's machine condition for each component_health component.
+MACHINE_CONDITION = {
+    "api_server": "APIServerPodHealthy",
+    "controller_manager": "ControllerManagerPodHealthy",
+    "scheduler": "SchedulerPodHealthy",
+    ETCD_POD: "EtcdPodHealthy",
+    ETCD_MEMBER: "EtcdMemberHealthy",
+}
+_SEVERITY_ORDER = (ERROR, WARNING, INFO)
+# Certificates closer to expiry than this are reported when the spec sets no rollout.before threshold;
+# 7 days is the least rollout.before.certificates_expiry_days accepts.
+DEFAULT_CERTIFICATE_WARNING_DAYS = 7
+
+
+def condition(type_, status, reason="", message="", severity=None):
+    """One condition; ``status`` in component_health's vocabulary (true / false / unknown)."""
+    return {
+        "type": type_,
+        "status": CONDITION_STATUS[status],
+        "reason": reason,
+        "message": message,
+        "severity": severity if status == FALSE else None,
+    }
+
+
+def aggregate(type_, conditions, message_when_true=""):
+    """KCP's merge of several conditions into one (EH8): Error, Warning, Info false first, then true, then unknown.
+
+    The message of a false or unknown result names the conditions that made it, ``Machine/Condition: message``.
+    """
+    for severity in _SEVERITY_ORDER:
+        chosen = [c for c in conditions if c["status"] == "False" and c["severity"] == severity]
+        if chosen:
+            return condition(type_, FALSE, chosen[0]["reason"], _join(chosen), severity)
+    if any(c["status"] == "True" for c in conditions):
+        return condition(type_, TRUE, message=message_when_true)
+    unknown = [c for c in conditions if c["status"] == "Unknown"]
+    return condition(type_, UNKNOWN, unknown[0]["reason"] if unknown else "NothingToReport", _join(unknown))
+
+
+def _join(conditions):
+    return "; ".join("%s: %s" % (c.get("source", c["type"]), c["message"]) for c in conditions if c["message"])
+
+
+def _sourced(conditions, source):
+    """Copies of ``conditions`` that say where they come from, for an aggregate's message."""
+    return [dict(c, source="%s/%s" % (source, c["type"])) for c in conditions]
+
+
+# --- per machine ------------------------------------------------------------------------------------------
+
+
+def node_condition(machine):
+    """NodeHealthy: the Node's Ready condition; a Node that is gone is an error, one not there yet is info."""
+    node = machine.get("node")
+    if node is None:
+        if machine.get("provisioned"):
+            return condition("NodeHealthy", FALSE, "NodeNotFound", "the machine's Node no longer exists", ERROR)
+        return condition("NodeHealthy", FALSE, "NodeProvisioning", "the machine has no Node yet", INFO)
+    ready = ready_status(node)
+    if ready == "True":
+        return condition("NodeHealthy", TRUE)
+    if ready == "False":
+        return condition("NodeHealthy", FALSE, "NodeConditionsFailed", "Node %s is not Ready" % node["name"], WARNING)
+    return condition("NodeHealthy", UNKNOWN, "NodeConditionsUnknown",
+                     "Node %s reports no Ready status (its kubelet is not reporting)" % node["name"])
+
+
+def _component_condition(name, entry, machine):
+    """A component_health verdict as KCP's machine condition, with the reason and severity of its cause."""
+    type_ = MACHINE_CONDITION[name]
+    if entry["status"] == TRUE:
+        return condition(type_, TRUE)
+    if machine.get("node") is None:
+        if machine.get("provisioned"):
+            return condition(type_, FALSE, "NodeNotFound", entry["reason"], ERROR)
+        return condition(type_, UNKNOWN, "NodeProvisioning", entry["reason"])
+    if name == ETCD_MEMBER:
+        severity = INFO if machine.get("deleting") else ERROR
+        reason = "EtcdMemberUnhealthy" if entry["status"] == FALSE else "EtcdMemberInspectionFailed"
+        return condition(type_, entry["status"], reason, entry["reason"], severity)
+    if entry["status"] == UNKNOWN and stale(ready_status(machine["node"])):
+        return condition(type_, UNKNOWN, "NodeStatusStale", entry["reason"])
+    state = (machine.get("components") or {}).get("etcd" if name == ETCD_POD else name, "unknown")
+    reason, severity = POD_REASONS[state]
+    return condition(type_, entry["status"], reason, entry["reason"], severity)
+
+
+def machine_conditions(machine, etcd_managed, etcd_member):
+    """The conditions of one machine, its ``Ready`` summary last (module docstring)."""
+    verdicts = component_health.machine_conditions(machine, etcd_managed, etcd_member)
+    conditions = [node_condition(machine)] + [_component_condition(n, verdicts[n], machine) for n in verdicts]
+    return conditions + [aggregate("Ready", conditions)]
+
+
+# --- the control plane ------------------------------------------------------------------------------------
+
+
+def _available(snapshot):
+    if not snapshot.get("initialized"):
+        return condition("Available", FALSE, "WaitingForKubeadmInit", "kubeadm init has not completed", INFO)
+    if not snapshot.get("endpoint_ready"):
+        return condition("Available", FALSE, "EndpointNotReady", "the API endpoint does not answer /readyz", ERROR)
+    return condition("Available", TRUE)
+
+
+def _resized(spec, machines):
+    count, wanted = len(machines), spec["replicas"]
+    if count < wanted:
+        message = "%d of %d machines; scaling up" % (count, wanted)
+        return [condition("Resized", FALSE, "ScalingUp", message, WARNING), condition("ScalingUp", TRUE, "ScalingUp", message),
+                condition("ScalingDown", FALSE, "NotScalingDown", severity=INFO)]
+    if count > wanted:
+        message = "%d machines, %d wanted; scaling down" % (count, wanted)
+        return [condition("Resized", FALSE, "ScalingDown", message, WARNING),
+                condition("ScalingUp", FALSE, "NotScalingUp", severity=INFO), condition("ScalingDown", TRUE, "ScalingDown", message)]
+    return [condition("Resized", TRUE), condition("ScalingUp", FALSE, "NotScalingUp", severity=INFO),
+            condition("ScalingDown", FALSE, "NotScalingDown", severity=INFO)]
+
+
+def _up_to_date(spec, machines, now):
+    outdated = rollout.messages(rollout.outdated_machines(machines, spec, spec_hash(spec), now))
+    if not outdated:
+        return condition("MachinesSpecUpToDate", TRUE)
+    message = "; ".join("%s: %s" % (name, ", ".join(reasons)) for name, reasons in sorted(outdated.items()))
+    return condition("MachinesSpecUpToDate", FALSE, "RollingUpdateInProgress", message, WARNING)
+
+
+def _certificates(spec, machines, now):
+    days = ((spec.get("rollout") or {}).get("before") or {}).get("certificates_expiry_days") or DEFAULT_CERTIFICATE_WARNING_DAYS
+    limit = now + timedelta(days=days)
+    expiring = [m for m in machines if m.get("certificates_expire") and parse_time(m["certificates_expire"]) <= limit]
+    unknown = [m["name"] for m in machines if not m.get("certificates_expire")]
+    if expiring:
+        message = "; ".join("%s: expire at %s" % (m["name"], m["certificates_expire"]) for m in expiring)
+        return condition("CertificatesNotExpiring", FALSE, "CertificatesExpiring",
+                         "%s (within %d days)" % (message, days), WARNING)
+    if unknown:
+        return condition("CertificatesNotExpiring", UNKNOWN, "CertificatesExpiryUnknown",
+                         "certificate expiry not observed on %s" % ", ".join(unknown))
+    return condition("CertificatesNotExpiring", TRUE)
+
+
+def _etcd_cluster(machine_entries, etcd, etcd_managed):
+    if not etcd_managed:
+        return condition("EtcdClusterHealthy", TRUE, message="etcd is external: its members are not inspected")
+    members = [c for name, conds in machine_entries for c in _sourced(conds, name) if c["type"] == "EtcdMemberHealthy"]
+    strays = [condition("EtcdClusterHealthy", FALSE, "EtcdClusterUnhealthy",
+                        "etcd member %s (%s) belongs to no machine" % (m["name"], m["id"]), ERROR) for m in etcd["strays"]]
+    return aggregate("EtcdClusterHealthy", strays + members)
+
+
+def _remediation(spec, snapshot):
+    verdict = health_check.evaluate(spec["health_check"], snapshot)
+    if verdict["remediation_allowed"]:
+        return condition("RemediationAllowed", TRUE, message=verdict["reason"])
+    return condition("RemediationAllowed", FALSE, "TooManyUnhealthy", verdict["reason"], WARNING)
+
+
+def control_plane_status(spec, snapshot):
+    """``{conditions, machines}``: the control plane's conditions and each machine's (module docstring).
+
+    ``spec`` and ``snapshot`` are normalized (spec.normalize_spec, snapshot.normalize_snapshot).
+    """
+    etcd_managed = not etcd_is_external(spec)
+    now = parse_time(snapshot["now"])
+    all_machines = snapshot["machines"]
+    etcd = etcd_health.evaluate(snapshot.get("etcd"), all_machines)
+    entries = [(m["name"], machine_conditions(m, etcd_managed, etcd["members_by_machine"].get(m["name"])))
+               for m in all_machines]
+    live = [m for m in all_machines if not m.get("deleting")]
+    pods = [c for name, conds in entries for c in _sourced(conds, name)
+            if c["type"] in ("APIServerPodHealthy", "ControllerManagerPodHealthy", "SchedulerPodHealthy", "EtcdPodHealthy")]
+    ready = [c for name, conds in entries for c in _sourced(conds, name) if c["type"] == "Ready"]
+    conditions = [
+        _available(snapshot),
+        aggregate("MachinesReady", ready),
+        _up_to_date(spec, live, now),
+        *_resized(spec, live),
+        aggregate("ControlPlaneComponentsHealthy", pods),
+        _etcd_cluster(entries, etcd, etcd_managed),
+        _certificates(spec, live, now),
+        _remediation(spec, snapshot),
+    ]
+    summarized = [c for c in conditions if c["type"] not in ("ScalingUp", "ScalingDown")]
+    conditions.append(aggregate("Ready", summarized))
+    return {"conditions": conditions, "machines": {name: conds for name, conds in entries}}

@@ -1,0 +1,147 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: kcp_status
+short_description: Report a kubeadm control plane's status as KubeadmControlPlane conditions
+version_added: "0.1.0"
+description:
+  - Reads the declared control plane (O(spec)) and an observed snapshot of it (O(observed)) and returns its
+    status as the conditions Cluster API's KubeadmControlPlane shows, for the control plane and for each
+    machine, each with a status (V(True), V(False), V(Unknown)), a reason, a message and, when V(False), a
+    severity (V(Error), V(Warning), V(Info)).
+  - "Control plane conditions: V(Available), V(MachinesReady), V(MachinesSpecUpToDate), V(Resized),
+    V(ScalingUp), V(ScalingDown), V(ControlPlaneComponentsHealthy), V(EtcdClusterHealthy),
+    V(CertificatesNotExpiring), V(RemediationAllowed) and V(Ready), which summarizes the others."
+  - "Machine conditions: V(NodeHealthy), V(APIServerPodHealthy), V(ControllerManagerPodHealthy),
+    V(SchedulerPodHealthy), with stacked etcd V(EtcdPodHealthy) and V(EtcdMemberHealthy), and V(Ready)."
+  - V(Unknown) means nothing answered that could tell: a stale Node, an etcd member that did not answer, a
+    certificate expiry not observed. Nothing is concluded from no answer.
+  - A pure computation over its arguments, measured against the snapshot's C(now). It touches no host and
+    never changes anything. See C(docs/status.md) in the collection for each condition and its reasons.
+author:
+  - kubeadm.control_plane contributors
+options:
+  spec:
+    description:
+      - The control plane spec as written in the inventory (C(docs/spec.md)); it is validated and defaulted
+        as M(kubeadm.control_plane.kcp_validate) does.
+    type: dict
+    required: true
+attributes:
+  check_mode:
+    support: full
+    description: The module never changes anything, so check mode returns the same status.
+  diff_mode:
+    support: none
+  platform:
+    platforms: all
+    description: Pure computation; run it on the controller.
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - kubeadm.control_plane.observed_snapshot
+notes:
+  - Bad input fails before anything is reported, listing every error with the path of its field.
+seealso:
+  - module: kubeadm.control_plane.kcp_plan
+  - module: kubeadm.control_plane.machine_health_check
+  - name: Cluster API KubeadmControlPlane
+    description: The Kubernetes controller whose conditions this module reports.
+    link: https://cluster-api.sigs.k8s.io/developer/core/controllers/control-plane
+"""
+
+EXAMPLES = r"""
+- name: Read the control plane's status
+  kubeadm.control_plane.kcp_status:
+    spec: "{{ kcp }}"
+    observed: "{{ snapshot }}"
+  delegate_to: localhost
+  run_once: true
+  register: kcp_status
+
+- name: Say why the control plane is not ready
+  ansible.builtin.debug:
+    msg: "{{ item.type }}: {{ item.reason }} ({{ item.severity }}) {{ item.message }}"
+  loop: "{{ kcp_status.conditions | selectattr('status', '!=', 'True') | list }}"
+  loop_control:
+    label: "{{ item.type }}"
+"""
+
+RETURN = r"""
+conditions:
+  description:
+    - The control plane's conditions, in the order listed above, V(Ready) last.
+    - Each has C(type), C(status) (V(True), V(False), V(Unknown)), C(reason) (empty when V(True)),
+      C(message) and C(severity) (V(Error), V(Warning) or V(Info) when V(False), else null).
+  returned: success
+  type: list
+  elements: dict
+  sample:
+    - {type: Available, status: "True", reason: "", message: "", severity: null}
+    - type: EtcdClusterHealthy
+      status: "False"
+      reason: EtcdMemberUnhealthy
+      message: "cp-2/EtcdMemberHealthy: member cp-2 has alarms: NOSPACE"
+      severity: Error
+machines:
+  description: Each machine's conditions by machine name, shaped as RV(conditions), V(Ready) last.
+  returned: success
+  type: dict
+  sample:
+    cp-1:
+      - {type: NodeHealthy, status: "True", reason: "", message: "", severity: null}
+      - {type: APIServerPodHealthy, status: "False", reason: PodFailed, message: pod unhealthy, severity: Error}
+ready:
+  description: Whether the control plane's V(Ready) condition is V(True).
+  returned: success
+  type: bool
+  sample: false
+errors:
+  description: Every input error, each with the field C(path), the C(rule) it breaks and the C(value) given.
+  returned: failure
+  type: list
+  elements: dict
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_snapshot
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.status import control_plane_status
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe, under
+
+
+def status_from_raw(raw_spec, raw_observed):
+    """(status, errors): the status only when both arguments are valid; every error of both otherwise."""
+    spec, spec_errors = normalize_spec(raw_spec)
+    snapshot, snapshot_errors = normalize_snapshot(raw_observed)
+    errors = under("spec", spec_errors) + under("observed", snapshot_errors)
+    if errors:
+        return None, errors
+    return control_plane_status(spec, snapshot), []
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            spec=dict(type="dict", required=True),
+            observed=dict(type="dict", required=True),
+        ),
+        supports_check_mode=True,
+    )
+    result, errors = status_from_raw(module.params["spec"], module.params["observed"])
+    if errors:
+        module.fail_json(msg="invalid input: %s" % describe(errors), errors=errors)
+    ready = result["conditions"][-1]["status"] == "True"
+    module.exit_json(changed=False, ready=ready, **result)
+
+
+if __name__ == "__main__":
+    main()

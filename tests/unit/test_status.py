@@ -1,0 +1,211 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The control plane's status as KCP conditions (docs/status.md): per machine, per control plane, aggregated."""
+
+import pytest
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.status import aggregate, condition, control_plane_status
+
+from builders import at, machine, member, snapshot, spec
+
+CURRENT = spec_hash(spec())
+
+
+def cp(name, **kwargs):
+    """A healthy machine built from the current spec."""
+    kwargs.setdefault("spec_hash", CURRENT)
+    return machine(name, **kwargs)
+
+
+def node_gone(machines, index):
+    """`machines` with the one at `index` provisioned once and its Node gone since."""
+    machines[index]["node"], machines[index]["provisioned"] = None, True
+    return machines
+
+
+def three(**overrides):
+    return [cp("cp-%d" % i, created=1000 - i, **overrides.get("cp_%d" % i, {})) for i in (1, 2, 3)]
+
+
+def status_of(snap, the_spec=None):
+    return control_plane_status(the_spec or spec(), snap)
+
+
+def of(conditions, type_):
+    (found,) = [c for c in conditions if c["type"] == type_]
+    return found
+
+
+def brief(c):
+    return (c["status"], c["reason"], c["severity"])
+
+
+def test_a_healthy_control_plane_is_ready_with_every_condition_true():
+    result = status_of(snapshot(three()))
+    assert [c["type"] for c in result["conditions"]] == [
+        "Available", "MachinesReady", "MachinesSpecUpToDate", "Resized", "ScalingUp", "ScalingDown",
+        "ControlPlaneComponentsHealthy", "EtcdClusterHealthy", "CertificatesNotExpiring", "RemediationAllowed", "Ready"]
+    assert {c["type"]: c["status"] for c in result["conditions"]} == dict(
+        Available="True", MachinesReady="True", MachinesSpecUpToDate="True", Resized="True", ScalingUp="False",
+        ScalingDown="False", ControlPlaneComponentsHealthy="True", EtcdClusterHealthy="True",
+        CertificatesNotExpiring="True", RemediationAllowed="True", Ready="True")
+    assert [c["type"] for c in result["machines"]["cp-1"]] == [
+        "NodeHealthy", "APIServerPodHealthy", "ControllerManagerPodHealthy", "SchedulerPodHealthy", "EtcdPodHealthy",
+        "EtcdMemberHealthy", "Ready"]
+    assert all(c["status"] == "True" and c["severity"] is None for c in result["machines"]["cp-2"])
+
+
+def f(severity, reason="R", message="m"):
+    return condition("X", "false", reason, message, severity)
+
+
+T, U = condition("X", "true"), condition("X", "unknown", "Unknown", "no answer")
+
+AGGREGATES = [
+    ("an error wins over a warning, info, true and unknown", [T, U, f("Info"), f("Warning"), f("Error", "E")],
+     ("False", "E", "Error")),
+    ("a warning wins over info", [f("Info"), f("Warning", "W"), T], ("False", "W", "Warning")),
+    ("info wins over true", [T, f("Info", "I")], ("False", "I", "Info")),
+    ("one true wins over unknowns", [U, T, U], ("True", "", None)),
+    ("only unknowns give unknown", [U, U], ("Unknown", "Unknown", None)),
+    ("nothing to aggregate is unknown", [], ("Unknown", "NothingToReport", None)),
+]
+
+
+@pytest.mark.parametrize("conditions,expected", [c[1:] for c in AGGREGATES], ids=[c[0] for c in AGGREGATES])
+def test_conditions_aggregate_as_kcp_merges_them(conditions, expected):
+    assert brief(aggregate("Y", conditions)) == expected
+
+
+def test_an_aggregate_message_names_each_condition_that_made_it():
+    merged = aggregate("Y", [dict(f("Error", message="pod failed"), source="cp-2/APIServerPodHealthy"), f("Error", message="x")])
+    assert merged["message"] == "cp-2/APIServerPodHealthy: pod failed; X: x"
+
+
+def test_a_true_condition_carries_no_severity():
+    assert condition("X", "true", severity="Error")["severity"] is None
+
+
+# (id, machines, etcd members or None, condition type, (status, reason, severity))
+CLUSTER = [
+    ("a crashed API server pod is an error of the components",
+     three(cp_2={"components": {"api_server": "unhealthy"}}), None, "ControlPlaneComponentsHealthy",
+     ("False", "PodFailed", "Error")),
+    ("a missing scheduler pod is an error", three(cp_3={"components": {"scheduler": "missing"}}), None,
+     "ControlPlaneComponentsHealthy", ("False", "PodMissing", "Error")),
+    ("a pod still starting is info", three(cp_1={"components": {"controller_manager": "provisioning"}}), None,
+     "ControlPlaneComponentsHealthy", ("False", "PodProvisioning", "Info")),
+    ("an etcd pod that cannot be inspected leaves the others' true standing", three(cp_1={"components": {"etcd": "unknown"}}),
+     None, "ControlPlaneComponentsHealthy", ("True", "", None)),
+    ("a machine whose node is stale is unknown and the healthy ones make the components true",
+     three(cp_2={"node_ready": "Unknown"}), None, "ControlPlaneComponentsHealthy", ("True", "", None)),
+    ("when no etcd member answers, etcd's health is unknown, never false or true",
+     three(), [member("cp-%d" % i, responsive=False) for i in (1, 2, 3)], "EtcdClusterHealthy",
+     ("Unknown", "EtcdMemberInspectionFailed", None)),
+    ("a member with alarms is an error of the etcd cluster", three(),
+     [member("cp-1"), member("cp-2", alarms=["NOSPACE"]), member("cp-3")], "EtcdClusterHealthy",
+     ("False", "EtcdMemberUnhealthy", "Error")),
+    ("a member that belongs to no machine is an error of the etcd cluster", three(),
+     [member("cp-1"), member("cp-2"), member("cp-3"), member("old-cp")], "EtcdClusterHealthy",
+     ("False", "EtcdClusterUnhealthy", "Error")),
+    ("a machine without its member is an error", three(), [member("cp-1"), member("cp-2")], "EtcdClusterHealthy",
+     ("False", "EtcdMemberUnhealthy", "Error")),
+    ("a machine being deleted has a member that is info, not an error", three(cp_3={"deleting": True}), None,
+     "EtcdClusterHealthy", ("False", "EtcdMemberUnhealthy", "Info")),
+    ("a machine whose node is gone makes its machine not ready, as an error",
+     node_gone(three(), 1), None, "MachinesReady", ("False", "NodeNotFound", "Error")),
+    ("a machine still waiting for its node makes the machines not ready, as info",
+     three(cp_2={"has_node": False}), None, "MachinesReady", ("False", "NodeProvisioning", "Info")),
+    ("a missing machine means scaling up", three()[:2], None, "Resized", ("False", "ScalingUp", "Warning")),
+    ("a missing machine sets ScalingUp", three()[:2], None, "ScalingUp", ("True", "ScalingUp", None)),
+    ("an extra machine means scaling down", three() + [cp("cp-4")], None, "Resized", ("False", "ScalingDown", "Warning")),
+    ("an extra machine sets ScalingDown", three() + [cp("cp-4")], None, "ScalingDown", ("True", "ScalingDown", None)),
+    ("a machine being deleted does not count towards the size", three() + [cp("cp-4", deleting=True)], None, "Resized",
+     ("True", "", None)),
+    ("an outdated machine means a rolling update", three(cp_2={"version": "v1.35.8"}), None, "MachinesSpecUpToDate",
+     ("False", "RollingUpdateInProgress", "Warning")),
+    ("certificates expiring within a week are a warning", three(cp_1={"certificates_expire": at(-60 * 24 * 6)}), None,
+     "CertificatesNotExpiring", ("False", "CertificatesExpiring", "Warning")),
+    ("certificates expiring in more than a week are fine", three(cp_1={"certificates_expire": at(-60 * 24 * 8)}), None,
+     "CertificatesNotExpiring", ("True", "", None)),
+    ("certificates whose expiry was not observed are unknown", three(cp_1={"certificates_expire": None}), None,
+     "CertificatesNotExpiring", ("Unknown", "CertificatesExpiryUnknown", None)),
+    ("an unhealthy machine flagged within the budget leaves remediation allowed",
+     three(cp_1={"remediation_requested": True}), None, "RemediationAllowed", ("True", "", None)),
+]
+
+
+@pytest.mark.parametrize("machines,members,type_,expected", [c[1:] for c in CLUSTER], ids=[c[0] for c in CLUSTER])
+def test_control_plane_conditions(machines, members, type_, expected):
+    assert brief(of(status_of(snapshot(machines, members=members))["conditions"], type_)) == expected
+
+
+def test_the_spec_threshold_decides_when_certificates_are_expiring():
+    the_spec = spec(rollout={"strategy": "RollingUpdate", "max_surge": 1, "after": None, "before": {"certificates_expiry_days": 30}})
+    machines = three(cp_1={"certificates_expire": at(-60 * 24 * 20)})
+    got = of(status_of(snapshot(machines), the_spec)["conditions"], "CertificatesNotExpiring")
+    assert brief(got) == ("False", "CertificatesExpiring", "Warning") and "within 30 days" in got["message"]
+
+
+def test_remediation_beyond_the_budget_is_not_allowed():
+    the_spec = spec()
+    the_spec["health_check"] = dict(the_spec["health_check"], max_unhealthy=0)
+    got = of(status_of(snapshot(three(cp_1={"remediation_requested": True})), the_spec)["conditions"], "RemediationAllowed")
+    assert brief(got) == ("False", "TooManyUnhealthy", "Warning") and "blocked" in got["message"]
+
+
+@pytest.mark.parametrize("extra,expected", [
+    ({"initialized": False}, ("False", "WaitingForKubeadmInit", "Info")),
+    ({"endpoint_ready": False}, ("False", "EndpointNotReady", "Error")),
+], ids=["a cluster before kubeadm init is not available yet", "an endpoint that does not answer makes it unavailable"])
+def test_availability(extra, expected):
+    snap = snapshot(three())
+    snap.update(extra)
+    assert brief(of(status_of(snap)["conditions"], "Available")) == expected
+
+
+def test_with_external_etcd_the_etcd_cluster_is_not_inspected_and_machines_have_no_etcd_conditions():
+    external = {"endpoints": ["https://10.0.0.5:2379"], "caFile": "/a", "certFile": "/b", "keyFile": "/c"}
+    the_spec = spec(kubeadm={"api_version": "kubeadm.k8s.io/v1beta4", "cluster_configuration": {"etcd": {"external": external}},
+                             "init_configuration": {}, "join_configuration": {}})
+    result = status_of(snapshot(three(), external=True), the_spec)
+    assert brief(of(result["conditions"], "EtcdClusterHealthy")) == ("True", "", None)
+    assert "EtcdMemberHealthy" not in [c["type"] for c in result["machines"]["cp-1"]]
+
+
+# (id, machine, condition type, (status, reason, severity))
+MACHINE = [
+    ("a ready node is healthy", cp("cp-1"), "NodeHealthy", ("True", "", None)),
+    ("a node that is not ready is a warning", cp("cp-1", node_ready="False"), "NodeHealthy",
+     ("False", "NodeConditionsFailed", "Warning")),
+    ("a node whose Ready is unknown is unknown", cp("cp-1", node_ready="Unknown"), "NodeHealthy",
+     ("Unknown", "NodeConditionsUnknown", None)),
+    ("pods on a stale node are unknown", cp("cp-1", node_ready="Unknown"), "APIServerPodHealthy",
+     ("Unknown", "NodeStatusStale", None)),
+    ("a machine that never had a node is still provisioning", cp("cp-1", has_node=False), "NodeHealthy",
+     ("False", "NodeProvisioning", "Info")),
+    ("a machine that never had a node has its pods unknown", cp("cp-1", has_node=False), "SchedulerPodHealthy",
+     ("Unknown", "NodeProvisioning", None)),
+    ("a crash-looping scheduler is an error", cp("cp-1", components={"scheduler": "unhealthy"}), "SchedulerPodHealthy",
+     ("False", "PodFailed", "Error")),
+    ("a pod that could not be inspected is unknown", cp("cp-1", components={"api_server": "unknown"}), "APIServerPodHealthy",
+     ("Unknown", "PodInspectionFailed", None)),
+    ("a machine's readiness summarizes its conditions", cp("cp-1", components={"etcd": "provisioning"}), "Ready",
+     ("False", "PodProvisioning", "Info")),
+]
+
+
+@pytest.mark.parametrize("m,type_,expected", [c[1:] for c in MACHINE], ids=[c[0] for c in MACHINE])
+def test_machine_conditions(m, type_, expected):
+    machines = [m, cp("cp-2"), cp("cp-3")]
+    members = [member(x["name"]) for x in machines if x["node"] is not None]
+    assert brief(of(status_of(snapshot(machines, members=members))["machines"]["cp-1"], type_)) == expected
+
+
+def test_a_node_gone_makes_every_pod_condition_an_error():
+    conds = status_of(snapshot(node_gone(three(), 0)))["machines"]["cp-1"]
+    assert {c["type"]: brief(c) for c in conds if c["type"].endswith("PodHealthy")} == dict.fromkeys(
+        ["APIServerPodHealthy", "ControllerManagerPodHealthy", "SchedulerPodHealthy", "EtcdPodHealthy"],
+        ("False", "NodeNotFound", "Error"))
