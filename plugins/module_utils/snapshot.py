@@ -25,6 +25,7 @@ etcd ids are returned in lower case and ``member_ids_seen`` sorted, so lists com
 from __future__ import annotations
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import POD_STATES
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import (
     REQUIRED,
     Field,
@@ -38,6 +39,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation i
     read_mapping,
     string,
     timestamp,
+    under,
 )
 
 COMPONENT_STATES = POD_STATES
@@ -190,3 +192,14 @@ def normalize_snapshot(raw):
     if snapshot["etcd"]:
         _check_unique(snapshot["etcd"]["members"], "id", "etcd.members", errors)
     return (snapshot if not errors else None), errors
+
+
+def normalize_spec_and_snapshot(raw_spec, raw_observed):
+    """(spec, snapshot, errors) for a decision module's ``spec`` and ``observed`` options: both normalized, or
+    both None and every error of either, each under the option's name."""
+    spec, spec_errors = normalize_spec(raw_spec)
+    snapshot, snapshot_errors = normalize_snapshot(raw_observed)
+    errors = under("spec", spec_errors) + under("observed", snapshot_errors)
+    if errors:
+        return None, None, errors
+    return spec, snapshot, []

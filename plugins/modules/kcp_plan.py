@@ -329,16 +329,13 @@ errors:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import plan
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_snapshot
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe, under
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_spec_and_snapshot
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe
 
 
 def plan_from_raw(raw_spec, raw_observed):
     """(plan, errors): the plan only when both arguments are valid; every error of both otherwise."""
-    spec, spec_errors = normalize_spec(raw_spec)
-    snapshot, snapshot_errors = normalize_snapshot(raw_observed)
-    errors = under("spec", spec_errors) + under("observed", snapshot_errors)
+    spec, snapshot, errors = normalize_spec_and_snapshot(raw_spec, raw_observed)
     if errors:
         return None, errors
     return plan(spec, snapshot), []

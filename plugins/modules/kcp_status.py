@@ -112,17 +112,14 @@ errors:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_snapshot
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_spec_and_snapshot
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.status import control_plane_status
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe, under
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe
 
 
 def status_from_raw(raw_spec, raw_observed):
     """(status, errors): the status only when both arguments are valid; every error of both otherwise."""
-    spec, spec_errors = normalize_spec(raw_spec)
-    snapshot, snapshot_errors = normalize_snapshot(raw_observed)
-    errors = under("spec", spec_errors) + under("observed", snapshot_errors)
+    spec, snapshot, errors = normalize_spec_and_snapshot(raw_spec, raw_observed)
     if errors:
         return None, errors
     return control_plane_status(spec, snapshot), []
