@@ -27,7 +27,7 @@ description:
   - A pure computation over its arguments, measured against the snapshot's C(now). It touches no host and
     never changes anything. See C(docs/status.md) in the collection for each condition and its reasons.
 author:
-  - kubeadm.control_plane contributors
+  - kubeadm.control_plane contributors (!UNKNOWN)
 options:
   spec:
     description:
