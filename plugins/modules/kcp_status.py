@@ -22,8 +22,8 @@ description:
     V(CertificatesNotExpiring), V(RemediationAllowed) and V(Ready), which summarizes the others."
   - "Machine conditions: V(NodeHealthy), V(APIServerPodHealthy), V(ControllerManagerPodHealthy),
     V(SchedulerPodHealthy), with stacked etcd V(EtcdPodHealthy) and V(EtcdMemberHealthy), and V(Ready)."
-  - V(Unknown) means nothing answered that could tell: a stale Node, an etcd member that did not answer, a
-    certificate expiry not observed. Nothing is concluded from no answer.
+  - V(Unknown) means nothing answered that could tell (a stale Node, an etcd member that did not answer, a
+    certificate expiry not observed). Nothing is concluded from no answer.
   - A pure computation over its arguments, measured against the snapshot's C(now). It touches no host and
     never changes anything. See C(docs/status.md) in the collection for each condition and its reasons.
 author:
