@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Failure-domain placement as Jinja filters, for playbooks and machine providers that place machines themselves.
 
-The decisions are those of the planner (plugins/module_utils/failure_domains.py, kcp-rules.md FD1–FD6); the
+The decisions are those of the planner (plugins/module_utils/failure_domains.py, docs/rules.md FD1–FD6); the
 documentation of each filter is in the YAML file named after it, next to this file.
 """
 

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Where a new control plane machine goes, and which failure domain gives up a machine. Pure, no I/O.
 
-The rules (kcp-rules.md FD1–FD6, Cluster API v1.7.9; ties it leaves open are broken the v1.10+ way, then
+The rules (docs/rules.md FD1–FD6, Cluster API v1.7.9; ties it leaves open are broken the v1.10+ way, then
 by name, so every choice is deterministic):
 
 FD1  Only failure domains flagged ``control_plane: true`` are candidates. None → new machines get no domain.

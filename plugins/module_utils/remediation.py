@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Whether to remediate (delete and recreate) an unhealthy control plane machine now, and which one.
 
-Pure, no I/O. The rules (kcp-rules.md RM1–RM10, Cluster API v1.7.9):
+Pure, no I/O. The rules (docs/rules.md RM1–RM10, Cluster API v1.7.9):
 
 RM1  A machine is flagged when the health check finds it unhealthy *and* allows remediation (the budget of
      ``max_unhealthy`` / ``unhealthy_range``); that verdict comes from ``health_check``. Unhealthy machines

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Which machine a scale down (or a rollout's scale-down step) removes. Pure, no I/O.
 
-The rule (kcp-rules.md SD1, SD2, SD5 then FD4–FD6). The eligible set is the first non-empty of, in order:
+The rule (docs/rules.md SD1, SD2, SD5 then FD4–FD6). The eligible set is the first non-empty of, in order:
 
 1. outdated machines the user marked for deletion (``delete_requested``, KCP's delete-machine annotation);
 2. machines marked for deletion;

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""May the spec in force change into a new one? (KCP's update webhook, kcp-rules.md V9-V13.)
+"""May the spec in force change into a new one? (KCP's update webhook, docs/rules.md V9-V13.)
 
 Pure functions, no I/O. Both specs are normalized (spec.normalize_spec). The rules:
 

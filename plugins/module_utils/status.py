@@ -17,7 +17,7 @@ For the control plane: ``Available``, ``MachinesReady``, ``MachinesSpecUpToDate`
 ``ScalingUp``, ``ScalingDown``, ``ControlPlaneComponentsHealthy``, ``EtcdClusterHealthy``,
 ``CertificatesNotExpiring`` and ``RemediationAllowed``, then ``Ready`` summarizing them.
 
-Summaries and cluster-level conditions aggregate as KCP does (EH8, :func:`aggregate`): a ``False`` with
+Summaries and cluster-level conditions aggregate as KCP does (docs/rules.md EH8, :func:`aggregate`): a ``False`` with
 severity Error wins, then Warning, then Info; else ``True`` if any condition is true (even when others are
 unknown); else ``Unknown``.
 """

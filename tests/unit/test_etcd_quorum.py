@@ -21,7 +21,7 @@ def test_quorum_is_a_strict_majority(voters, needed):
     assert quorum(voters) == needed
 
 
-# kcp-rules.md RM7: N members incl. the one removed -> how many *other* failures removal tolerates.
+# docs/rules.md RM7: N members incl. the one removed -> how many *other* failures removal tolerates.
 @pytest.mark.parametrize(
     "n,tolerated",
     [(1, None), (2, 0), (3, 0), (4, 1), (5, 1), (6, 2), (7, 2)],

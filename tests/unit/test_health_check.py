@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The machine health check as a spec: kcp-rules.md MHC1-MHC9 mapped to the snapshot (docs/health-check.md)."""
+"""The machine health check as a spec: docs/rules.md MHC1-MHC9 mapped to the snapshot (docs/health-check.md)."""
 
 import pytest
 

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Which changes to the spec in force are allowed: kcp-rules.md V9-V13 mapped to our fields (docs/spec.md)."""
+"""Which changes to the spec in force are allowed: docs/rules.md V9-V13 mapped to our fields (docs/spec.md)."""
 
 import pytest
 
