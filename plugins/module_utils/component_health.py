@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Per-machine component conditions (KCP's machine conditions), derived from one snapshot. Pure, no I/O.
 
-The rule (KCP EH6 / EH7, docs/snapshot.md "What the decisions derive"), per machine, first match wins:
+The rule (docs/rules.md EH6 / EH7, docs/snapshot.md "What the decisions derive"), per machine, first match wins:
 
 1. no node and never provisioned → every condition ``unknown`` (KCP sets nothing yet; absent and unknown
    behave the same in every decision: preflight fails, scale-down priority 3 ignores them);
@@ -175,9 +175,11 @@ def stale(ready):
     return ready in ("Unknown", None)
 
 
+def node_condition(node, condition_type):
+    """The Node's first condition of that type, or None."""
+    return next((c for c in node.get("conditions") or () if c.get("type") == condition_type), None)
+
+
 def ready_status(node):
     """The status of a Node's Ready condition (``True``, ``False``, ``Unknown``), or None when it has none."""
-    for condition in node.get("conditions") or []:
-        if condition.get("type") == "Ready":
-            return condition.get("status")
-    return None
+    return (node_condition(node, "Ready") or {}).get("status")

@@ -53,10 +53,6 @@ def b64(text):
     return base64.b64encode(text).decode("ascii")
 
 
-def unb64(data):
-    return base64.b64decode(data or "")
-
-
 def _tls_failure(exc):
     """Say which side refused the handshake, and what usually causes it."""
     if isinstance(exc, ssl.SSLCertVerificationError):

@@ -39,9 +39,8 @@ while an alarm is active, no promotion of a learner that does not answer, and le
 
 from __future__ import annotations
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import FALSE, TRUE, UNKNOWN, node_name
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import Member, project
-
-TRUE, FALSE, UNKNOWN = "true", "false", "unknown"
 
 
 def evaluate(etcd_section, machines):
@@ -71,16 +70,16 @@ def _evaluate_stacked(members, machines):
     members_by_machine = {}
     reference = None
     for machine in machines:
-        node_name = _node_name(machine)
-        if node_name is None:
+        name = node_name(machine)
+        if name is None:
             continue
-        member = by_name.get(node_name)
+        member = by_name.get(name)
         if reference is None and member is not None and not machine.get("deleting") and _voter_answered_cleanly(member):
             reference = member
         status, reason = _member_status(machine, member, reference, any_answered)
         members_by_machine[machine["name"]] = {"status": status, "reason": reason}
 
-    node_names = {n for n in (_node_name(m) for m in machines) if n is not None}
+    node_names = {n for n in (node_name(m) for m in machines) if n is not None}
     strays = [dict(m) for m in members if m.get("name") and m["name"] not in node_names]
     problems = _preflight_problems(members, machines, strays)
     return {"ok": not problems, "problems": problems, "members_by_machine": members_by_machine, "strays": strays}
@@ -93,7 +92,7 @@ def _member_status(machine, member, reference, any_answered):
     if member is None:
         if not any_answered:
             return UNKNOWN, "no etcd member answered, the member list is unknown"
-        return FALSE, "missing member: no etcd member is named %s" % _node_name(machine)
+        return FALSE, "missing member: no etcd member is named %s" % node_name(machine)
     if not member.get("responsive"):
         return UNKNOWN, "member %s did not answer: %s" % (_label(member), member.get("error") or "no answer")
     if member.get("error"):
@@ -162,11 +161,6 @@ def _answered_cleanly(member):
 
 def _voter_answered_cleanly(member):
     return _answered_cleanly(member) and not member.get("learner")
-
-
-def _node_name(machine):
-    node = machine.get("node")
-    return node.get("name") if node else None
 
 
 def _cluster_id(member):

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The machine health check: which control plane machines are unhealthy, and may they be remediated?
 
-Cluster API's MachineHealthCheck (v1.7.9, kcp-rules.md MHC1-MHC9) as one pure function of the normalized
+Cluster API's MachineHealthCheck (v1.7.9, docs/rules.md MHC1-MHC9) as one pure function of the normalized
 ``health_check`` rules (docs/spec.md) and the observed snapshot (docs/snapshot.md). No I/O, no clock: every
 timeout is measured against the snapshot's ``now``.
 
@@ -33,6 +33,7 @@ remediated (MHC8); when allowed, they are handed to remediation (MHC9).
 
 from __future__ import annotations
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import node_condition
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import (
     PAST_BOUNDARY_SECONDS,
     add_seconds,
@@ -78,19 +79,11 @@ def _until_unhealthy(since, timeout, now):
     return False, timeout - elapsed + PAST_BOUNDARY_SECONDS
 
 
-def _node_condition(node, condition_type):
-    """The node's first condition of that type, or None."""
-    for condition in node.get("conditions") or ():
-        if condition.get("type") == condition_type:
-            return condition
-    return None
-
-
 def _check_conditions(rules, machine, now):
     """MHC2.8: the node conditions, OR semantics. A target dict, or None when no condition matches."""
     pending = []
     for rule in rules["unhealthy_conditions"]:
-        condition = _node_condition(machine["node"], rule["type"])
+        condition = node_condition(machine["node"], rule["type"])
         if condition is None or condition.get("status") != rule["status"]:
             continue
         timeout = parse_duration(rule["timeout"])

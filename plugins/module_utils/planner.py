@@ -4,7 +4,7 @@
 """The planner: the one next safe step for the control plane, or why there is none. Pure, no I/O.
 
 :func:`plan` reads a normalized spec (docs/spec.md) and a normalized snapshot (docs/snapshot.md) and returns
-the *first* needed operation of this ordered list (kcp-rules.md G1–G5; one operation per run, the playbook
+the *first* needed operation of this ordered list (docs/rules.md G1–G5; one operation per run, the playbook
 executes it and observes again):
 
 0. ``wait`` — etcd was asked and no member answered: nothing is concluded from no answer, so nothing is
@@ -200,13 +200,13 @@ def _clean_up_etcd_members(view):
     if len(view.machines) < 2:
         return _wait(
             "%s belongs to no machine, but removing a member needs at least two control plane nodes" % label,
-            [_blocker("too_few_machines", "a member is removed through the remaining nodes; only one exists", [])],
+            [preflight.blocker("too_few_machines", "a member is removed through the remaining nodes; only one exists", [])],
         )
     verdict = project(view.members, remove=[stray["id"]])
     if not verdict.ok:
         return _wait(
             "%s belongs to no machine, but removing it would lose etcd quorum" % label,
-            [_blocker("etcd_quorum", "; ".join(verdict.reasons), [])],
+            [preflight.blocker("etcd_quorum", "; ".join(verdict.reasons), [])],
             quorum=verdict.as_dict(),
         )
     return _step(
@@ -356,7 +356,7 @@ def _scale_up(view, reason):
     if verdict is not None and not verdict.ok:
         return _wait(
             reason + ", once etcd can take a member",
-            [_blocker("etcd_quorum", "; ".join(verdict.reasons), [])],
+            [preflight.blocker("etcd_quorum", "; ".join(verdict.reasons), [])],
             preflight=report,
             quorum=verdict.as_dict(),
             step=SCALE_UP,
@@ -404,7 +404,7 @@ def _remove(view, action, name, reason, step=None):
     if not verdict.ok:
         return _wait(
             reason + ", but removing its etcd member would lose quorum",
-            [_blocker("etcd_quorum", "; ".join(verdict.reasons), [name])],
+            [preflight.blocker("etcd_quorum", "; ".join(verdict.reasons), [name])],
             quorum=verdict.as_dict(),
             machine=name,
             step=step,
@@ -425,7 +425,7 @@ def _settled(view):
     """Nothing to do: ``none``, or ``wait`` while a remediation is held back (RM10)."""
     decision = view.remediation
     if decision.status in (remediation.SKIP, remediation.FAIL):
-        return _wait(decision.reason, [_blocker(decision.rule, decision.reason, [decision.machine] if decision.machine else [])])
+        return _wait(decision.reason, [preflight.blocker(decision.rule, decision.reason, [decision.machine] if decision.machine else [])])
     report = view.preflight()
     return _step(NONE, "the control plane is as declared", preflight=report, blocked_by=report["failures"])
 
@@ -433,10 +433,6 @@ def _settled(view):
 def _placement(view):
     up_to_date = {m["name"] for m in view.machines if m["name"] not in view.outdated and not m.get("deleting")}
     return failure_domains.scale_up_domain(view.snapshot.get("failure_domains"), view.machines, up_to_date)
-
-
-def _blocker(rule, message, machines):
-    return {"rule": rule, "message": message, "machines": list(machines)}
 
 
 def _wait(reason, blocked_by, **fields):

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The preflight gate before a machine is created or removed: a report of what is unsafe, not a boolean.
 
-Pure, no I/O. The rules (kcp-rules.md PF1–PF5, G1's endpoint wait, and the seed's etcd checks), each failure
+Pure, no I/O. The rules (docs/rules.md PF1–PF5, G1's endpoint wait, and the seed's etcd checks), each failure
 named by its rule:
 
 * PF1 — no machines at all: pass (creating the first machine runs no preflight, PF5).
@@ -46,18 +46,18 @@ def check(snapshot, etcd_managed, exclude=None):
     etcd = snapshot.get("etcd") or {}
     if bool(etcd.get("external")) == etcd_managed:
         failures.append(
-            _failure(
+            blocker(
                 "etcd_topology",
                 "the spec declares %s etcd but the observed cluster uses %s etcd"
                 % (_topology(not etcd_managed), _topology(bool(etcd.get("external")))),
             )
         )
     if snapshot.get("initialized") and not snapshot.get("endpoint_ready"):
-        failures.append(_failure("endpoint_not_ready", "the stable API endpoint does not answer"))
+        failures.append(blocker("endpoint_not_ready", "the stable API endpoint does not answer"))
 
     deleting = [m["name"] for m in machines if m.get("deleting")]
     if deleting:
-        failures.append(_failure("machines_deleting", "%s being deleted; wait until that finishes" % _is_are(deleting), deleting))
+        failures.append(blocker("machines_deleting", "%s being deleted; wait until that finishes" % _is_are(deleting), deleting))
 
     kept = [m for m in machines if m["name"] != exclude]
     excluded_node = next((node_name(m) for m in machines if m["name"] == exclude), None)
@@ -67,17 +67,17 @@ def check(snapshot, etcd_managed, exclude=None):
 
     without_node = [m["name"] for m in kept if m.get("node") is None]
     if without_node:
-        failures.append(_failure("machines_without_node", "%s no node yet" % _has_have(without_node), without_node))
+        failures.append(blocker("machines_without_node", "%s no node yet" % _has_have(without_node), without_node))
     with_node = [m["name"] for m in kept if m.get("node") is not None]
     pods = _not_true(conditions, with_node, lambda c: c != ETCD_MEMBER)
     if pods:
-        failures.append(_failure("components_not_healthy", _describe(pods), sorted(pods)))
+        failures.append(blocker("components_not_healthy", _describe(pods), sorted(pods)))
     if etcd_managed:
         members_down = _not_true(conditions, with_node, lambda c: c == ETCD_MEMBER)
         if members_down:
-            failures.append(_failure("etcd_members_not_healthy", _describe(members_down), sorted(members_down)))
+            failures.append(blocker("etcd_members_not_healthy", _describe(members_down), sorted(members_down)))
     if health["problems"]:
-        failures.append(_failure("etcd_cluster", "; ".join(health["problems"])))
+        failures.append(blocker("etcd_cluster", "; ".join(health["problems"])))
     return _report(failures, exclude)
 
 
@@ -98,7 +98,8 @@ def _describe(bad):
     )
 
 
-def _failure(rule, message, machines=()):
+def blocker(rule, message, machines=()):
+    """What holds a step back: the rule, what was seen, and the machines concerned (the plan's blocked_by)."""
     return {"rule": rule, "message": message, "machines": list(machines)}
 
 

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Which machines are outdated and why, and the next step of a rolling update. Pure, no I/O.
 
-Outdated (kcp-rules.md RO1 mapped to the snapshot, docs/snapshot.md "What the decisions derive"). A machine
+Outdated (docs/rules.md RO1 mapped to the snapshot, docs/snapshot.md "What the decisions derive"). A machine
 needs rollout if any of these holds; every reason that holds is reported, in this order:
 
 a. ``certificates``: ``rollout.before.certificates_expiry_days`` is set, the machine's certificate expiry is
@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections import namedtuple
 from datetime import timedelta
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import with_v
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import PAST_BOUNDARY_SECONDS, format_time, parse_time
 
 CERTIFICATES, ROLLOUT_AFTER, VERSION, SPEC = "certificates", "rollout_after", "version", "spec"
@@ -62,7 +63,7 @@ def outdated_reasons(machine, spec, desired_hashes, now):
         if after_time < now and parse_time(machine["created"]) < after_time:
             reasons.append(Reason(ROLLOUT_AFTER, "created before rollout.after %s" % format_time(after_time)))
     if version_differs(machine.get("version"), spec["version"]):
-        wanted = _with_v(spec["version"])
+        wanted = with_v(spec["version"])
         reasons.append(Reason(VERSION, "runs %s, the spec wants %s" % (machine.get("version") or "an unknown version", wanted)))
     recorded = machine.get("spec_hash")
     wanted_hashes = [desired_hashes[machine["bootstrap"]]] if machine.get("bootstrap") else sorted(set(desired_hashes.values()))
@@ -130,11 +131,7 @@ def messages(outdated):
 
 def version_differs(observed, wanted):
     """Whether an observed Kubernetes version (None = unknown, which differs) is not ``wanted``, with or without v."""
-    return observed is None or _with_v(observed) != _with_v(wanted)
-
-
-def _with_v(version):
-    return version if version.startswith("v") else "v" + version
+    return observed is None or with_v(observed) != with_v(wanted)
 
 
 def _short(spec_hash):

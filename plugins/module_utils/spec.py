@@ -75,11 +75,16 @@ _COREDNS_TAG = re.compile(r"v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*)
 _CONDITION_STATUSES = ("True", "False", "Unknown")
 
 
+def with_v(version):
+    """A version string with its leading ``v`` (kubeadm and the spec write it; kubelet reports drop it)."""
+    return version if version.startswith("v") else "v" + version
+
+
 def version_tuple(version):
     """(major, minor, patch) of a valid version string (leading ``v`` optional), or None."""
     if not isinstance(version, str):
         return None
-    match = _VERSION.fullmatch(version if version.startswith("v") else "v" + version)
+    match = _VERSION.fullmatch(with_v(version))
     return tuple(int(match.group(i)) for i in (1, 2, 3)) if match else None
 
 
@@ -125,7 +130,7 @@ def _version(value, path, errors):
     if not isinstance(value, str):
         errors.append(error(path, "must be a string such as v1.36.4 (quote it in YAML)", value))
         return None
-    text = value if value.startswith("v") else "v" + value
+    text = with_v(value)
     if not _VERSION.fullmatch(text):
         errors.append(error(path, "must be v<major>.<minor>.<patch> with an optional -/+ suffix", value))
         return None
@@ -254,7 +259,7 @@ _SECTIONS = {
     "join_configuration": ("nodeRegistration", "discovery", "controlPlane", "patches"),
 }
 
-# Fields only one kubeadm config API version has (kubeadm-reference.md section 6).
+# Fields only one kubeadm config API version has (docs/spec.md lists them).
 _ONLY_IN = {
     V1BETA4: {
         "cluster_configuration": (
@@ -459,11 +464,6 @@ def _normalize(raw, path, fields):
 def normalize_health_check(raw, path="health_check"):
     """(health check with defaults, errors) for ``raw`` as written under ``health_check`` (None = all defaults)."""
     return _normalize(raw, path, _HEALTH_CHECK)
-
-
-def normalize_remediation(raw, path="remediation"):
-    """(remediation limits with defaults, errors) for ``raw`` as written under ``remediation``."""
-    return _normalize(raw, path, _REMEDIATION)
 
 
 def normalize_spec(raw):

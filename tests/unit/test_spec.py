@@ -13,7 +13,6 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import 
     default_images,
     etcd_is_external,
     normalize_health_check,
-    normalize_remediation,
     normalize_spec,
 )
 from builders import ODD_VALUES, spec, with_field, without_field
@@ -422,9 +421,3 @@ def test_the_health_check_alone_reports_paths_under_the_prefix_given():
     assert rules is None
     assert [(e["path"], e["value"]) for e in errors] == [("rules.max_unhealthy", "10")]
 
-
-def test_remediation_limits_alone_get_their_defaults_and_errors():
-    assert normalize_remediation({"max_retry": 2}) == ({"max_retry": 2, "retry_period": 0.0,
-                                                        "min_healthy_period": 3600.0}, [])
-    limits, errors = normalize_remediation({"retry_period": "often"})
-    assert limits is None and [e["path"] for e in errors] == ["remediation.retry_period"]
