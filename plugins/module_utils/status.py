@@ -230,4 +230,4 @@ def control_plane_status(spec, snapshot):
     ]
     summarized = [c for c in conditions if c["type"] not in ("ScalingUp", "ScalingDown")]
     conditions.append(aggregate("Ready", summarized))
-    return {"conditions": conditions, "machines": {name: conds for name, conds in entries}}
+    return {"conditions": conditions, "machines": dict(entries)}
