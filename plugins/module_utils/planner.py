@@ -173,7 +173,7 @@ def _etcd_unreachable(view):
     tried = "; ".join("%s: %s" % (m.get("name") or ", ".join(m.get("client_urls") or []) or "?", m.get("error") or "no answer") for m in members)
     return _wait(
         "no etcd member answered, so nothing about the control plane can be decided",
-        [_blocker("etcd_unreachable", "no etcd endpoint answered (%s)" % tried, [])],
+        [preflight.blocker("etcd_unreachable", "no etcd endpoint answered (%s)" % tried, [])],
     )
 
 
@@ -282,7 +282,7 @@ def _kubeadm_config_first(view, what):
     if config is None or config.get("kubernetes_version") is None:
         return _wait(
             "%s: the kubeadm-config ConfigMap's kubernetesVersion must say %s first, and it was not observed" % (what, view.spec["version"]),
-            [_blocker("kubeadm_config_not_observed", "the snapshot has no kubeadm_config.kubernetes_version", [])],
+            [preflight.blocker("kubeadm_config_not_observed", "the snapshot has no kubeadm_config.kubernetes_version", [])],
         )
     current = config["kubernetes_version"]
     if not rollout.version_differs(current, view.spec["version"]):
@@ -307,7 +307,7 @@ def _scale(view):
             return _wait(
                 "the observation found no control plane machine, but the cluster exists (%s): check the inventory "
                 "group and the kubeconfig the observation used" % existing,
-                [_blocker("no_machine_observed", "no machine observed for a cluster that exists: %s" % existing, [])],
+                [preflight.blocker("no_machine_observed", "no machine observed for a cluster that exists: %s" % existing, [])],
             )
         choice = _placement(view)
         return _step(

@@ -38,7 +38,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_he
     stale,
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
 
 ERROR, WARNING, INFO = "Error", "Warning", "Info"
@@ -165,7 +165,7 @@ def _resized(spec, machines):
 
 
 def _up_to_date(spec, machines, now):
-    outdated = rollout.messages(rollout.outdated_machines(machines, spec, spec_hash(spec), now))
+    outdated = rollout.messages(rollout.outdated_machines(machines, spec, spec_hashes(spec), now))
     if not outdated:
         return condition("MachinesSpecUpToDate", TRUE)
     message = "; ".join("%s: %s" % (name, ", ".join(reasons)) for name, reasons in sorted(outdated.items()))

@@ -13,7 +13,7 @@ from builders import machine, snapshot, with_field
 pytestmark = pytest.mark.ansible
 
 RAW_SPEC = {"cluster_name": "demo", "replicas": 3, "version": "v1.36.4", "endpoint": {"host": "10.0.0.100"}}
-CURRENT = spec_hash(normalize_spec(RAW_SPEC)[0])
+CURRENT = spec_hash(normalize_spec(RAW_SPEC)[0], "join")
 
 
 def observed(**cp_2):

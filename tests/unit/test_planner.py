@@ -782,7 +782,7 @@ def test_with_max_surge_0_the_kubeadm_config_is_updated_after_the_first_removal_
 def test_the_kubeadm_config_update_waits_for_preflight():
     snap = snapshot(cluster(3, cp_2={"components": {"scheduler": "unhealthy"}}), failure_domains=FDS)
     result = decide(spec(version="v1.31.0"), snap)
-    assert result["action"] == "wait" and "kubeadm configuration says v1.30.4" in result["reason"]
+    assert result["action"] == "wait" and "kubeadm configuration says %s" % VERSION in result["reason"]
     assert [b["rule"] for b in result["blocked_by"]] == ["components_not_healthy"]
 
 

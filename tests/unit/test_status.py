@@ -10,7 +10,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.status impor
 
 from builders import at, machine, member, snapshot, spec
 
-CURRENT = spec_hash(spec())
+CURRENT = spec_hash(spec(), "join")
 
 
 def cp(name, **kwargs):
