@@ -3,9 +3,14 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The table of what each supported kubeadm release accepts and defaults to (docs/kubernetes-versions.md)."""
 
+import os
+import re
+
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.kubeadm_releases import (
+    FEATURE_GATES,
+    KUBEADM_RELEASES,
     SUPPORTED_RANGE,
     V1BETA3,
     V1BETA4,
@@ -61,3 +66,38 @@ def test_feature_gates_follow_the_version(gate, value, minor, fragment):
         assert problem is None
     else:
         assert fragment in problem
+
+
+DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "docs", "kubernetes-versions.md")
+
+
+def doc_rows(first_header):
+    """The rows of the table in docs/kubernetes-versions.md whose header starts with ``first_header``."""
+    with open(DOC, encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| %s |" % first_header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def minor_of(text):
+    """(1, 33) from "v1.33"; None for a cell that names no version."""
+    match = re.match(r"v(\d+)\.(\d+)", text)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def test_the_table_is_the_one_docs_kubernetes_versions_states():
+    documented = {}
+    for minor, apis, etcd, coredns, pause in doc_rows("minor"):
+        names = tuple("kubeadm.k8s.io/" + api.strip() for api in apis.split(","))
+        documented[minor_of(minor)] = (names, etcd, coredns, pause)
+    assert documented == {minor: tuple(entry) for minor, entry in KUBEADM_RELEASES.items()}
+
+
+def test_the_feature_gates_are_the_ones_docs_kubernetes_versions_states():
+    documented = {gate: (minor_of(locked), minor_of(removed)) for gate, locked, removed in doc_rows("gate")}
+    assert documented == FEATURE_GATES
