@@ -420,4 +420,3 @@ def test_the_health_check_alone_reports_paths_under_the_prefix_given():
     rules, errors = normalize_health_check({"max_unhealthy": "10", "unhealthy_range": "[1-2]"}, path="rules")
     assert rules is None
     assert [(e["path"], e["value"]) for e in errors] == [("rules.max_unhealthy", "10")]
-
