@@ -209,3 +209,41 @@ def test_a_node_gone_makes_every_pod_condition_an_error():
     assert {c["type"]: brief(c) for c in conds if c["type"].endswith("PodHealthy")} == dict.fromkeys(
         ["APIServerPodHealthy", "ControllerManagerPodHealthy", "SchedulerPodHealthy", "EtcdPodHealthy"],
         ("False", "NodeNotFound", "Error"))
+
+
+def test_a_single_unknown_part_gives_its_reason():
+    assert brief(aggregate("Y", [U])) == ("Unknown", "Unknown", None)
+
+
+def test_a_machine_whose_node_is_gone_is_not_node_healthy_as_an_error():
+    conds = status_of(snapshot(node_gone(three(), 0)))["machines"]["cp-1"]
+    assert brief(of(conds, "NodeHealthy")) == ("False", "NodeNotFound", "Error")
+
+
+@pytest.mark.parametrize("machines,expected", [
+    (three(), {"ScalingUp": ("False", "NotScalingUp", "Info"), "ScalingDown": ("False", "NotScalingDown", "Info")}),
+    (three()[:2], {"ScalingUp": ("True", "ScalingUp", None), "ScalingDown": ("False", "NotScalingDown", "Info")}),
+    (three() + [cp("cp-4")], {"ScalingUp": ("False", "NotScalingUp", "Info"), "ScalingDown": ("True", "ScalingDown", None)}),
+], ids=["at size neither scales", "too few scale up only", "too many scale down only"])
+def test_scaling_up_and_down_say_which_way_the_control_plane_is_moving(machines, expected):
+    conditions = status_of(snapshot(machines))["conditions"]
+    assert {t: brief(of(conditions, t)) for t in expected} == expected
+
+
+def test_an_unhealthy_etcd_member_leaves_the_components_healthy_and_an_unhealthy_etcd_pod_does_not():
+    members = [member("cp-1"), member("cp-2", alarms=["CORRUPT"]), member("cp-3")]
+    assert brief(of(status_of(snapshot(three(), members=members))["conditions"], "ControlPlaneComponentsHealthy")) == (
+        "True", "", None)
+    crashed = three(cp_3={"components": {"etcd": "unhealthy"}})
+    got = of(status_of(snapshot(crashed))["conditions"], "ControlPlaneComponentsHealthy")
+    assert brief(got) == ("False", "PodFailed", "Error") and got["message"].startswith("cp-3/EtcdPodHealthy")
+
+
+def test_machines_ready_names_the_machine_summaries_that_made_it():
+    got = of(status_of(snapshot(three(cp_2={"components": {"scheduler": "missing"}})))["conditions"], "MachinesReady")
+    assert brief(got) == ("False", "PodMissing", "Error") and got["message"].startswith("cp-2/Ready: SchedulerPodHealthy")
+
+
+def test_certificates_expiring_exactly_at_the_threshold_are_expiring():
+    got = of(status_of(snapshot(three(cp_2={"certificates_expire": at(-60 * 24 * 7)})))["conditions"], "CertificatesNotExpiring")
+    assert brief(got) == ("False", "CertificatesExpiring", "Warning")
