@@ -327,6 +327,21 @@ class EtcdCluster:
                 raise RuntimeError("etcd members %s not healthy within %.0fs; logs: %s" % (pending, timeout, logs))
             time.sleep(0.05)
 
+    def wait_leaderless(self, name, timeout=START_TIMEOUT):
+        """Poll until member ``name`` itself reports that it has no leader: a survivor notices lost peers only
+        after its election timeout, and until then it still answers as part of a quorum."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                status = self.status(name)
+                if status.get("leader", "0") == "0" or status.get("errors"):
+                    return
+            except (EtcdError, EtcdUnavailable):
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError("etcd member %s still reports a leader after %.0fs" % (name, timeout))
+            time.sleep(0.05)
+
     def _healthy(self, name):
         try:
             status = self.status(name)

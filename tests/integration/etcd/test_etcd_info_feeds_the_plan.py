@@ -73,6 +73,7 @@ def test_a_lost_quorum_blocks_every_change_the_plan_could_make(make_cluster, con
     cluster = make_cluster(3)
     cluster.kill("cp-2")
     cluster.kill("cp-3")
+    cluster.wait_leaderless("cp-1")
     section, plan, health = chain(run_module, connection_args, cluster)
     assert sorted(m["name"] for m in section["members"] if not m["responsive"]) == ["cp-2", "cp-3"]
     assert plan["action"] == "none" and plan["etcd"]["ok"] is False
