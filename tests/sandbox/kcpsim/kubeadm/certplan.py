@@ -11,7 +11,8 @@ The rules:
 * Leaves, in kubeadm's order: ``apiserver`` (serverAuth; SANs node name, ``kubernetes``,
   ``kubernetes.default``, ``kubernetes.default.svc``, ``kubernetes.default.svc.<dnsDomain>``, the first
   service IP, the advertise address, the controlPlaneEndpoint host, ``apiServer.certSANs``),
-  ``apiserver-kubelet-client`` (O kubeadm:cluster-admins), ``front-proxy-client``; with local etcd
+  ``apiserver-kubelet-client`` (O kubeadm:cluster-admins before the May 2026 patches, no O since),
+  ``front-proxy-client``; with local etcd
   ``etcd/server`` and ``etcd/peer`` (CN = node name; SANs node name, ``localhost``, advertise address,
   127.0.0.1, ::1, plus serverCertSANs / peerCertSANs; server and client auth),
   ``etcd/healthcheck-client`` and ``apiserver-etcd-client`` (client auth).
@@ -106,8 +107,8 @@ def endpoint_host(cluster):
     return kubeadm_config.split_host_port(endpoint, kubeadm_config.DEFAULT_BIND_PORT)[0]
 
 
-def leaves(cluster, node_name, advertise_address):
-    """Every leaf certificate of a control plane node, in kubeadm's order."""
+def leaves(cluster, node_name, advertise_address, release):
+    """Every leaf certificate of a control plane node, in kubeadm's order, as kubeadm ``release`` issues them."""
     domain = cluster["networking"]["dnsDomain"]
     extra_dns, extra_ips = _split_sans(cluster["apiServer"].get("certSANs") or [])
     host = endpoint_host(cluster)
@@ -118,8 +119,11 @@ def leaves(cluster, node_name, advertise_address):
                                 "kubernetes.default.svc." + domain] + host_dns + extra_dns),
              ip_addresses=_unique([first_service_ip(cluster["networking"]["serviceSubnet"]), advertise_address]
                                   + host_ips + extra_ips)),
+        # From the May 2026 patches the API server reaches kubelets through a ClusterRoleBinding of its user,
+        # no longer as a member of kubeadm:cluster-admins.
         Leaf("apiserver-kubelet-client", "apiserver-kubelet-client", "ca", "kube-apiserver-kubelet-client",
-             organizations=(CLUSTER_ADMINS_GROUP,), usages=("client",)),
+             organizations=() if release.binds_apiserver_kubelet_client else (CLUSTER_ADMINS_GROUP,),
+             usages=("client",)),
         Leaf("front-proxy-client", "front-proxy-client", "front-proxy-ca", "front-proxy-client", usages=("client",)),
     ]
     if is_external_etcd(cluster):
@@ -137,8 +141,8 @@ def leaves(cluster, node_name, advertise_address):
     return out
 
 
-def leaf_by_name(cluster, node_name, advertise_address, name):
-    for leaf in leaves(cluster, node_name, advertise_address):
+def leaf_by_name(cluster, node_name, advertise_address, release, name):
+    for leaf in leaves(cluster, node_name, advertise_address, release):
         if leaf.name == name:
             return leaf
     return None
@@ -161,15 +165,18 @@ def _bracket(host):
     return "[%s]" % host if ":" in host else host
 
 
-def kubeconfigs(cluster, node_name, advertise_address, bind_port, with_super_admin, with_kubelet):
-    """The kubeconfigs ``init`` (super-admin and kubelet included) or ``join --control-plane`` writes."""
+def kubeconfigs(cluster, node_name, advertise_address, bind_port, with_super_admin, with_kubelet,
+                kubelet_local=False):
+    """The kubeconfigs ``init`` (super-admin and kubelet included) or ``join --control-plane`` writes;
+    ``kubelet_local``: kubelet.conf names this instance's API server (ControlPlaneKubeletLocalMode)."""
     server = cluster_server(cluster, advertise_address, bind_port)
     local = local_server(advertise_address, bind_port)
     out = [Kubeconfig("admin.conf", "kubernetes-admin", (CLUSTER_ADMINS_GROUP,), server)]
     if with_super_admin:
         out.append(Kubeconfig("super-admin.conf", "kubernetes-super-admin", ("system:masters",), server))
     if with_kubelet:
-        out.append(Kubeconfig("kubelet.conf", "system:node:" + node_name, ("system:nodes",), server))
+        out.append(Kubeconfig("kubelet.conf", "system:node:" + node_name, ("system:nodes",),
+                              local if kubelet_local else server))
     out.append(Kubeconfig("controller-manager.conf", "system:kube-controller-manager", (), local, local=True))
     out.append(Kubeconfig("scheduler.conf", "system:kube-scheduler", (), local, local=True))
     return out

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from kcpsim import kubeclient
+from kcpsim import kubeclient, kubeconfig
 from kcpsim.kubeclient import ApiUnavailable, Conflict, NotFound  # noqa: F401 - re-exported for the commands
 from kcpsim.kubeadm.waiting import wait_for
 
@@ -17,8 +17,12 @@ class Cluster:
         self.client = client
 
     @classmethod
-    def from_kubeconfig(cls, path, timeout=10.0):
-        return cls(kubeclient.KubeClient.from_kubeconfig(path, timeout=timeout, user_agent="kubeadm"))
+    def from_kubeconfig(cls, path, timeout=10.0, server=None):
+        """The kubeconfig's identity; ``server`` replaces its API server URL (a client aimed at one instance)."""
+        creds = kubeconfig.load_credentials(path)
+        if server:
+            creds.server = server
+        return cls(kubeclient.KubeClient.from_credentials(creds, timeout=timeout, user_agent="kubeadm"))
 
     @classmethod
     def with_token(cls, server, ca_pem, token, timeout=10.0):

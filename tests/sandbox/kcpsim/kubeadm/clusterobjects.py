@@ -94,6 +94,13 @@ def cluster_admins_binding():
     return _cluster_role_binding("kubeadm:cluster-admins", "cluster-admin", [_group("kubeadm:cluster-admins")])
 
 
+def apiserver_kubelet_client_binding():
+    """The API server's access to kubelets (May 2026 patches): its client user bound to system:kubelet-api-admin."""
+    return [_cluster_role_binding("kubeadm:apiserver-kubelet-client", "system:kubelet-api-admin",
+                                  [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User",
+                                    "name": "kube-apiserver-kubelet-client"}])]
+
+
 def upload_kubeadm_config(stored_cluster_text):
     return [
         config_map(KUBEADM_CONFIG, "kube-system", {CLUSTER_CONFIGURATION_KEY: stored_cluster_text}),

@@ -78,8 +78,6 @@ def _expiry(ctx, path):
 
 def check_expiration(ctx, flags):
     output = flags.get("output") or "text"
-    if output != "text" and not ctx.release.check_expiration_structured_output:
-        raise KubeadmError("unknown shorthand flag: 'o' in -o")
     if output not in ("text", "json", "yaml"):
         raise KubeadmError('invalid output format "%s": choose one of text, json, yaml' % output)
     # With -o json|yaml stdout carries the document alone, so the progress lines go to stderr.

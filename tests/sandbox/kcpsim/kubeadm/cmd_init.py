@@ -10,12 +10,13 @@ import datetime
 import time
 
 from kcpsim import kubeconfig, pki
-from kcpsim.kubeadm import (bootstraptoken, certplan, certsecret, clusterobjects, config, durations, images,
-                            kubeletconfig, manifests, preflight)
+from kcpsim.kubeadm import (bootstraptoken, certplan, certsecret, clusterobjects, config, controlplanecheck, dryrun,
+                            durations, images, kubeletconfig, manifests, preflight)
 from kcpsim.kubeadm.cluster import Cluster
 from kcpsim.kubeadm.context import KubeadmError, Phase, describe, refuse_unemulated, run_phases
 from kcpsim.kubeadm.kubelet import Kubelet, KubeletError
 from kcpsim.kubeadm.pkifiles import Files
+from kcpsim.kubeadm.waiting import wait_for
 
 KUBERNETES_DIR = "/etc/kubernetes"
 TMP_DIR = KUBERNETES_DIR + "/tmp"
@@ -54,14 +55,16 @@ def check_control_plane_version(ctx, cluster):
 class InitData:
     """Everything the init phases share."""
 
-    def __init__(self, ctx, settings, flags):
+    def __init__(self, ctx, settings, flags, real_host=None):
         self.ctx = ctx
         self.settings = settings
         self.cluster = settings.cluster
         self.init = settings.init
         self.flags = flags
         self.host = ctx.host
-        self.kubelet = Kubelet(ctx.host)
+        self.real_host = real_host or ctx.host  # what preflight examines, also in a dry run
+        self.dry_run = bool(settings.init.get("dryRun"))
+        self.kubelet = dryrun.DryRunKubelet(ctx.host, ctx.out) if self.dry_run else Kubelet(ctx.host)
         self.upload_certs = bool(flags.get("upload-certs"))
         self.certificate_key = self.init.get("certificateKey") or ""
         self.skip_token_print = bool(flags.get("skip-token-print"))
@@ -96,13 +99,33 @@ class InitData:
         """The admin.conf client; on first use the CRB kubeadm:cluster-admins is ensured with super-admin.conf."""
         if self._admin is None:
             if self.host.exists(SUPER_ADMIN_CONF):
-                super_admin = Cluster.from_kubeconfig(self.host.path(SUPER_ADMIN_CONF))
+                super_admin = self._client(SUPER_ADMIN_CONF)
                 try:
                     super_admin.apply([clusterobjects.cluster_admins_binding()])
                 finally:
                     super_admin.close()
-            self._admin = Cluster.from_kubeconfig(self.host.path(ADMIN_CONF))
+            self._admin = self._client(ADMIN_CONF)
         return self._admin
+
+    def _client(self, path):
+        """1.37 aims init's admin clients at this instance (no load balancer needed yet); before, the kubeconfig's
+        server (the controlPlaneEndpoint), whose first calls kubeadm retries until it forwards. A dry run's
+        client prints what it would send."""
+        if self.dry_run:
+            return dryrun.cluster(self.ctx.out)
+        if self.ctx.release.minor >= 37:
+            local = "https://%s" % manifests.join_host_port(self.advertise_address, self.bind_port)
+            client = Cluster.from_kubeconfig(self.host.path(path), server=local)
+        else:
+            client = Cluster.from_kubeconfig(self.host.path(path))
+        try:
+            # kubeadm retries its first API calls until the server serves them (its system namespaces exist).
+            wait_for(lambda: client.get("v1", "namespaces", "kube-system"), self.timeouts["kubernetesAPICall"], 0.5,
+                     "the API server to serve namespace kube-system")
+        except TimeoutError as exc:
+            client.close()
+            raise KubeadmError(str(exc))
+        return client
 
     def close(self):
         if self._admin is not None:
@@ -116,7 +139,7 @@ def _preflight(data):
     ctx = data.ctx
     ctx.out("[init] Using Kubernetes version: %s" % data.cluster["kubernetesVersion"])
     ctx.out("[preflight] Running pre-flight checks")
-    checks = preflight.Checks(data.host, data.kubelet)
+    checks = preflight.Checks(data.real_host, data.kubelet)
     target = config.cluster_version(data.cluster)
     node_checks = checks.port(10250) + checks.ip_forward() + checks.swap()
     node_checks += checks.cri(data.init["nodeRegistration"]["criSocket"])
@@ -148,7 +171,7 @@ def _cert_phases():
 
     def leaf_step(name):
         def run(data):
-            leaf = certplan.leaf_by_name(data.cluster, data.node_name, data.advertise_address, name)
+            leaf = certplan.leaf_by_name(data.cluster, data.node_name, data.advertise_address, data.ctx.release, name)
             ca_cert, ca_key = data.files.load_ca(leaf.ca)
             data.files.ensure_leaf(leaf, ca_cert, ca_key)
         return run
@@ -179,8 +202,9 @@ def _kubeconfig_intro(data):
 
 def _kubeconfig_step(file_name):
     def run(data):
+        local_mode = data.ctx.release.gate("ControlPlaneKubeletLocalMode", data.cluster.get("featureGates"))
         specs = certplan.kubeconfigs(data.cluster, data.node_name, data.advertise_address, data.bind_port,
-                                     with_super_admin=True, with_kubelet=True)
+                                     with_super_admin=True, with_kubelet=True, kubelet_local=local_mode)
         spec = next(s for s in specs if s.name == file_name)
         ca_cert, ca_key = data.files.load_ca("ca")
         data.files.ensure_kubeconfig(spec, data.cluster["clusterName"], ca_cert, ca_key)
@@ -220,12 +244,24 @@ def _control_plane_step(component):
 
 # ------------------------------------------------------------------------------------------ kubelet-start
 
+def node_local_cri_socket(ctx, cluster):
+    return ctx.release.gate("NodeLocalCRISocket", cluster.get("featureGates"))
+
+
 def write_kubelet_files(ctx, node_registration, cluster, kubelet_document):
-    """config.yaml and kubeadm-flags.env, as kubelet-start writes them."""
+    """kubeadm-flags.env, instance-config.yaml (NodeLocalCRISocket) and config.yaml, as kubelet-start writes them."""
+    local_socket = node_local_cri_socket(ctx, cluster)
+    pause = images.pause_image(cluster, ctx.release) if ctx.release.writes_pod_infra_container_image else None
     ctx.out('[kubelet-start] Writing kubelet environment file with flags to file "%s"' % kubeletconfig.FLAGS_PATH)
     ctx.host.write(kubeletconfig.FLAGS_PATH,
-                   kubeletconfig.flags_env(node_registration, ctx.host.hostname(),
-                                           images.pause_image(cluster, ctx.release)), 0o644)
+                   kubeletconfig.flags_env(node_registration, ctx.host.hostname(), pause, not local_socket), 0o644)
+    if local_socket:
+        ctx.out('[kubelet-start] Writing instance kubelet configuration to file "%s"'
+                % kubeletconfig.INSTANCE_CONFIG_PATH)
+        ctx.host.write(kubeletconfig.INSTANCE_CONFIG_PATH,
+                       kubeletconfig.instance_config(node_registration["criSocket"]), 0o644)
+        kubelet_document = dict(kubelet_document,
+                                containerRuntimeEndpoint=kubeletconfig.cri_endpoint(node_registration["criSocket"]))
     ctx.out('[kubelet-start] Writing kubelet configuration to file "%s"' % kubeletconfig.CONFIG_PATH)
     ctx.host.write(kubeletconfig.CONFIG_PATH, kubeletconfig.render(kubelet_document), 0o644)
 
@@ -262,28 +298,43 @@ def _elapsed(started):
     return durations.render(round(time.monotonic() - started, 3))
 
 
-def _wait_control_plane(data):
-    ctx = data.ctx
-    ctx.out('[wait-control-plane] Waiting for the kubelet to boot up the control plane as static Pods from '
-            'directory "%s"' % manifests.MANIFEST_DIR)
-    wait_kubelet(ctx, data.kubelet, data.timeouts["kubeletHealthCheck"])
-    timeout = data.timeouts["controlPlaneComponentHealthCheck"]
+def wait_control_plane_components(ctx, cluster, pods, timeout, wait_api):
+    """All three components (WaitForAllControlPlaneComponents), else only the API server through ``wait_api``."""
+    if ctx.release.gate("WaitForAllControlPlaneComponents", cluster.get("featureGates")):
+        failed = controlplanecheck.wait_all(ctx.out, pods, timeout)
+        if failed:
+            raise KubeadmError("failed while waiting for the control plane to start: %s not healthy\n"
+                               "A control plane component may have crashed or exited when started by the container "
+                               "runtime. To troubleshoot, check the kubelet and the static Pods in %s"
+                               % (", ".join(failed), manifests.MANIFEST_DIR))
+        return
     started = time.monotonic()
-    if ctx.release.logs_api_check:
-        ctx.out("[api-check] Waiting for a healthy API server. This can take up to %s" % durations.render(timeout))
-    client = Cluster.from_kubeconfig(data.host.path(ADMIN_CONF))
+    ctx.out("[api-check] Waiting for a healthy API server. This can take up to %s" % durations.render(timeout))
     try:
-        client.wait_healthy(timeout)
+        wait_api(timeout)
     except TimeoutError as exc:
         raise KubeadmError("%s\nUnfortunately, an error has occurred: the control plane did not become healthy. "
                            "It may be that the static Pods could not start: check the kubelet" % exc)
+    ctx.out("[api-check] The API server is healthy after %s" % _elapsed(started))
+
+
+def _wait_control_plane(data):
+    ctx = data.ctx
+    if data.dry_run:
+        ctx.out("[dryrun] Would wait for the kubelet to boot up the control plane as static Pods")
+        ctx.out("[dryrun] Would wait for healthy control plane components")
+        return
+    ctx.out('[wait-control-plane] Waiting for the kubelet to boot up the control plane as static Pods from '
+            'directory "%s"' % manifests.MANIFEST_DIR)
+    wait_kubelet(ctx, data.kubelet, data.timeouts["kubeletHealthCheck"])
+    pods = manifests.control_plane_pods(data.cluster, ctx.release, data.advertise_address, data.bind_port,
+                                        data.init["nodeRegistration"]["imagePullPolicy"])
+    client = Cluster.from_kubeconfig(data.host.path(ADMIN_CONF))
+    try:
+        wait_control_plane_components(ctx, data.cluster, pods, data.timeouts["controlPlaneComponentHealthCheck"],
+                                      client.wait_healthy)
     finally:
         client.close()
-    if ctx.release.logs_api_check:
-        ctx.out("[api-check] The API server is healthy after %s" % _elapsed(started))
-    else:
-        ctx.out("[apiclient] All control plane components are healthy after %.6f seconds"
-                % (time.monotonic() - started))
 
 
 # ----------------------------------------------------------------------------------------- upload-config
@@ -291,7 +342,7 @@ def _wait_control_plane(data):
 def _upload_config_kubeadm(data):
     data.ctx.out('[upload-config] Storing the configuration used in ConfigMap "kubeadm-config" in the '
                  '"kube-system" Namespace')
-    stored = config.stored_cluster_document(data.cluster, data.ctx.release)
+    stored = config.stored_cluster_document(data.cluster)
     data.admin().apply(clusterobjects.upload_kubeadm_config(stored))
 
 
@@ -301,8 +352,9 @@ def _upload_config_kubelet(data):
     document = kubeletconfig.kubelet_configuration(data.cluster, data.settings.kubelet)
     admin = data.admin()
     admin.apply(clusterobjects.upload_kubelet_config(kubeletconfig.render(document)))
-    annotate_cri_socket(admin, data.node_name, data.init["nodeRegistration"]["criSocket"],
-                        data.timeouts["kubernetesAPICall"] * 4)
+    if not node_local_cri_socket(data.ctx, data.cluster):
+        annotate_cri_socket(admin, data.node_name, data.init["nodeRegistration"]["criSocket"],
+                            data.timeouts["kubernetesAPICall"] * 4)
 
 
 def annotate_cri_socket(client, node_name, cri_socket, timeout):
@@ -405,6 +457,8 @@ def _bootstrap_token(data):
     ca_cert = data.files.load_ca("ca")[0]
     server = certplan.cluster_server(data.cluster, data.advertise_address, data.bind_port)
     admin.apply(clusterobjects.bootstrap_token_rbac(server, pki.cert_pem(ca_cert)))
+    if ctx.release.binds_apiserver_kubelet_client:
+        admin.apply(clusterobjects.apiserver_kubelet_client_binding())
 
 
 # --------------------------------------------------------------------------------------- kubelet-finalize
@@ -518,8 +572,7 @@ PHASES = [
     Phase("upload-certs", _upload_certs),
     Phase("mark-control-plane", _mark_control_plane),
     Phase("bootstrap-token", _bootstrap_token),
-    Phase("kubelet-finalize", None, [Phase("experimental-cert-rotation", _kubelet_finalize),
-                                     Phase("enable-client-cert-rotation", _kubelet_finalize)]),
+    Phase("kubelet-finalize", None, [Phase("enable-client-cert-rotation", _kubelet_finalize)]),
     Phase("addon", None, [Phase("coredns", _addon_coredns), Phase("kube-proxy", _addon_kube_proxy)]),
     Phase("show-join-command", _show_join_command),
 ]
@@ -579,14 +632,27 @@ def run_upload_certs(ctx, flags):
 def run(ctx, flags, only=None):
     """``kubeadm init`` (or, with ``only``, ``kubeadm init phase <only>``)."""
     settings = load_settings(ctx, flags)
-    refuse_unemulated(flags, (settings.init.get("patches") or {}).get("directory"))
-    data = InitData(ctx, settings, flags)
+    refuse_unemulated(flags, (settings.init.get("patches") or {}).get("directory"), dry_run_emulated=True)
+    real_host = ctx.host
+    if settings.init["dryRun"]:
+        ctx.host = dryrun.DryRunHost(real_host, dryrun.make_dir(real_host, "init"))
+    data = InitData(ctx, settings, flags, real_host)
     skip = settings.init["skipPhases"]
-    finalize = ctx.release.kubelet_finalize_phase
-    phases = [Phase(p.name, p.run, [c for c in p.children if p.name != "kubelet-finalize" or c.name == finalize])
-              for p in PHASES]
     try:
-        run_phases(phases, data, skip, only=only)
+        run_phases(PHASES, data, skip, only=only)
     finally:
         data.close()
+    if data.dry_run:
+        finish_dry_run(ctx, manifests.COMPONENTS)
     return 0
+
+
+def finish_dry_run(ctx, components):
+    """A dry run's closing lines: where its files are and the manifests it would have written."""
+    ctx.out('[dryrun] Wrote certificates, kubeconfig files and control plane manifests to the "%s" directory'
+            % ctx.host.directory)
+    ctx.out("[dryrun] The certificates or kubeconfig files would not be printed due to their sensitive nature")
+    ctx.out('[dryrun] Please examine the "%s" directory for details about what would be written'
+            % ctx.host.directory)
+    dryrun.print_manifests(ctx.out, ctx.host, components, manifests.manifest_path)
+    ctx.out("[dryrun] Finished dry-running successfully. Above are the resources that would be created")

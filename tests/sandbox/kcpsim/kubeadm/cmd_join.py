@@ -9,11 +9,12 @@ from __future__ import annotations
 import time
 
 from kcpsim import kubeconfig
-from kcpsim.kubeadm import (bootstraptoken, certplan, certsecret, config, discovery, images, kubeletconfig,
-                            manifests, preflight)
+from kcpsim.kubeadm import (bootstraptoken, certplan, certsecret, config, discovery, dryrun, images,
+                            kubeletconfig, manifests, preflight)
 from kcpsim.kubeadm.cluster import ApiUnavailable, Cluster
 from kcpsim.kubeadm.cmd_init import (ADMIN_CONF, KUBELET_CONF, KUBERNETES_DIR, annotate_cri_socket,
-                                     check_control_plane_version, mark_control_plane, read_config_file,
+                                     check_control_plane_version, finish_dry_run, mark_control_plane,
+                                     node_local_cri_socket, read_config_file,
                                      start_kubelet, wait_kubelet, write_kubelet_files, write_manifest)
 from kcpsim.kubeadm.context import KubeadmError, Phase, refuse_unemulated, run_phases
 from kcpsim.kubeadm.etcd import EtcdAdmin, EtcdAdminError
@@ -44,12 +45,14 @@ def etcd_admin(host, cluster, endpoints):
 
 
 class JoinData:
-    def __init__(self, ctx, settings):
+    def __init__(self, ctx, settings, real_host=None):
         self.ctx = ctx
         self.settings = settings
         self.join = settings.join
         self.host = ctx.host
-        self.kubelet = Kubelet(ctx.host)
+        self.real_host = real_host or ctx.host  # what preflight examines, also in a dry run
+        self.dry_run = bool(settings.join.get("dryRun"))
+        self.kubelet = dryrun.DryRunKubelet(ctx.host, ctx.out) if self.dry_run else Kubelet(ctx.host)
         self.cluster = None          # the stored ClusterConfiguration, after discovery
         self.kubelet_config = None   # the kubelet-config ConfigMap's document
         self.server = None           # the API server named in cluster-info
@@ -88,8 +91,11 @@ class JoinData:
         return self._bootstrap
 
     def admin(self):
+        """admin.conf's client; a dry run's reads through it and prints its writes."""
         if self._admin is None:
             self._admin = Cluster.from_kubeconfig(self.host.path(ADMIN_CONF))
+            if self.dry_run:
+                self._admin = dryrun.cluster(self.ctx.out, reader=self._admin)
         return self._admin
 
     def close(self):
@@ -194,7 +200,7 @@ def node_checks(data, checks):
 def _preflight(data):
     ctx = data.ctx
     ctx.out("[preflight] Running pre-flight checks")
-    checks = preflight.Checks(data.host, data.kubelet)
+    checks = preflight.Checks(data.real_host, data.kubelet)
     ignored = data.join["nodeRegistration"]["ignorePreflightErrors"]
     preflight.report(ctx, node_checks(data, checks), ignored)
     discover(data)
@@ -283,7 +289,7 @@ def _download_certs(data):
 def _certs(data):
     cert_dir = data.cluster["certificatesDir"]
     data.ctx.out('[certs] Using certificateDir folder "%s"' % cert_dir)
-    for leaf in certplan.leaves(data.cluster, data.node_name, data.advertise_address):
+    for leaf in certplan.leaves(data.cluster, data.node_name, data.advertise_address, data.ctx.release):
         ca_cert, ca_key = data.files.load_ca(leaf.ca)
         data.files.ensure_leaf(leaf, ca_cert, ca_key)
     data.files.ensure_sa()
@@ -327,13 +333,13 @@ def _check_etcd(data):
         raise KubeadmError("etcd cluster is not healthy: no etcd pods with a client URL annotation were found")
     admin = etcd_admin(data.host, data.cluster, endpoints)
     try:
-        admin.sync_endpoints()
+        synced = admin.sync_endpoints()
         bad = admin.unhealthy_endpoints()
     except Exception as exc:  # noqa: BLE001 - any failure to reach etcd is "not healthy"
         raise KubeadmError("etcd cluster is not healthy: %s" % exc)
     finally:
         admin.close()
-    if bad:
+    if data.ctx.release.etcd_unhealthy(synced, bad):
         raise KubeadmError("etcd cluster is not healthy: failed to dial endpoint %s: %s" % bad[0])
 
 
@@ -355,6 +361,9 @@ def _kubelet_start(data):
     # The kubelet configuration is cluster-wide: a join takes it from kubelet-config, never from --config.
     write_kubelet_files(ctx, data.join["nodeRegistration"], data.cluster, data.kubelet_config)
     start_kubelet(ctx, data.kubelet)
+    if data.dry_run:
+        ctx.out("[dryrun] Would wait for the kubelet to be healthy and to perform the TLS Bootstrap")
+        return
     wait_kubelet(ctx, data.kubelet, data.timeouts["kubeletHealthCheck"])
     ctx.out("[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap")
     started = time.monotonic()
@@ -365,6 +374,8 @@ def _kubelet_start(data):
         raise KubeadmError(str(exc))
     data.host.remove(BOOTSTRAP_KUBELET_CONF)
     ctx.out("[kubelet-start] The kubelet performed the TLS Bootstrap after %.1fs" % (time.monotonic() - started))
+    if node_local_cri_socket(ctx, data.cluster):
+        return
     node_client = Cluster.from_kubeconfig(data.host.path(KUBELET_CONF))
     try:
         annotate_cri_socket(node_client, data.node_name, data.join["nodeRegistration"]["criSocket"],
@@ -400,10 +411,12 @@ def _join_etcd(data):
     admin = etcd_admin(data.host, data.cluster, endpoints)
     adv = "[%s]" % data.advertise_address if ":" in data.advertise_address else data.advertise_address
     peer_url = "https://%s:2380" % adv
-    learner = ctx.release.etcd_learner_mode(data.cluster.get("featureGates"))
     try:
         admin.sync_endpoints()
-        member, added = admin.add_member(data.node_name, peer_url, learner, data.timeouts["etcdAPICall"])
+        if data.dry_run:
+            _dry_run_etcd(data, admin, peer_url)
+            return
+        member, added = admin.add_member(data.node_name, peer_url, True, data.timeouts["etcdAPICall"])
         if added:
             ctx.out("[etcd] Announced new etcd member joining to the existing etcd cluster")
         else:
@@ -418,7 +431,7 @@ def _join_etcd(data):
         pod = manifests.etcd_pod(data.cluster, ctx.release, data.node_name, data.advertise_address,
                                  data.join["nodeRegistration"]["imagePullPolicy"], initial_cluster=initial)
         write_manifest(data.host, "etcd", pod)
-        if learner and (added or member.is_learner):
+        if added or member.is_learner:
             ctx.out("[etcd] Waiting for the new etcd member to be promoted (it must catch up with the leader first)")
             admin.promote(member.id, timeout=data.timeouts["etcdAPICall"])
             ctx.out("[etcd] The learner %s was promoted to a voting member" % data.node_name)
@@ -428,6 +441,17 @@ def _join_etcd(data):
         raise KubeadmError(str(exc))
     finally:
         admin.close()
+
+
+def _dry_run_etcd(data, admin, peer_url):
+    """What the etcd step would do: the member it would add and the manifest naming every member."""
+    ctx = data.ctx
+    ctx.out("[dryrun] Would add etcd member %s (%s) as a learner and promote it" % (data.node_name, peer_url))
+    initial = [(m.name or "%x" % m.id, m.peer_urls[0] if m.peer_urls else "") for m in admin.members()]
+    pod = manifests.etcd_pod(data.cluster, ctx.release, data.node_name, data.advertise_address,
+                             data.join["nodeRegistration"]["imagePullPolicy"],
+                             initial_cluster=initial + [(data.node_name, peer_url)])
+    write_manifest(data.host, "etcd", pod)
 
 
 def _mark_control_plane(data):
@@ -460,10 +484,8 @@ def _success(data):
 
 
 def phases(release):
-    join_children = [Phase("etcd", _control_plane_only(_join_etcd))]
-    if release.has_join_update_status_phase:
-        join_children.append(Phase("update-status", lambda data: None))
-    join_children.append(Phase("mark-control-plane", _control_plane_only(_mark_control_plane)))
+    join_children = [Phase("etcd", _control_plane_only(_join_etcd)),
+                     Phase("mark-control-plane", _control_plane_only(_mark_control_plane))]
     return [
         Phase("preflight", _preflight),
         Phase("sandbox-fault-injection", _fault_injection),
@@ -493,8 +515,11 @@ def load_settings(ctx, flags, endpoint):
 
 def run(ctx, flags, endpoint):
     settings = load_settings(ctx, flags, endpoint)
-    refuse_unemulated(flags, (settings.join.get("patches") or {}).get("directory"))
-    data = JoinData(ctx, settings)
+    refuse_unemulated(flags, (settings.join.get("patches") or {}).get("directory"), dry_run_emulated=True)
+    real_host = ctx.host
+    if settings.join["dryRun"]:
+        ctx.host = dryrun.DryRunHost(real_host, dryrun.make_dir(real_host, "join"))
+    data = JoinData(ctx, settings, real_host)
     try:
         # The fault hook is the sandbox's, not kubeadm's: a skip list cannot switch it off.
         skip = [name for name in settings.join["skipPhases"] if name != "sandbox-fault-injection"]
@@ -507,4 +532,6 @@ def run(ctx, flags, endpoint):
         _success(data)
     finally:
         data.close()
+    if data.dry_run:
+        finish_dry_run(ctx, manifests.COMPONENTS)
     return 0

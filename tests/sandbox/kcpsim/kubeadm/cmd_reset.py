@@ -46,8 +46,8 @@ def node_name_from_kubelet_conf(host):
 
 
 def fetch_cluster_state(data, attempts_timeout=10.0):
-    """kubeadm-config, this node's Node (with its cri-socket annotation) and its one kube-apiserver mirror pod
-    with the endpoint annotation; None (and a warning) when any of them is missing."""
+    """kubeadm-config, this node's Node (with its cri-socket annotation unless NodeLocalCRISocket) and its one
+    kube-apiserver mirror pod with the endpoint annotation; None (and a warning) when any of them is missing."""
     ctx = data.ctx
     if not data.host.exists(data.kubeconfig_path) or not data.host.exists(KUBELET_CONF):
         raise LookupError("%s or %s is missing" % (data.kubeconfig_path, KUBELET_CONF))
@@ -64,7 +64,9 @@ def fetch_cluster_state(data, attempts_timeout=10.0):
         if node is None:
             raise LookupError('nodes "%s" not found' % node_name)
         annotations = (node.get("metadata") or {}).get("annotations") or {}
-        if not annotations.get("kubeadm.alpha.kubernetes.io/cri-socket"):
+        # With NodeLocalCRISocket the socket is the node's own file and the Node carries no annotation.
+        if not ctx.release.gate("NodeLocalCRISocket", cluster.get("featureGates")) and \
+                not annotations.get("kubeadm.alpha.kubernetes.io/cri-socket"):
             raise LookupError("node %s doesn't have the kubeadm.alpha.kubernetes.io/cri-socket annotation" % node_name)
 
         def one_apiserver_endpoint():
@@ -205,8 +207,6 @@ PHASES = [
 def run(ctx, flags):
     reset_cfg = None
     if flags.get("config"):
-        if not ctx.release.has_reset_and_upgrade_configuration:
-            raise KubeadmError("unknown flag: --config")
         docs = read_config_file(ctx, flags["config"])
         reset_cfg = docs.get("ResetConfiguration")
         if reset_cfg is None:

@@ -9,22 +9,22 @@ import datetime
 import secrets
 import string
 
-from kcpsim import pki
+from kcpsim import kubeconfig, pki
 from kcpsim.kubeadm import (certplan, clusterobjects, config, durations, images, kubeletconfig, manifests,
                             preflight, upgrade_policy)
 from kcpsim.kubeadm.cluster import ApiUnavailable, Cluster
-from kcpsim.kubeadm.cmd_init import (ADMIN_CONF, KUBELET_CONF, SUPER_ADMIN_CONF, TMP_DIR, read_config_file,
+from kcpsim.kubeadm.cmd_init import (ADMIN_CONF, KUBELET_CONF, TMP_DIR, read_config_file,
                                      write_manifest)
 from kcpsim.kubeadm.cmd_join import etcd_admin, etcd_endpoints_from_pods
 from kcpsim.kubeadm.cmd_reset import node_name_from_kubelet_conf
 from kcpsim.kubeadm.context import KubeadmError, describe, refuse_unemulated
 from kcpsim.kubeadm.etcd import EtcdAdminError
+from kcpsim.kubeadm.kubelet import Kubelet, KubeletError
 from kcpsim.kubeadm.pkifiles import Files
 from kcpsim.kubeadm.release import parse_version
 from kcpsim.kubeadm.waiting import wait_for
 
 CONFIG_HASH = "kubernetes.io/config.hash"
-HEALTH_JOB_TIMEOUT = 15.0
 # Which certificates an upgraded component gets renewed (kubeadm-reference.md §4.2 step 4).
 RENEWED_WITH = {
     "etcd": ("etcd/server", "etcd/peer", "etcd/healthcheck-client"),
@@ -100,10 +100,7 @@ def _load(data, ctx, flags):
     docs = None
     if flags.get("config"):
         docs = read_config_file(ctx, flags["config"])
-        if ctx.release.has_reset_and_upgrade_configuration:
-            data.upgrade_cfg = docs.get("UpgradeConfiguration") or {}
-        elif docs.get("ClusterConfiguration"):
-            ctx.warn("[upgrade/config] WARNING: reconfiguring the cluster with --config is deprecated")
+        data.upgrade_cfg = docs.get("UpgradeConfiguration") or {}
     ctx.out("[upgrade/config] Reading configuration from the cluster...")
     ctx.out("[upgrade/config] FYI: You can look at this config file with 'kubectl -n kube-system get cm "
             "kubeadm-config -o yaml'")
@@ -122,9 +119,6 @@ def _load(data, ctx, flags):
         data.cluster = config.read_stored_cluster(stored["ClusterConfiguration"], ctx.release)
     except config.ConfigLoadError as exc:
         raise KubeadmError("[upgrade/config] FATAL: %s" % exc)
-    if docs is not None and not ctx.release.has_reset_and_upgrade_configuration and \
-            docs.get("ClusterConfiguration"):
-        data.cluster = config.default_cluster(docs.get("ClusterConfiguration"), ctx.version)
     version = config.cluster_version(data.cluster)
     if not config.is_control_plane_version_supported(version, ctx.release):
         raise KubeadmError("[upgrade/config] FATAL: %s" % config.describe_unsupported_version(version, ctx.release))
@@ -136,7 +130,7 @@ def _load(data, ctx, flags):
         raise KubeadmError("[upgrade/config] FATAL: could not read this node's name from %s" % KUBELET_CONF)
     node = data.client.node(data.node_name)
     annotations = ((node or {}).get("metadata") or {}).get("annotations") or {}
-    data.cri_socket = annotations.get(clusterobjects.CRI_SOCKET_ANNOTATION) or ""
+    data.cri_socket = annotations.get(clusterobjects.CRI_SOCKET_ANNOTATION) or _local_cri_socket(ctx.host) or ""
     if not data.cri_socket:
         raise KubeadmError("[upgrade/config] FATAL: node %s doesn't have kubeadm.alpha.kubernetes.io/cri-socket "
                            "annotation" % data.node_name)
@@ -155,6 +149,19 @@ def _load(data, ctx, flags):
     return data
 
 
+def _local_cri_socket(host):
+    """The node's CRI socket from instance-config.yaml, else from kubeadm-flags.env; None when neither says."""
+    if host.exists(kubeletconfig.INSTANCE_CONFIG_PATH):
+        try:
+            instance = kubeletconfig.parse(host.read_text(kubeletconfig.INSTANCE_CONFIG_PATH))
+            return instance.get("containerRuntimeEndpoint")
+        except ValueError:
+            return None
+    if host.exists(kubeletconfig.FLAGS_PATH):
+        return kubeletconfig.flag_value(host.read_text(kubeletconfig.FLAGS_PATH), "container-runtime-endpoint")
+    return None
+
+
 # ---------------------------------------------------------------------------------------------- health
 
 def _job(name, cluster, release):
@@ -164,8 +171,8 @@ def _job(name, cluster, release):
         "metadata": {"name": name, "namespace": "kube-system"},
         "spec": {
             "backoffLimit": 0,
-            "activeDeadlineSeconds": int(HEALTH_JOB_TIMEOUT),
-            "ttlSecondsAfterFinished": 2 if release.minor >= 30 else None,
+            "activeDeadlineSeconds": int(release.health_job_timeout),
+            "ttlSecondsAfterFinished": 2,
             "template": {
                 "spec": {
                     "restartPolicy": "Never",
@@ -182,13 +189,11 @@ def _job(name, cluster, release):
 
 def _check_job(data):
     ctx, client = data.ctx, data.client
-    if ctx.release.minor >= 31 and all((n.get("spec") or {}).get("unschedulable") for n in client.nodes()):
+    if all((n.get("spec") or {}).get("unschedulable") for n in client.nodes()):
         ctx.warn("[upgrade/health] The upgrade health check Job was skipped: no schedulable nodes")
         return []
     name = "upgrade-health-check-" + _random_suffix()
     job = _job(name, data.cluster, ctx.release)
-    if job["spec"]["ttlSecondsAfterFinished"] is None:
-        del job["spec"]["ttlSecondsAfterFinished"]
     try:
         client.client.create("batch/v1", "jobs", job, namespace="kube-system")
 
@@ -197,7 +202,7 @@ def _check_job(data):
             return any(c.get("type") == "Complete" and c.get("status") == "True"
                        for c in (current.get("status") or {}).get("conditions") or [])
 
-        wait_for(complete, HEALTH_JOB_TIMEOUT, 0.5, "the Job %s to complete" % name)
+        wait_for(complete, ctx.release.health_job_timeout, 0.5, "the Job %s to complete" % name)
     except Exception as exc:  # noqa: BLE001 - a health check reports, it does not crash
         return [preflight.Result("CreateJob", "error", "could not create or wait for Job kube-system/%s: %s"
                                  % (name, describe(exc)))]
@@ -240,13 +245,15 @@ def check_etcd_health(data):
         return
     admin = _etcd(data)
     try:
-        admin.sync_endpoints()
+        endpoints = admin.sync_endpoints()
         bad = admin.unhealthy_endpoints()
     except Exception as exc:  # noqa: BLE001 - unreachable etcd is unhealthy etcd
         raise KubeadmError("[upgrade/etcd] FATAL: etcd cluster is not healthy: %s" % describe(exc))
     finally:
         admin.close()
-    if bad:
+    for endpoint, reason in bad:
+        data.ctx.warn("[upgrade/etcd] etcd endpoint %s is not healthy: %s" % (endpoint, reason))
+    if data.ctx.release.etcd_unhealthy(endpoints, bad):
         raise KubeadmError("[upgrade/etcd] FATAL: etcd cluster is not healthy: failed to dial endpoint %s: %s" % bad[0])
 
 
@@ -410,10 +417,8 @@ def _upgrade_etcd(data, target_release, backup_dir, renew, timeout, changed):
         ctx.warn('[upgrade/etcd] Won\'t downgrade etcd: the desired etcd version "%s" is older than the currently '
                  'installed "%s". Skipping etcd upgrade' % (wanted_tag, current_tag))
         return
-    if wanted_tag == current_tag:
-        ctx.out("[upgrade/etcd] etcd version %s is already the target: skipping the etcd upgrade" % current_tag)
-        return
-    ctx.out("[upgrade/etcd] Upgrading to TLS for etcd")
+    # Like every component, etcd is compared by its whole rendered manifest (flags, probes, image), not its tag:
+    # any difference renews its certificates and restarts it.
     try:
         _upgrade_component(data, "etcd", wanted, backup_dir, renew, timeout, changed)
         admin = _etcd(data)
@@ -467,17 +472,52 @@ def upgrade_control_plane_instance(data, target_release, renew, etcd_upgrade):
         if ca_key is not None:
             data.files.renew_kubeconfig("admin.conf", ca_cert, ca_key)
     ctx.out("[upgrade/staticpods] The control plane instance for this node was successfully updated!")
+    if ctx.release.gate("ControlPlaneKubeletLocalMode", data.cluster.get("featureGates")):
+        _kubelet_to_local_api_server(data)
+
+
+def _kubelet_to_local_api_server(data):
+    """ControlPlaneKubeletLocalMode's upgrade step: kubelet.conf's server becomes this node's own API server
+    (kubeadm's hidden phase), and the kubelet is restarted to use it."""
+    if not data.host.exists(KUBELET_CONF):
+        return
+    local = certplan.local_server(data.advertise_address, data.bind_port)
+    current = kubeconfig.load(data.host.path(KUBELET_CONF))
+    clusters = current.get("clusters") or []
+    if not clusters or all((entry.get("cluster") or {}).get("server") == local for entry in clusters):
+        return
+    for entry in clusters:
+        entry.setdefault("cluster", {})["server"] = local
+    kubeconfig.write(data.host.path(KUBELET_CONF), current)
+    data.ctx.out('[upgrade] Updated the server of "%s" to this node\'s API server %s' % (KUBELET_CONF, local))
+    try:
+        Kubelet(data.host).restart()
+    except KubeletError as exc:
+        data.ctx.warn("[upgrade] WARNING: unable to restart the kubelet: %s" % exc)
 
 
 def rewrite_kubelet_config(data):
-    """Back up /var/lib/kubelet/config.yaml and rewrite it from the cluster's kubelet configuration."""
+    """Back up /var/lib/kubelet/config.yaml and rewrite it from the cluster's kubelet configuration; move the
+    CRI socket into instance-config.yaml (NodeLocalCRISocket) and strip the flags kubeadm no longer writes."""
+    host, release = data.host, data.ctx.release
+    local_socket = release.gate("NodeLocalCRISocket", data.cluster.get("featureGates"))
+    stripped = (("container-runtime-endpoint",) if local_socket else ()) + \
+        (("pod-infra-container-image",) if release.minor == 35 else ())  # only 1.35 cleans it up
+    if local_socket and not host.exists(kubeletconfig.INSTANCE_CONFIG_PATH):
+        host.write(kubeletconfig.INSTANCE_CONFIG_PATH, kubeletconfig.instance_config(data.cri_socket), 0o644)
+    if stripped and host.exists(kubeletconfig.FLAGS_PATH):
+        text = host.read_text(kubeletconfig.FLAGS_PATH)
+        host.write(kubeletconfig.FLAGS_PATH, kubeletconfig.flags_without(text, stripped), 0o644)
     if data.kubelet_document is None:
         return
     backup = data.host.make_temp_dir(TMP_DIR, "kubeadm-kubelet-config")
     if data.host.exists(kubeletconfig.CONFIG_PATH):
         data.host.write(backup + "/config.yaml", data.host.read(kubeletconfig.CONFIG_PATH), 0o644)
     data.ctx.out('[upgrade] Backing up kubelet config file to %s/config.yaml' % backup)
-    data.host.write(kubeletconfig.CONFIG_PATH, kubeletconfig.render(data.kubelet_document), 0o644)
+    document = data.kubelet_document
+    if local_socket:
+        document = dict(document, containerRuntimeEndpoint=kubeletconfig.cri_endpoint(data.cri_socket))
+    data.host.write(kubeletconfig.CONFIG_PATH, kubeletconfig.render(document), 0o644)
     data.ctx.out('[kubelet-start] Writing kubelet configuration to file "%s"' % kubeletconfig.CONFIG_PATH)
 
 
@@ -504,7 +544,7 @@ def _post_upgrade(data):
     ctx = data.ctx
     ctx.out('[upload-config] Storing the configuration used in ConfigMap "kubeadm-config" in the "kube-system" '
             'Namespace')
-    data.client.apply(clusterobjects.upload_kubeadm_config(config.stored_cluster_document(data.cluster, ctx.release)))
+    data.client.apply(clusterobjects.upload_kubeadm_config(config.stored_cluster_document(data.cluster)))
     if data.kubelet_document is not None:
         ctx.out('[kubelet] Creating a ConfigMap "kubelet-config" in namespace kube-system with the configuration for '
                 'the kubelets in the cluster')
@@ -516,22 +556,11 @@ def _post_upgrade(data):
             if not (o[1] == "configmaps" and o[3]["metadata"]["name"] == "cluster-info")]
     data.client.apply(rbac)
     ctx.out("[bootstrap-token] Configured RBAC rules to allow Node Bootstrap tokens to get nodes")
-    data.client.patch_node(data.node_name, clusterobjects.cri_socket_patch(data.cri_socket))
-
-
-def _ensure_super_admin(data):
-    """1.29's ``upgrade apply`` writes super-admin.conf when it is missing."""
-    if data.host.exists(SUPER_ADMIN_CONF):
-        return
-    ca_cert, ca_key = data.files.load_ca("ca")
-    if ca_key is None:
-        return
-    spec = next(s for s in certplan.kubeconfigs(data.cluster, data.node_name, data.advertise_address, data.bind_port,
-                                                with_super_admin=True, with_kubelet=False)
-                if s.name == "super-admin.conf")
-    data.files.write_kubeconfig(spec, data.cluster["clusterName"], ca_cert, ca_key)
-    ctx = data.ctx
-    ctx.out('[upgrade] Writing "super-admin.conf" kubeconfig file')
+    if ctx.release.binds_apiserver_kubelet_client:
+        data.client.apply(clusterobjects.apiserver_kubelet_client_binding())
+    local_socket = ctx.release.gate("NodeLocalCRISocket", data.cluster.get("featureGates"))
+    # With NodeLocalCRISocket the annotation goes (a merge patch's null removes it).
+    data.client.patch_node(data.node_name, clusterobjects.cri_socket_patch(None if local_socket else data.cri_socket))
 
 
 # --------------------------------------------------------------------------------------------- commands
@@ -623,8 +652,6 @@ def apply(data, version_arg):
     ctx.out('[upgrade/apply] Upgrading your Static Pod-hosted control plane to version "%s" (timeout: 5m0s)...'
             % target)
     upgrade_control_plane_instance(data, ctx.release, renew, etcd_upgrade)
-    if ctx.release.upgrade_apply_creates_super_admin:
-        _ensure_super_admin(data)
     _post_upgrade(data)
     upgrade_addons(data, target)
     ctx.out("")

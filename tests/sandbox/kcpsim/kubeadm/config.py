@@ -6,9 +6,9 @@ command-line flags combine with them, and how ClusterConfiguration is stored. Pu
 
 The rules (kubeadm-reference.md §6, §1.6, §1.7):
 
-* A file holds YAML documents. ``kubeadm.k8s.io/v1beta3`` is read by 1.29 – 1.31 (deprecated in 1.31, with a
-  warning); ``kubeadm.k8s.io/v1beta4`` only by 1.31 (older releases: "no kind is registered for the
-  version"); v1beta2 and older are refused with advice to migrate. ResetConfiguration and
+* A file holds YAML documents. ``kubeadm.k8s.io/v1beta4`` is read by every release; v1beta3 by 1.33 – 1.36
+  (deprecated, with a warning) and refused by 1.37 with advice to migrate with kubeadm v1.36, as v1beta2 and
+  older are refused with advice to migrate with v1.22 (release.py). ResetConfiguration and
   UpgradeConfiguration exist only in v1beta4. KubeletConfiguration and KubeProxyConfiguration documents are
   passed through; documents of other kinds are ignored with a warning.
 * Decoding is strict about types (a v1beta4 ``extraArgs`` written as a map is a decode error) and lenient
@@ -18,7 +18,8 @@ The rules (kubeadm-reference.md §6, §1.6, §1.7):
 * ``--config`` may not be mixed with flags other than ``--ignore-preflight-errors``, ``--dry-run``,
   ``--kubeconfig``, ``--node-name``, ``--upload-certs``, ``--patches``, ``--v`` and ``--skip-*``.
 * Validation collects every error, each naming its field and the rule broken.
-* ``kubeadm-config`` keeps cluster-wide fields only, as the release's stored version, keys sorted.
+* ``kubeadm-config`` keeps cluster-wide fields only, as v1beta4, keys sorted.
+* A feature gate the release does not know is refused, and so is a locked (GA) gate set against its value.
 """
 
 from __future__ import annotations
@@ -364,11 +365,12 @@ def read_documents(text, release):
             docs.warnings.append("[config] WARNING: Ignored configuration document with GroupVersionKind "
                                  "%s, Kind=%s" % (api_version, kind))
             continue
-        if version in ("v1alpha1", "v1alpha2", "v1alpha3", "v1beta1", "v1beta2"):
+        migrate_with = release.migrate_with(api_version)
+        if migrate_with:
             raise ConfigLoadError(
-                'your configuration file uses an old API spec: "%s" (kind: "%s"). Please use kubeadm v1.22 '
+                'your configuration file uses an old API spec: "%s" (kind: "%s"). Please use kubeadm %s '
                 "instead and run 'kubeadm config migrate --old-config old.yaml --new-config new.yaml', which "
-                "will write the new, similar spec using a newer API version." % (api_version, kind))
+                "will write the new, similar spec using a newer API version." % (api_version, kind, migrate_with))
         if api_version not in release.accepted_config_versions or \
                 (kind in V1BETA4_ONLY_KINDS and api_version != V1BETA4):
             raise ConfigLoadError('no kind "%s" is registered for version "%s" in scheme '
@@ -759,9 +761,13 @@ def validate_cluster(cfg, release, errors):
     if cfg["certificateValidityPeriod"] > cfg["caCertificateValidityPeriod"]:
         errors.append(FieldError("certificateValidityPeriod", durations.render(cfg["certificateValidityPeriod"]),
                                  "must not be longer than caCertificateValidityPeriod"))
-    for gate in sorted(cfg.get("featureGates") or {}):
-        if gate not in release.feature_gates:
+    known = release.feature_gates
+    for gate, value in sorted((cfg.get("featureGates") or {}).items()):
+        if gate not in known:
             errors.append(FieldError("featureGates", gate, "unrecognized feature-gate key: %s" % gate))
+        elif known[gate][1] and bool(value) != known[gate][0]:
+            errors.append(FieldError("featureGates", gate, "cannot set feature gate %s to %s, feature is locked to %s"
+                                     % (gate, str(bool(value)).lower(), str(known[gate][0]).lower())))
     for san in cfg["apiServer"].get("certSANs") or []:
         if not _valid_host(san.lstrip("*.")):
             errors.append(FieldError("apiServer.certSANs", san,
@@ -872,11 +878,10 @@ def validate_join(settings):
 
 # ------------------------------------------------------------------------------ stored ClusterConfiguration
 
-def stored_cluster_document(cluster, release):
-    """The ``ClusterConfiguration`` key of ``kube-system/kubeadm-config`` for ``release`` (YAML text)."""
-    v4 = release.stored_config_version == V1BETA4
+def stored_cluster_document(cluster):
+    """The ``ClusterConfiguration`` key of ``kube-system/kubeadm-config`` (YAML text, v1beta4)."""
     doc = {
-        "apiVersion": release.stored_config_version,
+        "apiVersion": V1BETA4,
         "kind": "ClusterConfiguration",
         "kubernetesVersion": cluster["kubernetesVersion"],
         "clusterName": cluster["clusterName"],
@@ -894,47 +899,33 @@ def stored_cluster_document(cluster, release):
     else:
         local = {k: v for k, v in etcd["local"].items() if v not in (None, "", [], {})}
         if "extraArgs" in local:
-            local["extraArgs"] = _stored_args(local["extraArgs"], v4)
-        if not v4:
-            local.pop("extraEnvs", None)
+            local["extraArgs"] = _stored_args(local["extraArgs"])
         doc["etcd"] = {"local": local}
     for component in ("apiServer", "controllerManager", "scheduler"):
         source = cluster[component]
         out = {}
-        args = list(source.get("extraArgs") or [])
-        if component == "apiServer" and release.stores_authorization_mode and \
-                not any(a["name"] == "authorization-mode" for a in args):
-            args.append({"name": "authorization-mode", "value": "Node,RBAC"})
-        if args:
-            out["extraArgs"] = _stored_args(args, v4)
-        if source.get("extraVolumes"):
-            out["extraVolumes"] = source["extraVolumes"]
-        if v4 and source.get("extraEnvs"):
-            out["extraEnvs"] = source["extraEnvs"]
-        if component == "apiServer":
-            if source.get("certSANs"):
-                out["certSANs"] = list(source["certSANs"])
-            if not v4:
-                out["timeoutForControlPlane"] = durations.render(source.get("timeoutForControlPlane") or 240.0)
+        if source.get("extraArgs"):
+            out["extraArgs"] = _stored_args(source["extraArgs"])
+        for key in ("extraVolumes", "extraEnvs"):
+            if source.get(key):
+                out[key] = source[key]
+        if component == "apiServer" and source.get("certSANs"):
+            out["certSANs"] = list(source["certSANs"])
         doc[component] = out
-    dns = {k: v for k, v in cluster["dns"].items() if v not in (None, "") and (v4 or k != "disabled")}
-    doc["dns"] = dns
-    if v4:
-        doc["proxy"] = {k: v for k, v in cluster.get("proxy", {}).items() if v}
-        doc["encryptionAlgorithm"] = cluster["encryptionAlgorithm"] or "RSA-2048"
-        doc["certificateValidityPeriod"] = durations.render(cluster["certificateValidityPeriod"])
-        doc["caCertificateValidityPeriod"] = durations.render(cluster["caCertificateValidityPeriod"])
+    doc["dns"] = {k: v for k, v in cluster["dns"].items() if v not in (None, "")}
+    doc["proxy"] = {k: v for k, v in cluster.get("proxy", {}).items() if v}
+    doc["encryptionAlgorithm"] = cluster["encryptionAlgorithm"] or "RSA-2048"
+    doc["certificateValidityPeriod"] = durations.render(cluster["certificateValidityPeriod"])
+    doc["caCertificateValidityPeriod"] = durations.render(cluster["caCertificateValidityPeriod"])
     return yaml.safe_dump(doc, sort_keys=True, default_flow_style=False)
 
 
-def _stored_args(args, v4):
-    if v4:
-        return [{"name": a["name"], "value": a["value"]} for a in args]
-    return {a["name"]: a["value"] for a in args}
+def _stored_args(args):
+    return [{"name": a["name"], "value": a["value"]} for a in args]
 
 
 def read_stored_cluster(text, release):
-    """The defaulted ClusterConfiguration from ``kubeadm-config``'s text (v1beta3 or v1beta4 as stored)."""
+    """The defaulted ClusterConfiguration from ``kubeadm-config``'s text (as stored: v1beta4 since 1.31)."""
     docs = read_documents(text, release)
     cluster = docs.get("ClusterConfiguration")
     if cluster is None:

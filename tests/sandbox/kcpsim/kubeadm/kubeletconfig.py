@@ -11,14 +11,19 @@ The rules:
   systemd, ``clusterDNS`` = the tenth service IP, ``clusterDomain`` = dnsDomain, healthz on
   127.0.0.1:10248, ``rotateCertificates``, ``staticPodPath`` /etc/kubernetes/manifests), then every field
   of a user's KubeletConfiguration document on top (maps merged, other values replaced).
-* kubeadm-flags.env is one line ``KUBELET_KUBEADM_ARGS="..."``: ``--container-runtime-endpoint``,
-  ``--pod-infra-container-image``, ``--hostname-override`` when the node name is not the hostname, then
-  nodeRegistration.kubeletExtraArgs (replacing a default of the same name), sorted by name.
+* kubeadm-flags.env is one line ``KUBELET_KUBEADM_ARGS="..."``: ``--container-runtime-endpoint`` (only
+  without NodeLocalCRISocket), ``--pod-infra-container-image`` (up to 1.34), ``--hostname-override`` when the
+  node name is not the hostname, then nodeRegistration.kubeletExtraArgs (replacing a default of the same
+  name), sorted by name.
+* With NodeLocalCRISocket the node's CRI socket is /var/lib/kubelet/instance-config.yaml's
+  ``containerRuntimeEndpoint``, applied to config.yaml as well; an upgrade strips the flag and the Node's
+  ``kubeadm.alpha.kubernetes.io/cri-socket`` annotation (and from 1.35 ``--pod-infra-container-image``).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
 
 import yaml
 
@@ -27,6 +32,7 @@ from kcpsim.kubeadm.manifests import MANIFEST_DIR
 KUBELET_DIR = "/var/lib/kubelet"
 CONFIG_PATH = KUBELET_DIR + "/config.yaml"
 FLAGS_PATH = KUBELET_DIR + "/kubeadm-flags.env"
+INSTANCE_CONFIG_PATH = KUBELET_DIR + "/instance-config.yaml"
 CONFIGMAP_NAME = "kubelet-config"
 CONFIGMAP_KEY = "kubelet"
 
@@ -80,6 +86,29 @@ def render(document):
     return yaml.safe_dump(document, sort_keys=True, default_flow_style=False)
 
 
+def instance_config(cri_socket):
+    """instance-config.yaml (NodeLocalCRISocket): the node's own KubeletConfiguration field, its CRI socket."""
+    return render({"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration",
+                   "containerRuntimeEndpoint": cri_endpoint(cri_socket)})
+
+
+def flags_without(text, names):
+    """kubeadm-flags.env's ``text`` with the flags ``names`` taken out (what an upgrade strips)."""
+    match = re.match(r'^KUBELET_KUBEADM_ARGS="(.*)"\s*$', text.strip())
+    if not match:
+        return text
+    kept = [word for word in match.group(1).split() if word.lstrip("-").split("=", 1)[0] not in names]
+    return 'KUBELET_KUBEADM_ARGS="%s"\n' % " ".join(kept)
+
+
+def flag_value(text, name):
+    """The value of ``--name`` in kubeadm-flags.env's ``text``, or None."""
+    for word in text.replace('"', " ").split():
+        if word.startswith("--%s=" % name):
+            return word.split("=", 1)[1]
+    return None
+
+
 def parse(text):
     """The KubeletConfiguration dict of a config.yaml / ConfigMap value (ValueError when it is not one)."""
     try:
@@ -91,13 +120,19 @@ def parse(text):
     return doc
 
 
-def flags_env(node_registration, hostname, pause_image):
-    """The content of kubeadm-flags.env."""
-    defaults = {
-        "container-runtime-endpoint": node_registration["criSocket"]
-        if node_registration["criSocket"].startswith("unix://") else "unix://" + node_registration["criSocket"],
-        "pod-infra-container-image": pause_image,
-    }
+def cri_endpoint(cri_socket):
+    return cri_socket if cri_socket.startswith("unix://") else "unix://" + cri_socket
+
+
+def flags_env(node_registration, hostname, pause_image, cri_socket_in_flags):
+    """The content of kubeadm-flags.env: ``--container-runtime-endpoint`` unless the socket lives in
+    instance-config.yaml (NodeLocalCRISocket), ``--pod-infra-container-image`` unless ``pause_image`` is None
+    (1.35+)."""
+    defaults = {}
+    if cri_socket_in_flags:
+        defaults["container-runtime-endpoint"] = cri_endpoint(node_registration["criSocket"])
+    if pause_image:
+        defaults["pod-infra-container-image"] = pause_image
     if node_registration["name"] != hostname.lower():
         defaults["hostname-override"] = node_registration["name"]
     extra = node_registration.get("kubeletExtraArgs") or []

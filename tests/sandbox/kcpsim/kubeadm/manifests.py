@@ -12,14 +12,18 @@ The rules:
 * ``command`` is the component's name followed by its flags as ``--name=value``, sorted by name; a user's
   ``extraArgs`` replaces a default of the same name and may repeat a name (v1beta4).
 * Probes: liveness delay 10 s / timeout 15 s / period 10 s / 8 failures; readiness 0 / 15 / 1 / 3;
-  startup 10 / 15 / 10 / 24 failures.
+  startup 10 / 15 / 10 / 24 failures. From 1.34 every probe names its port ``probe-port`` and the container
+  declares that port (``ports: [{containerPort, name: probe-port, protocol: TCP}]``); before, the number.
 * etcd: annotation ``kubeadm.kubernetes.io/etcd.advertise-client-urls``; an ``init`` names only itself in
   ``--initial-cluster`` and leaves out ``--initial-cluster-state``; a join lists every member and adds
-  ``--initial-cluster-state=existing``. Probes on 127.0.0.1:2381: up to 1.30 ``/health?...``, from 1.31
-  ``/livez`` / ``/readyz``.
+  ``--initial-cluster-state=existing``. Probes on 127.0.0.1:2381: liveness ``/livez``, readiness and startup
+  ``/readyz``. Corruption check and watch progress: ``--experimental-initial-corrupt-check=true`` and
+  ``--experimental-watch-progress-notify-interval=5s`` for etcd 3.5, ``--feature-gates=InitialCorruptCheck=true``
+  and ``--watch-progress-notify-interval=5s`` for etcd 3.6+ (release.py says when).
 * kube-apiserver: annotation ``kubeadm.kubernetes.io/kube-apiserver.advertise-address.endpoint``, probes
   HTTPS on the advertise address and bind port (live ``/livez``, ready ``/readyz``, startup ``/livez``).
-* kube-controller-manager / kube-scheduler: ``/healthz`` over HTTPS on 127.0.0.1:10257 / 10259.
+* kube-controller-manager: liveness and startup ``/healthz`` over HTTPS on 127.0.0.1:10257; kube-scheduler:
+  liveness and startup ``/livez``, readiness ``/readyz`` on 127.0.0.1:10259.
 """
 
 from __future__ import annotations
@@ -94,6 +98,20 @@ _CA_VOLUMES = (
 )
 
 
+PROBE_PORT_NAME = "probe-port"
+
+
+def _probes(release, port, probes):
+    """``probes`` ({kind: probe}) with their port named as ``release`` names it, and the container's ``ports``."""
+    if not release.probes_use_named_port:
+        return dict(probes)
+    out = {}
+    for kind, probe in probes.items():
+        out[kind] = dict(probe, httpGet=dict(probe["httpGet"], port=PROBE_PORT_NAME))
+    out["ports"] = [{"containerPort": port, "name": PROBE_PORT_NAME, "protocol": "TCP"}]
+    return out
+
+
 def _pod(component, image, pull_policy, command, probes, resources, volumes, annotations, extra_envs):
     """A static pod; ``volumes`` = [(name, hostPath, mountPath, type, readOnly)]."""
     container = {
@@ -164,31 +182,29 @@ def etcd_pod(cluster, release, node_name, advertise_address, pull_policy, initia
         "peer-trusted-ca-file": pki + "/etcd/ca.crt",
         "peer-client-cert-auth": "true",
         "snapshot-count": "10000",
-        "experimental-initial-corrupt-check": "true",
-        "experimental-watch-progress-notify-interval": "5s",
     }
+    image = images.etcd_image(cluster, release)
+    if release.etcd_uses_36_flags(image.rpartition(":")[2]):
+        defaults.update({"feature-gates": "InitialCorruptCheck=true", "watch-progress-notify-interval": "5s"})
+    else:
+        defaults.update({"experimental-initial-corrupt-check": "true",
+                         "experimental-watch-progress-notify-interval": "5s"})
     if initial_cluster is None:
         defaults["initial-cluster"] = "%s=%s" % (node_name, peer_url)
     else:
         defaults["initial-cluster"] = ",".join("%s=%s" % pair for pair in initial_cluster)
         defaults["initial-cluster-state"] = "existing"
     probe_host = loopback.strip("[]")
-    if release.etcd_probes_use_readyz:
-        probes = {
-            "livenessProbe": _liveness(probe_host, "/livez", 2381, "HTTP"),
-            "readinessProbe": _readiness(probe_host, "/readyz", 2381, "HTTP"),
-            "startupProbe": _startup(probe_host, "/readyz", 2381, "HTTP"),
-        }
-    else:
-        probes = {
-            "livenessProbe": _liveness(probe_host, "/health?exclude=NOSPACE&serializable=true", 2381, "HTTP"),
-            "startupProbe": _startup(probe_host, "/health?serializable=false", 2381, "HTTP"),
-        }
+    probes = _probes(release, 2381, {
+        "livenessProbe": _liveness(probe_host, "/livez", 2381, "HTTP"),
+        "readinessProbe": _readiness(probe_host, "/readyz", 2381, "HTTP"),
+        "startupProbe": _startup(probe_host, "/readyz", 2381, "HTTP"),
+    })
     volumes = [
         ("etcd-data", local["dataDir"], local["dataDir"], "DirectoryOrCreate", False),
         ("etcd-certs", pki + "/etcd", pki + "/etcd", "DirectoryOrCreate", False),
     ]
-    return _pod("etcd", images.etcd_image(cluster, release), pull_policy,
+    return _pod("etcd", image, pull_policy,
                 build_command("etcd", defaults, local.get("extraArgs") or []), probes,
                 {"cpu": "100m", "memory": "100Mi"}, volumes, {ETCD_ENDPOINT_ANNOTATION: client_url},
                 local.get("extraEnvs"))
@@ -232,11 +248,11 @@ def apiserver_pod(cluster, release, advertise_address, bind_port, pull_policy):
         defaults["etcd-cafile"] = pki + "/etcd/ca.crt"
         defaults["etcd-certfile"] = pki + "/apiserver-etcd-client.crt"
         defaults["etcd-keyfile"] = pki + "/apiserver-etcd-client.key"
-    probes = {
+    probes = _probes(release, bind_port, {
         "livenessProbe": _liveness(advertise_address, "/livez", bind_port, "HTTPS"),
         "readinessProbe": _readiness(advertise_address, "/readyz", bind_port, "HTTPS"),
         "startupProbe": _startup(advertise_address, "/livez", bind_port, "HTTPS"),
-    }
+    })
     volumes = [(name, path, path, "DirectoryOrCreate", True) for name, path in _CA_VOLUMES]
     volumes.append(("k8s-certs", pki, pki, "DirectoryOrCreate", True))
     return _component_pod(cluster, "kube-apiserver", "apiServer", pull_policy, defaults, probes, "250m", volumes,
@@ -264,15 +280,7 @@ def _controller_flags(kubeconfig):
     }
 
 
-def _controller_probes(port):
-    """Liveness and startup probes on a controller's HTTPS /healthz on 127.0.0.1 (kubeadm gives no readiness probe)."""
-    return {
-        "livenessProbe": _liveness("127.0.0.1", "/healthz", port, "HTTPS"),
-        "startupProbe": _startup("127.0.0.1", "/healthz", port, "HTTPS"),
-    }
-
-
-def controller_manager_pod(cluster, pull_policy):
+def controller_manager_pod(cluster, release, pull_policy):
     pki = cluster["certificatesDir"]
     kubeconfig = posixpath.join(KUBERNETES_DIR, "controller-manager.conf")
     defaults = _controller_flags(kubeconfig)
@@ -293,22 +301,31 @@ def controller_manager_pod(cluster, pull_policy):
         defaults["cluster-cidr"] = net["podSubnet"]
         if net.get("serviceSubnet"):
             defaults["service-cluster-ip-range"] = net["serviceSubnet"]
-    probes = _controller_probes(10257)
+    # kube-controller-manager has no readiness probe and stays on /healthz "until it supports /livez".
+    probes = _probes(release, 10257, {
+        "livenessProbe": _liveness("127.0.0.1", "/healthz", 10257, "HTTPS"),
+        "startupProbe": _startup("127.0.0.1", "/healthz", 10257, "HTTPS"),
+    })
     volumes = [(name, path, path, "DirectoryOrCreate", True) for name, path in _CA_VOLUMES]
     volumes += [
         ("k8s-certs", pki, pki, "DirectoryOrCreate", True),
         ("kubeconfig", kubeconfig, kubeconfig, "FileOrCreate", True),
-        ("flexvolume-dir", "/usr/libexec/kubernetes/kubelet-plugins/volume/exec",
-         "/usr/libexec/kubernetes/kubelet-plugins/volume/exec", "DirectoryOrCreate", False),
     ]
+    if release.minor < 36:  # 1.36 stopped mounting the flex-volume directory
+        volumes.append(("flexvolume-dir", "/usr/libexec/kubernetes/kubelet-plugins/volume/exec",
+                        "/usr/libexec/kubernetes/kubelet-plugins/volume/exec", "DirectoryOrCreate", False))
     return _component_pod(cluster, "kube-controller-manager", "controllerManager", pull_policy, defaults, probes,
                           "200m", volumes)
 
 
-def scheduler_pod(cluster, pull_policy):
+def scheduler_pod(cluster, release, pull_policy):
     kubeconfig = posixpath.join(KUBERNETES_DIR, "scheduler.conf")
     defaults = _controller_flags(kubeconfig)
-    probes = _controller_probes(10259)
+    probes = _probes(release, 10259, {
+        "livenessProbe": _liveness("127.0.0.1", "/livez", 10259, "HTTPS"),
+        "readinessProbe": _readiness("127.0.0.1", "/readyz", 10259, "HTTPS"),
+        "startupProbe": _startup("127.0.0.1", "/livez", 10259, "HTTPS"),
+    })
     volumes = [("kubeconfig", kubeconfig, kubeconfig, "FileOrCreate", True)]
     return _component_pod(cluster, "kube-scheduler", "scheduler", pull_policy, defaults, probes, "100m", volumes)
 
@@ -317,8 +334,8 @@ def control_plane_pods(cluster, release, advertise_address, bind_port, pull_poli
     """``{component: pod}`` for kube-apiserver, kube-controller-manager and kube-scheduler."""
     return {
         "kube-apiserver": apiserver_pod(cluster, release, advertise_address, bind_port, pull_policy),
-        "kube-controller-manager": controller_manager_pod(cluster, pull_policy),
-        "kube-scheduler": scheduler_pod(cluster, pull_policy),
+        "kube-controller-manager": controller_manager_pod(cluster, release, pull_policy),
+        "kube-scheduler": scheduler_pod(cluster, release, pull_policy),
     }
 
 

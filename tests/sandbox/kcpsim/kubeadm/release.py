@@ -1,23 +1,27 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What one kubeadm release does differently from the others (kubeadm-reference.md §0). Pure, no I/O.
+"""What one kubeadm release does differently from the others (kubeadm-reference-1.32-plus.md §0.1). Pure, no I/O.
 
-The rule, minor by minor:
+The rule, minor by minor (1.33 – 1.37):
 
-* configuration APIs: 1.29 and 1.30 read ``kubeadm.k8s.io/v1beta3`` only; 1.31 reads v1beta3 (deprecated,
-  with a warning) and v1beta4; v1beta2 and older are refused by all three;
-* ``kubeadm-config`` is stored as v1beta3 up to 1.30 and as v1beta4 from 1.31;
-* ``super-admin.conf`` is written by ``init``; only 1.29's ``upgrade apply`` also creates it when missing;
-* EtcdLearnerMode is on (beta) in 1.29 – 1.31: a joining stacked member is added as a learner, unless the
-  ClusterConfiguration's ``featureGates`` turn it off; each release knows its own set of kubeadm gates;
-* etcd probes: up to 1.30 liveness ``/health?exclude=NOSPACE&serializable=true`` and startup
-  ``/health?serializable=false``; from 1.31 liveness ``/livez``, readiness and startup ``/readyz``;
-* ``certs check-expiration -o json|yaml`` exists from 1.30;
-* 1.29 stores ``apiServer.extraArgs.authorization-mode: Node,RBAC`` in the ClusterConfiguration;
-* images: the x.0 releases target etcd 3.5.10-0 / 3.5.12-0 / 3.5.15-0 and CoreDNS v1.11.1 / v1.11.1 /
-  v1.11.3; later 1.29 and 1.30 patches target etcd 3.5.15-0 and CoreDNS v1.11.3 (the patch where each
-  moved is an approximation: 1.29.8 and 1.30.4); pause is 3.9 up to 1.30 and 3.10 from 1.31.
+* configuration APIs: v1beta3 (deprecated, with a warning) and v1beta4 up to 1.36; 1.37 reads v1beta4 only and
+  refuses v1beta3 as an old API spec to migrate with kubeadm v1.36; ``kubeadm-config`` is stored as v1beta4;
+* kubeadm's feature gates (a GA gate is locked to true, a removed gate is unknown):
+  WaitForAllControlPlaneComponents beta (on) in 1.33, GA in 1.34, removed (always on) from 1.35;
+  ControlPlaneKubeletLocalMode beta (on) in 1.33 – 1.34, GA in 1.35, removed from 1.36;
+  NodeLocalCRISocket alpha (off) in 1.33, beta (on) in 1.34 – 1.35, GA in 1.36, removed from 1.37;
+  PublicKeysECDSA deprecated (off) up to 1.36, removed in 1.37; RootlessControlPlane alpha (off) throughout;
+* static pod probes use the named port ``probe-port`` from 1.34; etcd gets etcd 3.6's flag names when its image
+  is 3.6 or newer, and always from 1.36;
+* ``kubeadm-flags.env`` carries ``--pod-infra-container-image`` up to 1.34;
+* the API server reaches kubelets through ClusterRoleBinding ``kubeadm:apiserver-kubelet-client`` (its client
+  certificate without ``O=kubeadm:cluster-admins``) from the May 2026 patches: 1.35.5, 1.36.1 and all of 1.37;
+* the upgrade health-check Job has 15 s up to 1.35 and 1 min from 1.36; from 1.37 the etcd health check of
+  ``join`` and ``upgrade`` needs a quorum of healthy voters, not every member;
+* images: etcd 3.5.24-0 / 3.6.5-0 / 3.6.6-0 / 3.6.8-0 / 3.7.0-0 for 1.33 – 1.37 (the tag of the bundled patch of
+  each minor); CoreDNS v1.12.0 / v1.12.1 / v1.13.1 / v1.14.2, and v1.14.4 for 1.37.0, v1.14.6 from 1.37.1;
+  pause 3.10 (1.33), 3.10.1 (1.34, 1.35), 3.10.2 (1.36, 1.37).
 """
 
 from __future__ import annotations
@@ -30,13 +34,29 @@ V1BETA4 = "kubeadm.k8s.io/v1beta4"
 
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$")
 
-# minor -> (first patch on the 3.5.15-0 / v1.11.3 line, etcd tag before it, CoreDNS tag before it)
-_IMAGE_LINES = {
-    29: (8, "3.5.10-0", "v1.11.1"),
-    30: (4, "3.5.12-0", "v1.11.1"),
-    31: (0, "3.5.15-0", "v1.11.3"),
+# minor -> (etcd tag, pause tag, [(first patch, CoreDNS tag)] newest last)
+_IMAGES = {
+    33: ("3.5.24-0", "3.10", [(0, "v1.12.0")]),
+    34: ("3.6.5-0", "3.10.1", [(0, "v1.12.1")]),
+    35: ("3.6.6-0", "3.10.1", [(0, "v1.13.1")]),
+    36: ("3.6.8-0", "3.10.2", [(0, "v1.14.2")]),
+    37: ("3.7.0-0", "3.10.2", [(0, "v1.14.4"), (1, "v1.14.6")]),
 }
-SUPPORTED_MINORS = tuple(sorted(_IMAGE_LINES))
+SUPPORTED_MINORS = tuple(sorted(_IMAGES))
+
+# gate -> {minor: (default, locked)}; a minor that is not listed does not know the gate.
+_GATES = {
+    "WaitForAllControlPlaneComponents": {33: (True, False), 34: (True, True)},
+    "ControlPlaneKubeletLocalMode": {33: (True, False), 34: (True, False), 35: (True, True)},
+    "NodeLocalCRISocket": {33: (False, False), 34: (True, False), 35: (True, False), 36: (True, True)},
+    "PublicKeysECDSA": {33: (False, False), 34: (False, False), 35: (False, False), 36: (False, False)},
+    "RootlessControlPlane": {minor: (False, False) for minor in SUPPORTED_MINORS},
+}
+# The gate's behaviour once it is removed (kubeadm removes a GA gate one release after it locked it).
+_REMOVED_GATE_VALUE = {"WaitForAllControlPlaneComponents": True, "ControlPlaneKubeletLocalMode": True,
+                       "NodeLocalCRISocket": True, "PublicKeysECDSA": False}
+# minor -> first patch with the apiserver-kubelet-client ClusterRoleBinding (the May 2026 patches).
+_APISERVER_KUBELET_CLIENT_BINDING = {35: 5, 36: 1, 37: 0}
 
 
 @dataclass(frozen=True, order=True)
@@ -76,8 +96,9 @@ class Release:
     @classmethod
     def of(cls, text):
         version = parse_version(text)
-        if version.major != 1 or version.minor not in _IMAGE_LINES:
-            raise ValueError("the kubeadm emulation covers v1.29 - v1.31, not %s" % version)
+        if version.major != 1 or version.minor not in _IMAGES:
+            raise ValueError("the kubeadm emulation covers v1.%d - v1.%d, not %s"
+                             % (SUPPORTED_MINORS[0], SUPPORTED_MINORS[-1], version))
         return cls(version)
 
     @property
@@ -86,81 +107,76 @@ class Release:
 
     @property
     def accepted_config_versions(self):
-        return (V1BETA3, V1BETA4) if self.minor >= 31 else (V1BETA3,)
+        return (V1BETA4,) if self.minor >= 37 else (V1BETA3, V1BETA4)
 
     @property
     def deprecated_config_versions(self):
-        return (V1BETA3,) if self.minor >= 31 else ()
+        return () if self.minor >= 37 else (V1BETA3,)
 
-    @property
-    def stored_config_version(self):
-        return V1BETA4 if self.minor >= 31 else V1BETA3
-
-    @property
-    def upgrade_apply_creates_super_admin(self):
-        return self.minor == 29
+    def migrate_with(self, api_version):
+        """The kubeadm release to migrate a refused old ``api_version`` with, or "" if it is not an old one."""
+        group, version = api_version.partition("/")[::2]
+        if group != "kubeadm.k8s.io":
+            return ""
+        if version in ("v1alpha1", "v1alpha2", "v1alpha3", "v1beta1", "v1beta2"):
+            return "v1.22"
+        return "v1.36" if version == "v1beta3" and self.minor >= 37 else ""
 
     @property
     def feature_gates(self):
-        """kubeadm's own feature gates this release knows, with their defaults."""
-        gates = {"PublicKeysECDSA": False, "RootlessControlPlane": False, "EtcdLearnerMode": True}
-        if self.minor <= 30:
-            gates["UpgradeAddonsBeforeControlPlane"] = False
-        if self.minor >= 30:
-            gates["WaitForAllControlPlaneComponents"] = False
-        if self.minor >= 31:
-            gates["ControlPlaneKubeletLocalMode"] = False
-        return gates
+        """kubeadm's own feature gates this release knows: ``{name: (default, locked)}``."""
+        return {name: by_minor[self.minor] for name, by_minor in _GATES.items() if self.minor in by_minor}
 
-    def etcd_learner_mode(self, gates=None):
-        """Whether a joining stacked etcd member starts as a learner (EtcdLearnerMode, on by default)."""
-        return bool(dict(self.feature_gates, **(gates or {}))["EtcdLearnerMode"])
+    def gate(self, name, gates=None):
+        """Whether gate ``name`` is on, given the ClusterConfiguration's ``featureGates``."""
+        known = self.feature_gates
+        if name not in known:
+            return _REMOVED_GATE_VALUE.get(name, False)
+        default, locked = known[name]
+        return default if locked else bool((gates or {}).get(name, default))
 
     @property
-    def etcd_probes_use_readyz(self):
-        return self.minor >= 31
+    def probes_use_named_port(self):
+        return self.minor >= 34
+
+    def etcd_uses_36_flags(self, etcd_tag):
+        """Whether the etcd manifest carries etcd 3.6's flag names (1.34+ for a 3.6+ image, always from 1.36)."""
+        if self.minor >= 36:
+            return True
+        numbers = tuple(int(p) for p in re.findall(r"\d+", etcd_tag)[:2]) or (0, 0)
+        return self.minor >= 34 and numbers >= (3, 6)
 
     @property
-    def check_expiration_structured_output(self):
-        return self.minor >= 30
+    def writes_pod_infra_container_image(self):
+        return self.minor <= 34
 
     @property
-    def stores_authorization_mode(self):
-        return self.minor == 29
+    def binds_apiserver_kubelet_client(self):
+        first = _APISERVER_KUBELET_CLIENT_BINDING.get(self.minor)
+        return first is not None and self.version.patch >= first
 
     @property
-    def has_reset_and_upgrade_configuration(self):
-        return self.minor >= 31
+    def health_job_timeout(self):
+        return 60.0 if self.minor >= 36 else 15.0
 
-    @property
-    def has_join_update_status_phase(self):
-        return self.minor <= 30
-
-    @property
-    def renews_etcd_certs_with_apiserver(self):
-        return self.minor >= 31
-
-    @property
-    def logs_api_check(self):
-        return self.minor >= 30
-
-    @property
-    def kubelet_finalize_phase(self):
-        return "enable-client-cert-rotation" if self.minor >= 31 else "experimental-cert-rotation"
+    def etcd_unhealthy(self, endpoints, unanswered):
+        """Whether join's check-etcd and upgrade refuse: up to 1.36 when any member does not answer, from 1.37
+        only when the answering members are no quorum of ``endpoints``."""
+        if self.minor >= 37:
+            return len(endpoints) - len(unanswered) < len(endpoints) // 2 + 1
+        return bool(unanswered)
 
     @property
     def etcd_image_tag(self):
-        first_new, old_tag = _IMAGE_LINES[self.minor][:2]
-        return "3.5.15-0" if self.version.patch >= first_new else old_tag
+        return _IMAGES[self.minor][0]
 
     @property
     def coredns_image_tag(self):
-        first_new, old_tag = _IMAGE_LINES[self.minor][::2]
-        return "v1.11.3" if self.version.patch >= first_new else old_tag
+        return [tag for first, tag in _IMAGES[self.minor][2] if self.version.patch >= first][-1]
 
     @property
     def pause_image_tag(self):
-        return "3.10" if self.minor >= 31 else "3.9"
+        return _IMAGES[self.minor][1]
 
     @property
     def oldest_control_plane(self):
@@ -169,5 +185,5 @@ class Release:
 
     @property
     def kubelet_skew_minors(self):
-        """Kubelets may lag the control plane by up to three minors (1.29+)."""
+        """Kubelets may lag the control plane by up to three minors."""
         return 3

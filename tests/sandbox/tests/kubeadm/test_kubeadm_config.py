@@ -9,7 +9,7 @@ import yaml
 from kcpsim.kubeadm import config
 from kcpsim.kubeadm.release import Release
 
-R129, R130, R131 = Release.of("v1.29.10"), Release.of("v1.30.6"), Release.of("v1.31.2")
+R135, R136, R137 = Release.of("v1.35.9"), Release.of("v1.36.4"), Release.of("v1.37.1")
 
 
 def doc(api_version, kind, **fields):
@@ -21,29 +21,31 @@ V4 = "kubeadm.k8s.io/v1beta4"
 
 
 @pytest.mark.parametrize("release, text, accepted, fragment", [
-    (R129, doc(V3, "InitConfiguration"), True, ""),
-    (R130, doc(V3, "ClusterConfiguration"), True, ""),
-    (R131, doc(V3, "ClusterConfiguration"), True, ""),
-    (R131, doc(V4, "ClusterConfiguration"), True, ""),
-    (R130, doc(V4, "InitConfiguration"), False, 'no kind "InitConfiguration" is registered for version'),
-    (R129, doc(V4, "JoinConfiguration"), False, 'is registered for version "kubeadm.k8s.io/v1beta4"'),
-    (R131, doc("kubeadm.k8s.io/v1beta2", "InitConfiguration"), False, "uses an old API spec"),
-    (R131, doc(V3, "ResetConfiguration"), False, 'no kind "ResetConfiguration" is registered'),
-    (R130, doc(V4, "UpgradeConfiguration"), False, 'no kind "UpgradeConfiguration" is registered'),
-    (R131, doc(V4, "UpgradeConfiguration"), True, ""),
-    (R131, doc(V4, "InitConfiguration") + "---\n" + doc(V4, "InitConfiguration"), False, "specified twice"),
-    (R131, "kind: InitConfiguration\n", False, "kind and apiVersion are mandatory"),
+    (R135, doc(V3, "InitConfiguration"), True, ""),
+    (R136, doc(V3, "ClusterConfiguration"), True, ""),
+    (R137, doc(V3, "ClusterConfiguration"), False,
+     'your configuration file uses an old API spec: "kubeadm.k8s.io/v1beta3" \\(kind: "ClusterConfiguration"\\). '
+     "Please use kubeadm v1.36 instead and run 'kubeadm config migrate --old-config old.yaml --new-config "
+     "new.yaml', which will write the new, similar spec using a newer API version."),
+    (R137, doc(V4, "ClusterConfiguration"), True, ""),
+    (R135, doc(V4, "JoinConfiguration"), True, ""),
+    (R137, doc("kubeadm.k8s.io/v1beta2", "InitConfiguration"), False,
+     'old API spec: "kubeadm.k8s.io/v1beta2" \\(kind: "InitConfiguration"\\). Please use kubeadm v1.22 instead'),
+    (R136, doc(V3, "ResetConfiguration"), False, 'no kind "ResetConfiguration" is registered'),
+    (R136, doc(V3, "UpgradeConfiguration"), False, 'no kind "UpgradeConfiguration" is registered'),
+    (R137, doc(V4, "UpgradeConfiguration"), True, ""),
+    (R137, doc(V4, "InitConfiguration") + "---\n" + doc(V4, "InitConfiguration"), False, "specified twice"),
+    (R137, "kind: InitConfiguration\n", False, "kind and apiVersion are mandatory"),
 ], ids=[
-    "1.29 reads v1beta3",
-    "1.30 reads v1beta3",
-    "1.31 still reads v1beta3",
-    "1.31 reads v1beta4",
-    "1.30 does not know v1beta4",
-    "1.29 does not know v1beta4",
-    "v1beta2 is refused with advice to migrate",
+    "1.35 reads v1beta3",
+    "1.36 still reads v1beta3",
+    "1.37 refuses v1beta3 with advice to migrate with kubeadm v1.36",
+    "1.37 reads v1beta4",
+    "1.35 reads v1beta4",
+    "v1beta2 is refused with advice to migrate with kubeadm v1.22",
     "ResetConfiguration exists only in v1beta4",
-    "UpgradeConfiguration is unknown before 1.31",
-    "1.31 reads UpgradeConfiguration",
+    "UpgradeConfiguration exists only in v1beta4",
+    "1.37 reads UpgradeConfiguration",
     "the same kind twice is refused",
     "a document without apiVersion is refused",
 ])
@@ -55,16 +57,16 @@ def test_which_documents_a_release_reads(release, text, accepted, fragment):
             config.read_documents(text, release)
 
 
-def test_v1beta3_is_deprecated_in_1_31_with_a_warning():
-    docs = config.read_documents(doc(V3, "ClusterConfiguration"), R131)
+def test_v1beta3_is_deprecated_up_to_1_36_with_a_warning():
+    docs = config.read_documents(doc(V3, "ClusterConfiguration"), R136)
     assert any("deprecated" in w for w in docs.warnings)
-    assert not config.read_documents(doc(V3, "ClusterConfiguration"), R130).warnings
+    assert not config.read_documents(doc(V4, "ClusterConfiguration"), R136).warnings
 
 
 @pytest.mark.parametrize("release, text, expected", [
-    (R130, doc(V3, "ClusterConfiguration", apiServer={"extraArgs": {"v": "2", "audit-log-path": "/a"}}),
+    (R136, doc(V3, "ClusterConfiguration", apiServer={"extraArgs": {"v": "2", "audit-log-path": "/a"}}),
      [{"name": "audit-log-path", "value": "/a"}, {"name": "v", "value": "2"}]),
-    (R131, doc(V4, "ClusterConfiguration", apiServer={"extraArgs": [{"name": "v", "value": "2"},
+    (R137, doc(V4, "ClusterConfiguration", apiServer={"extraArgs": [{"name": "v", "value": "2"},
                                                                     {"name": "v", "value": "3"}]}),
      [{"name": "v", "value": "2"}, {"name": "v", "value": "3"}]),
 ], ids=["v1beta3 extraArgs is a map, read into a sorted list",
@@ -85,13 +87,13 @@ def test_extra_args_become_lists(release, text, expected):
         "a string where a list belongs is a decode error"])
 def test_type_errors_are_decode_errors(text, fragment):
     with pytest.raises(config.ConfigLoadError, match=fragment):
-        config.read_documents(text, R131)
+        config.read_documents(text, R137)
 
 
 def test_unknown_fields_and_kinds_only_warn():
     text = doc(V3, "ClusterConfiguration", bogus=1, apiServer={"timeoutForControlPlane": "4m0s", "nope": "x"})
     text += "---\n" + doc("example.com/v1", "Whatever")
-    docs = config.read_documents(text, R130)
+    docs = config.read_documents(text, R136)
     assert 'strict decoding error: unknown field "bogus"' in docs.warnings
     assert 'strict decoding error: unknown field "apiServer.nope"' in docs.warnings
     assert any("Ignored configuration document" in w and "Whatever" in w for w in docs.warnings)
@@ -99,18 +101,18 @@ def test_unknown_fields_and_kinds_only_warn():
 
 
 def test_a_v1beta3_only_field_is_unknown_in_v1beta4():
-    docs = config.read_documents(doc(V4, "ClusterConfiguration", apiServer={"timeoutForControlPlane": "4m"}), R131)
+    docs = config.read_documents(doc(V4, "ClusterConfiguration", apiServer={"timeoutForControlPlane": "4m"}), R137)
     assert 'strict decoding error: unknown field "apiServer.timeoutForControlPlane"' in docs.warnings
 
 
 def test_kubelet_and_kube_proxy_documents_are_kept_as_written():
     text = doc(V3, "ClusterConfiguration") + "---\n" + yaml.safe_dump(
         {"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration", "maxPods": 10})
-    docs = config.read_documents(text, R130)
+    docs = config.read_documents(text, R136)
     assert docs.kubelet["maxPods"] == 10
 
 
-def _init(flags, text="", release=R130):
+def _init(flags, text="", release=R136):
     docs = config.read_documents(text, release) if text else None
     return config.init_settings(docs, flags, release.version, "CP-1", "10.0.0.11")
 
@@ -118,7 +120,7 @@ def _init(flags, text="", release=R130):
 def test_init_defaults():
     settings = _init({})
     cluster, init = settings.cluster, settings.init
-    assert cluster["kubernetesVersion"] == "v1.30.6"
+    assert cluster["kubernetesVersion"] == "v1.36.4"
     assert cluster["networking"] == {"serviceSubnet": "10.96.0.0/12", "dnsDomain": "cluster.local", "podSubnet": ""}
     assert cluster["etcd"]["local"]["dataDir"] == "/var/lib/etcd"
     assert init["nodeRegistration"]["name"] == "cp-1"
@@ -145,11 +147,11 @@ def test_flags_fill_the_configuration():
     settings = _init({"control-plane-endpoint": "lb:6443", "pod-network-cidr": "10.244.0.0/16",
                       "apiserver-advertise-address": "10.0.0.12", "node-name": "cp-9",
                       "skip-phases": ["addon/kube-proxy"], "ignore-preflight-errors": ["Swap,NumCPU"],
-                      "apiserver-cert-extra-sans": "a.example,10.1.1.1", "kubernetes-version": "v1.30.5"})
+                      "apiserver-cert-extra-sans": "a.example,10.1.1.1", "kubernetes-version": "v1.36.3"})
     assert settings.cluster["controlPlaneEndpoint"] == "lb:6443"
     assert settings.cluster["networking"]["podSubnet"] == "10.244.0.0/16"
     assert settings.cluster["apiServer"]["certSANs"] == ["a.example", "10.1.1.1"]
-    assert settings.cluster["kubernetesVersion"] == "v1.30.5"
+    assert settings.cluster["kubernetesVersion"] == "v1.36.3"
     assert settings.cluster["proxy"]["disabled"] is True
     assert settings.advertise_address == "10.0.0.12"
     assert settings.node_name == "cp-9"
@@ -193,25 +195,25 @@ def test_config_flag_mixing(changed, refused):
         "cri socket scheme and taint effect are checked"])
 def test_init_validation_names_every_field(fields, flags, expected_fields):
     settings = _init(flags, doc(V3, "InitConfiguration", **fields))
-    errors = config.validate_init(settings, R130)
+    errors = config.validate_init(settings, R136)
     assert sorted(e.field for e in errors) == sorted(expected_fields)
     assert all(str(e).startswith(e.field + ": ") for e in errors)
 
 
 def test_a_valid_init_configuration_has_no_errors():
     settings = _init({"control-plane-endpoint": "172.31.254.100:6443", "pod-network-cidr": "10.244.0.0/16"})
-    assert config.validate_init(settings, R130) == []
+    assert config.validate_init(settings, R136) == []
 
 
 def test_encryption_algorithm_is_checked_in_v1beta4():
     text = doc(V4, "ClusterConfiguration", encryptionAlgorithm="DSA-1024")
-    settings = _init({}, text, release=R131)
-    errors = config.validate_init(settings, R131)
+    settings = _init({}, text, release=R137)
+    errors = config.validate_init(settings, R137)
     assert [e.field for e in errors] == ["encryptionAlgorithm"]
     assert "Unsupported value" in str(errors[0])
 
 
-def _join(flags, text="", endpoint=None, release=R130):
+def _join(flags, text="", endpoint=None, release=R136):
     docs = config.read_documents(text, release) if text else None
     return config.join_settings(docs, flags, endpoint, "cp-2", "10.0.0.12")
 
@@ -237,10 +239,10 @@ JOIN_DISCOVERY = {"bootstrapToken": {"token": TOKEN, "apiServerEndpoint": "lb:64
 
 
 @pytest.mark.parametrize("release, text", [
-    (R130, doc(V3, "JoinConfiguration", discovery=dict(JOIN_DISCOVERY, timeout="2m"),
+    (R136, doc(V3, "JoinConfiguration", discovery=dict(JOIN_DISCOVERY, timeout="2m"),
                nodeRegistration={"name": "cp-2", "kubeletExtraArgs": {"node-labels": "example.com/rack=r1"}},
                controlPlane={"certificateKey": "f" * 64, "localAPIEndpoint": {"advertiseAddress": "10.0.0.12"}})),
-    (R131, doc(V4, "JoinConfiguration", discovery=JOIN_DISCOVERY, timeouts={"discovery": "2m"},
+    (R137, doc(V4, "JoinConfiguration", discovery=JOIN_DISCOVERY, timeouts={"discovery": "2m"},
                nodeRegistration={"name": "cp-2", "kubeletExtraArgs": [{"name": "node-labels",
                                                                        "value": "example.com/rack=r1"}]},
                controlPlane={"certificateKey": "f" * 64, "localAPIEndpoint": {"advertiseAddress": "10.0.0.12"}})),
@@ -259,11 +261,11 @@ def test_a_join_configuration_file_reads_the_same_in_both_versions(release, text
 
 
 @pytest.mark.parametrize("release, text", [
-    (R130, doc(V3, "InitConfiguration", localAPIEndpoint={"advertiseAddress": "10.0.0.11"},
+    (R136, doc(V3, "InitConfiguration", localAPIEndpoint={"advertiseAddress": "10.0.0.11"},
                nodeRegistration={"kubeletExtraArgs": {"node-labels": "example.com/rack=r1"}})
      + "---\n" + doc(V3, "ClusterConfiguration", controlPlaneEndpoint="lb:6443",
                      apiServer={"timeoutForControlPlane": "2m"})),
-    (R131, doc(V4, "InitConfiguration", localAPIEndpoint={"advertiseAddress": "10.0.0.11"},
+    (R137, doc(V4, "InitConfiguration", localAPIEndpoint={"advertiseAddress": "10.0.0.11"},
                nodeRegistration={"kubeletExtraArgs": [{"name": "node-labels", "value": "example.com/rack=r1"}]},
                timeouts={"controlPlaneComponentHealthCheck": "2m"})
      + "---\n" + doc(V4, "ClusterConfiguration", controlPlaneEndpoint="lb:6443")),
@@ -310,46 +312,30 @@ def test_secrets_never_appear_in_validation_messages():
     assert "BADBAD" not in text and "secretkey" not in text
 
 
-@pytest.mark.parametrize("release, expect_version, args_shape, authz", [
-    (R129, V3, dict, True),
-    (R130, V3, dict, False),
-    (R131, V4, list, False),
-], ids=["1.29 stores v1beta3 with authorization-mode",
-        "1.30 stores v1beta3 without authorization-mode",
-        "1.31 stores v1beta4 with list extraArgs and encryptionAlgorithm"])
-def test_stored_cluster_configuration(release, expect_version, args_shape, authz):
+def test_stored_cluster_configuration_is_v1beta4_with_list_extra_args():
     cluster = config.default_cluster({"controlPlaneEndpoint": "lb:6443", "apiServer": {
-        "extraArgs": [{"name": "v", "value": "2"}]}}, release.version)
-    text = config.stored_cluster_document(cluster, release)
+        "extraArgs": [{"name": "v", "value": "2"}]}}, R137.version)
+    text = config.stored_cluster_document(cluster)
     stored = yaml.safe_load(text)
-    assert stored["apiVersion"] == expect_version
+    assert stored["apiVersion"] == V4
     assert stored["kind"] == "ClusterConfiguration"
-    assert isinstance(stored["apiServer"]["extraArgs"], args_shape)
-    names = [a["name"] for a in stored["apiServer"]["extraArgs"]] if args_shape is list \
-        else list(stored["apiServer"]["extraArgs"])
-    assert ("authorization-mode" in names) is authz
-    assert ("encryptionAlgorithm" in stored) is (release is R131)
+    assert stored["apiServer"]["extraArgs"] == [{"name": "v", "value": "2"}]
+    assert stored["encryptionAlgorithm"] == "RSA-2048"
     assert "localAPIEndpoint" not in stored and "nodeRegistration" not in stored and "bootstrapTokens" not in stored
     assert list(stored) == sorted(stored)
-    again = config.read_stored_cluster(text, release)
+    again = config.read_stored_cluster(text, R137)
     assert again["controlPlaneEndpoint"] == "lb:6443"
     assert config.args_dict(again["apiServer"]["extraArgs"])["v"] == "2"
 
 
-def test_1_31_reads_a_cluster_stored_by_1_30():
-    text = config.stored_cluster_document(config.default_cluster({}, R130.version), R130)
-    assert config.read_stored_cluster(text, R131)["kubernetesVersion"] == "v1.30.6"
-
-
-def test_1_30_cannot_read_a_cluster_stored_by_1_31():
-    text = config.stored_cluster_document(config.default_cluster({}, R131.version), R131)
-    with pytest.raises(config.ConfigLoadError, match="is registered for version"):
-        config.read_stored_cluster(text, R130)
+def test_1_37_reads_a_cluster_stored_by_1_36():
+    text = config.stored_cluster_document(config.default_cluster({}, R136.version))
+    assert config.read_stored_cluster(text, R137)["kubernetesVersion"] == "v1.36.4"
 
 
 @pytest.mark.parametrize("release, version, supported", [
-    (R131, "v1.30.0", True), (R131, "v1.29.10", False), (R130, "v1.29.0", True), (R129, "v1.27.9", False),
-], ids=["1.31 deploys 1.30", "1.31 refuses 1.29", "1.30 deploys 1.29", "1.29 refuses 1.27"])
+    (R137, "v1.36.0", True), (R137, "v1.35.9", False), (R136, "v1.35.0", True), (R135, "v1.33.9", False),
+], ids=["1.37 deploys 1.36", "1.37 refuses 1.35", "1.36 deploys 1.35", "1.35 refuses 1.33"])
 def test_oldest_supported_control_plane(release, version, supported):
     parsed = config.cluster_version({"kubernetesVersion": version})
     assert config.is_control_plane_version_supported(parsed, release) is supported
@@ -358,14 +344,18 @@ def test_oldest_supported_control_plane(release, version, supported):
             config.describe_unsupported_version(parsed, release)
 
 
-@pytest.mark.parametrize("release, gates, unknown", [
-    (R130, {"EtcdLearnerMode": False, "PublicKeysECDSA": True}, []),
-    (R129, {"WaitForAllControlPlaneComponents": True}, ["WaitForAllControlPlaneComponents"]),
-    (R131, {"UpgradeAddonsBeforeControlPlane": True, "Bogus": True}, ["Bogus", "UpgradeAddonsBeforeControlPlane"]),
-], ids=["known kubeadm gates are accepted", "a gate newer than the release is unknown",
-        "removed and made-up gates are unknown"])
-def test_kubeadm_feature_gates(release, gates, unknown):
-    settings = _init({}, doc(V3, "ClusterConfiguration", featureGates=gates), release=release)
+@pytest.mark.parametrize("release, gates, refused", [
+    (R135, {"NodeLocalCRISocket": False, "ControlPlaneKubeletLocalMode": True}, []),
+    (R135, {"WaitForAllControlPlaneComponents": True}, ["unrecognized feature-gate key: WaitForAllControlPlaneComponents"]),
+    (R135, {"ControlPlaneKubeletLocalMode": False},
+     ["cannot set feature gate ControlPlaneKubeletLocalMode to false, feature is locked to true"]),
+    (R137, {"EtcdLearnerMode": True, "Bogus": True},
+     ["unrecognized feature-gate key: Bogus", "unrecognized feature-gate key: EtcdLearnerMode"]),
+    (R137, {"PublicKeysECDSA": True}, ["unrecognized feature-gate key: PublicKeysECDSA"]),
+], ids=["a beta gate may be set either way", "a removed gate is unknown", "a locked GA gate cannot be turned off",
+        "removed and made-up gates are unknown", "1.37 removed PublicKeysECDSA"])
+def test_kubeadm_feature_gates(release, gates, refused):
+    settings = _init({}, doc(V4, "ClusterConfiguration", featureGates=gates), release=release)
     errors = config.validate_init(settings, release)
-    assert sorted(e.value for e in errors) == unknown
-    assert all("unrecognized feature-gate key" in str(e) for e in errors)
+    assert sorted(e.rule for e in errors) == refused
+    assert all(e.field == "featureGates" for e in errors)

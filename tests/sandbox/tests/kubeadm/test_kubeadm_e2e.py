@@ -15,6 +15,8 @@ Every kubeadm command runs over SSH, as an operator (and the collection) runs it
 is torn down by ``sandbox down`` even when a step fails.
 """
 
+import fnmatch
+import hashlib
 import json
 import os
 import re
@@ -36,7 +38,7 @@ SUBNET = "172.31.254.0/24"
 STATE = os.path.join(state.state_root(), NAME)
 ENDPOINT = "172.31.254.100:6443"
 IPS = {"cp-1": "172.31.254.11", "cp-2": "172.31.254.12", "cp-3": "172.31.254.13"}
-OLD, NEW = "v1.30.5", "v1.30.6"
+OLD, NEW = "v1.37.0", "v1.37.1"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 # What a control plane join without a certificate key needs on the node (kubeadm-reference.md §2.3).
 SHARED_CERTS = ("ca.crt", "ca.key", "sa.key", "sa.pub", "front-proxy-ca.crt", "front-proxy-ca.key", "etcd/ca.crt",
@@ -89,6 +91,31 @@ def provisioned_zone(host):
     return match and match.group(1)
 
 
+def host_files(host):
+    """``{path: (mode, sha256 or link target)}`` of every file and directory the host keeps (its private dirs)."""
+    top = host_file(host, "/")
+    out = {}
+    for directory, dirs, files in os.walk(top):
+        for name in dirs + files:
+            path = os.path.join(directory, name)
+            info = os.lstat(path)
+            if os.path.islink(path):
+                content = os.readlink(path)
+            elif os.path.isfile(path):
+                with open(path, "rb") as handle:
+                    content = hashlib.sha256(handle.read()).hexdigest()
+            else:
+                content = None
+            out["/" + os.path.relpath(path, top)] = (info.st_mode, content)
+    return out
+
+
+def changes_outside(before, after, allowed):
+    """The paths added, removed or changed between two ``host_files`` snapshots that match none of ``allowed``."""
+    changed = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
+    return sorted(p for p in changed if not any(fnmatch.fnmatch(p, pattern) for pattern in allowed))
+
+
 def join_flags(cluster):
     """``<endpoint> --token <t> --discovery-token-ca-cert-hash <h>`` of the printed join command."""
     return cluster["join"].split("kubeadm join ")[1].split(" --control-plane")[0].strip()
@@ -134,12 +161,32 @@ def cluster():
 
 
 def test_00_init_refuses_a_kubelet_newer_than_the_control_plane(cluster):
-    result = ssh("cp-1", "kubeadm init --kubernetes-version v1.29.10 --control-plane-endpoint %s" % ENDPOINT)
+    result = ssh("cp-1", "kubeadm init --kubernetes-version v1.36.4 --control-plane-endpoint %s" % ENDPOINT)
     assert result.code == 1, result
     assert "[ERROR KubeletVersion]: the kubelet version is higher than the control plane version" in result.err
-    assert 'Kubelet version: "%s" Control plane version: "v1.29.10"' % OLD in result.err
+    assert 'Kubelet version: "%s" Control plane version: "v1.36.4"' % OLD in result.err
     assert pki_files("cp-1") == []
     assert not os.path.exists(host_file("cp-1", "/etc/kubernetes/admin.conf"))
+
+
+def test_00b_init_dry_run_writes_only_its_dry_run_directory(cluster):
+    before = host_files("cp-1")
+    result = ssh("cp-1", "kubeadm init --dry-run --control-plane-endpoint %s --upload-certs" % ENDPOINT)
+    assert result.code == 0, result
+    after = host_files("cp-1")
+    assert changes_outside(before, after, ["/etc/kubernetes/tmp", "/etc/kubernetes/tmp/kubeadm-init-dryrun*"]) == []
+    dry_dirs = [p for p in after if fnmatch.fnmatch(p, "/etc/kubernetes/tmp/kubeadm-init-dryrun*")
+                and p.count("/") == 4]
+    assert len(dry_dirs) == 1, dry_dirs
+    written = {p[len(dry_dirs[0]) + 1:] for p in after if p.startswith(dry_dirs[0] + "/")}
+    for name in ("ca.crt", "etcd/ca.key", "admin.conf", "super-admin.conf", "kube-apiserver.yaml", "etcd.yaml",
+                 "kubeadm-flags.env", "config.yaml"):
+        assert name in written, sorted(written)
+    assert 'Would perform action CREATE on resource "configmaps" in API group "core/v1"' in result.out
+    assert '[dryrun] Would write file "/etc/kubernetes/manifests/etcd.yaml" with content:' in result.out
+    assert "[dryrun] Finished dry-running successfully" in result.out
+    assert not os.path.exists(host_file("cp-1", "/etc/kubernetes/admin.conf"))
+    assert ssh("cp-1", "systemctl is-active kubelet").code != 0
 
 
 def test_01_init_on_the_first_host(cluster):
@@ -152,8 +199,20 @@ def test_01_init_on_the_first_host(cluster):
     cluster["certificate_key"] = key
     assert "--control-plane --certificate-key %s" % key in result.out
     stored = kubectl_json("cp-1", "-n kube-system get configmap kubeadm-config")["data"]["ClusterConfiguration"]
-    assert "apiVersion: kubeadm.k8s.io/v1beta3" in stored and "controlPlaneEndpoint: %s" % ENDPOINT in stored
+    assert "apiVersion: kubeadm.k8s.io/v1beta4" in stored and "controlPlaneEndpoint: %s" % ENDPOINT in stored
     assert "kubernetesVersion: %s" % OLD in stored
+    # The May 2026 patches: the API server reaches kubelets through its own ClusterRoleBinding.
+    binding = kubectl_json("cp-1", "get clusterrolebinding kubeadm:apiserver-kubelet-client")
+    assert binding["roleRef"]["name"] == "system:kubelet-api-admin"
+    # NodeLocalCRISocket: the socket is the node's own kubelet configuration, not a flag or a Node annotation.
+    with open(host_file("cp-1", "/var/lib/kubelet/instance-config.yaml")) as handle:
+        assert "containerRuntimeEndpoint: unix:///var/run/containerd/containerd.sock" in handle.read()
+    with open(host_file("cp-1", "/var/lib/kubelet/kubeadm-flags.env")) as handle:
+        flags = handle.read()
+    assert "--container-runtime-endpoint" not in flags and "--pod-infra-container-image" not in flags
+    node = kubectl_json("cp-1", "get node cp-1")
+    assert "kubeadm.alpha.kubernetes.io/cri-socket" not in (node["metadata"].get("annotations") or {})
+    assert "[control-plane-check] kube-scheduler is healthy after" in result.out
 
 
 def test_01b_upload_certs_phase_stores_the_certificates_under_a_new_key(cluster):
@@ -190,6 +249,23 @@ def test_03_an_injected_join_fault_fails_after_preflight_and_changes_nothing(clu
     manifests = host_file("cp-2", "/etc/kubernetes/manifests")
     assert not os.path.isdir(manifests) or not os.listdir(manifests)
     assert [m.name for m in etcd_members()] == ["cp-1"]
+
+
+def test_03b_control_plane_join_dry_run_writes_only_its_dry_run_directory(cluster):
+    before = host_files("cp-2")
+    members_before = sorted((m.name, m.is_learner) for m in etcd_members())
+    result = ssh("cp-2", cluster["join"] + " --dry-run")
+    assert result.code == 0, result
+    after = host_files("cp-2")
+    assert changes_outside(before, after, ["/etc/kubernetes/tmp", "/etc/kubernetes/tmp/kubeadm-join-dryrun*"]) == []
+    written = [p for p in after if fnmatch.fnmatch(p, "/etc/kubernetes/tmp/kubeadm-join-dryrun*/*")]
+    for name in ("etcd.yaml", "kube-apiserver.yaml", "apiserver.crt", "ca.key", "admin.conf", "bootstrap-kubelet.conf"):
+        assert any(p.endswith("/" + name) for p in written), written
+    assert "[dryrun] Would add etcd member cp-2" in result.out
+    assert 'Would perform action PATCH on resource "nodes"' in result.out
+    assert sorted((m.name, m.is_learner) for m in etcd_members()) == members_before
+    assert kubectl_json("cp-1", "get nodes")["items"][0]["metadata"]["name"] == "cp-1"
+    assert len(kubectl_json("cp-1", "get nodes")["items"]) == 1
 
 
 def test_04_control_plane_join_adds_a_learner_then_promotes_it(cluster):
@@ -230,8 +306,8 @@ def test_05_nodes_are_registered_as_control_planes(cluster):
         assert labels["node-role.kubernetes.io/control-plane"] == ""
         assert labels["node.kubernetes.io/exclude-from-external-load-balancers"] == ""
         assert {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"} in node["spec"]["taints"]
-        assert node["metadata"]["annotations"]["kubeadm.alpha.kubernetes.io/cri-socket"] == \
-            "unix:///var/run/containerd/containerd.sock"
+        # NodeLocalCRISocket (1.34+): no cri-socket annotation, the socket is each node's instance-config.yaml.
+        assert "kubeadm.alpha.kubernetes.io/cri-socket" not in (node["metadata"].get("annotations") or {})
         assert labels[ZONE_LABEL] == cluster["zones"][node["metadata"]["name"]]
     wait_until(lambda: all(any(c["type"] == "Ready" and c["status"] == "True" for c in n["status"]["conditions"])
                            for n in kubectl_json("cp-1", "get nodes")["items"]), 60, "both nodes Ready", interval=0.5)
@@ -283,7 +359,7 @@ def test_08_a_worker_joins_without_control_plane_labels(cluster):
 
 
 def test_09_upgrade_refuses_a_version_newer_than_kubeadm(cluster):
-    result = ssh("cp-1", "kubeadm upgrade apply v1.31.2 -y")
+    result = ssh("cp-1", "kubeadm upgrade apply v1.38.0 -y")
     assert result.code == 1, result
     assert "at least one minor release higher than the kubeadm minor release" in result.err
 
@@ -299,9 +375,17 @@ def test_10_upgrade_apply_then_upgrade_node(cluster):
     assert apply.code == 0, apply
     assert '[upgrade/successful] SUCCESS! Your cluster was upgraded to "%s"' % NEW in apply.out
     assert "skip upgrade addons because control plane instances [cp-2] have not been upgraded" in apply.out
+    coredns = "-n kube-system get deployment coredns"
+    assert kubectl_json("cp-1", coredns)["spec"]["template"]["spec"]["containers"][0]["image"].endswith(":v1.14.4")
     node = ssh("cp-2", "kubeadm upgrade node", timeout=600)
     assert node.code == 0, node
     assert "[upgrade] The control plane instance for this node was successfully upgraded!" in node.out
+    # The last control plane node's upgrade node finds every API server upgraded and moves the addons.
+    assert "[addons] Applied essential addon: CoreDNS" in node.out
+    assert kubectl_json("cp-1", coredns)["spec"]["template"]["spec"]["containers"][0]["image"].endswith(":v1.14.6")
+    # ControlPlaneKubeletLocalMode: the joined control plane's kubelet now talks to its own API server.
+    with open(host_file("cp-2", "/etc/kubernetes/kubelet.conf")) as handle:
+        assert "server: https://%s:6443" % IPS["cp-2"] in handle.read()
     worker = ssh("cp-3", "kubeadm upgrade node", timeout=300)
     assert worker.code == 0, worker
     assert "[upgrade/control-plane] Skipping phase. Not a control plane node." in worker.out

@@ -5,9 +5,11 @@
 
 import pytest
 
-from kcpsim.kubeadm import certplan, clusterobjects, config, durations, preflight
+from kcpsim.kubeadm import certplan, clusterobjects, config, dryrun, durations, preflight
 from kcpsim.kubeadm.context import KubeadmError, Phase, run_phases
 from kcpsim.kubeadm.etcd import _retryable
+from kcpsim.kubeadm.hostfs import Host
+from kcpsim.kubeadm.release import Release
 from kcpsim import etcdclient
 
 
@@ -98,7 +100,7 @@ def test_key_algorithm(configured, environment, expected):
 
 
 def test_join_writes_no_super_admin_or_kubelet_kubeconfig():
-    cluster = config.default_cluster({"controlPlaneEndpoint": "lb.example:7443"}, "v1.30.6")
+    cluster = config.default_cluster({"controlPlaneEndpoint": "lb.example:7443"}, "v1.36.4")
     init = certplan.kubeconfigs(cluster, "cp-1", "10.0.0.11", 6443, with_super_admin=True, with_kubelet=True)
     join = certplan.kubeconfigs(cluster, "cp-2", "10.0.0.12", 6443, with_super_admin=False, with_kubelet=False)
     assert [k.name for k in init] == ["admin.conf", "super-admin.conf", "kubelet.conf", "controller-manager.conf",
@@ -108,9 +110,9 @@ def test_join_writes_no_super_admin_or_kubelet_kubeconfig():
 
 
 def test_external_etcd_drops_the_etcd_pki():
-    cluster = config.default_cluster({"etcd": {"external": {"endpoints": ["https://e:2379"]}}}, "v1.30.6")
+    cluster = config.default_cluster({"etcd": {"external": {"endpoints": ["https://e:2379"]}}}, "v1.36.4")
     assert [ca.name for ca in certplan.cas(cluster)] == ["ca", "front-proxy-ca"]
-    assert [leaf.name for leaf in certplan.leaves(cluster, "cp-1", "10.0.0.11")] == [
+    assert [leaf.name for leaf in certplan.leaves(cluster, "cp-1", "10.0.0.11", Release.of("v1.37.1"))] == [
         "apiserver", "apiserver-kubelet-client", "front-proxy-client"]
     assert "etcd/ca.crt" not in certplan.shared_files(cluster)
 
@@ -136,3 +138,63 @@ def test_mark_control_plane_keeps_existing_taints():
         "a duplicate peer URL is final"])
 def test_which_etcd_errors_kubeadm_retries(error, retry):
     assert _retryable(error) is retry
+
+
+@pytest.mark.parametrize("path, expected", [
+    ("/etc/kubernetes/pki/etcd/ca.crt", "/etc/kubernetes/tmp/kubeadm-init-dryrun1/etcd/ca.crt"),
+    ("/etc/kubernetes/manifests/etcd.yaml", "/etc/kubernetes/tmp/kubeadm-init-dryrun1/etcd.yaml"),
+    ("/etc/kubernetes/admin.conf", "/etc/kubernetes/tmp/kubeadm-init-dryrun1/admin.conf"),
+    ("/var/lib/kubelet/config.yaml", "/etc/kubernetes/tmp/kubeadm-init-dryrun1/config.yaml"),
+    ("/var/lib/etcd", None),
+    ("/etc/kubernetes/tmp/kubeadm-backup", None),
+], ids=["certificates go flat into the dry-run directory", "so do the static Pod manifests",
+        "and the kubeconfig files", "and the kubelet's files", "the etcd data directory is not created",
+        "kubeadm's own tmp directory is not redirected"])
+def test_a_dry_run_writes_into_its_own_directory(path, expected):
+    host = dryrun.DryRunHost(Host("/"), "/etc/kubernetes/tmp/kubeadm-init-dryrun1")
+    assert host.redirected(path) == expected
+
+
+def test_a_dry_run_client_prints_writes_and_hides_secret_values():
+    lines = []
+    client = dryrun.cluster(lines.append)
+    client.apply([("v1", "secrets", "kube-system", {"apiVersion": "v1", "kind": "Secret",
+                                                    "metadata": {"name": "bootstrap-token-abcdef"},
+                                                    "data": {"token-secret": "c2VjcmV0"}})])
+    text = "\n".join(lines)
+    assert 'Would perform action CREATE on resource "secrets" in API group "core/v1"' in text
+    assert "token-secret: <redacted>" in text and "c2VjcmV0" not in text
+    assert client.node("cp-9")["metadata"]["name"] == "cp-9"
+
+
+@pytest.mark.parametrize("text, organizations", [
+    ("v1.34.8", ("kubeadm:cluster-admins",)), ("v1.35.4", ("kubeadm:cluster-admins",)), ("v1.35.5", ()),
+    ("v1.36.0", ("kubeadm:cluster-admins",)), ("v1.36.1", ()), ("v1.37.0", ()),
+], ids=["1.34.8 still puts the API server in kubeadm:cluster-admins", "so does 1.35.4",
+        "1.35.5 issues it without an organization", "1.36.0 still in the group", "1.36.1 without",
+        "1.37 without"])
+def test_apiserver_kubelet_client_certificate_per_release(text, organizations):
+    release = Release.of(text)
+    cluster = config.default_cluster({}, release.version)
+    leaf = certplan.leaf_by_name(cluster, "cp-1", "10.0.0.11", release, "apiserver-kubelet-client")
+    assert tuple(leaf.organizations) == organizations
+    assert release.binds_apiserver_kubelet_client is (organizations == ())
+
+
+def test_the_apiserver_kubelet_client_binding_grants_kubelet_api_admin_to_the_apiservers_user():
+    (api_version, resource, namespace, body), = clusterobjects.apiserver_kubelet_client_binding()
+    assert (api_version, resource, namespace) == ("rbac.authorization.k8s.io/v1", "clusterrolebindings", None)
+    assert body["metadata"]["name"] == "kubeadm:apiserver-kubelet-client"
+    assert body["roleRef"]["name"] == "system:kubelet-api-admin"
+    assert body["subjects"] == [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User",
+                                 "name": "kube-apiserver-kubelet-client"}]
+
+
+@pytest.mark.parametrize("text, unanswered, refused", [
+    ("v1.36.4", 0, False), ("v1.36.4", 1, True), ("v1.37.1", 1, False), ("v1.37.1", 2, True),
+], ids=["1.36 passes when every member answers", "1.36 refuses one member of three not answering",
+        "1.37 passes with a quorum of three answering", "1.37 refuses two members of three not answering"])
+def test_etcd_health_check_of_join_and_upgrade(text, unanswered, refused):
+    endpoints = ["https://10.0.0.%d:2379" % i for i in (11, 12, 13)]
+    bad = [(endpoint, "context deadline exceeded") for endpoint in endpoints[:unanswered]]
+    assert Release.of(text).etcd_unhealthy(endpoints, bad) is refused

@@ -36,7 +36,7 @@ def join_data(root, present, certificate_key="", endpoint="lb.example:6443", ext
         stored["etcd"] = {"external": {"endpoints": ["https://etcd.example:2379"], "caFile": "/e/ca.crt",
                                        "certFile": "/e/c.crt", "keyFile": "/e/c.key"}}
     stderr = io.StringIO()
-    ctx = Context(stdout=io.StringIO(), stderr=stderr, environ={"KCPSIM_ROOT": str(root)}, version="v1.30.6")
+    ctx = Context(stdout=io.StringIO(), stderr=stderr, environ={"KCPSIM_ROOT": str(root)}, version="v1.36.4")
     data = types.SimpleNamespace(ctx=ctx, host=ctx.host, cluster=config.default_cluster(stored, ctx.version),
                                  control_plane={"certificateKey": certificate_key})
     return data, stderr
@@ -103,7 +103,7 @@ def test_which_joining_nodes_may_already_hold_the_ca_certificate(tmp_path, contr
     data.node_name = "localhost"
     data.join = {"caCertPath": "/etc/kubernetes/pki/ca.crt",
                  "nodeRegistration": {"criSocket": "unix://%s/containerd.sock" % tmp_path}}
-    checks = preflight.Checks(data.host, InstalledKubelet("v1.30.6"))
+    checks = preflight.Checks(data.host, InstalledKubelet("v1.36.4"))
     names = [r.name for r in cmd_join.node_checks(data, checks) if r.kind == "error"]
     assert ("FileAvailable--etc-kubernetes-pki-ca.crt" in names) is refused
     assert "CRI" in names  # the other checks ran: no runtime socket in this scratch root
@@ -126,16 +126,16 @@ class InstalledKubelet:
 
 
 @pytest.mark.parametrize("kubeadm, kubelet, control_plane, error", [
-    ("v1.30.6", "v1.31.2", "v1.30.6", 'the kubelet version is higher than the control plane version. This is not a '
+    ("v1.36.4", "v1.37.1", "v1.36.4", 'the kubelet version is higher than the control plane version. This is not a '
                                       'supported version skew and may lead to a malfunctional cluster. Kubelet '
-                                      'version: "v1.31.2" Control plane version: "v1.30.6"'),
-    ("v1.30.6", "v1.30.5", "v1.29.10", "the kubelet version is higher than the control plane version"),
-    ("v1.30.6", "v1.30.9", "v1.30.6", None),
-    ("v1.30.6", "v1.30.5", "v1.30.6", None),
-    ("v1.31.2", "v1.28.15", "v1.31.2", None),
-    ("v1.31.2", "v1.27.16", "v1.31.2", 'Kubelet version "v1.27.16" is lower than kubeadm can support'),
-    ("v1.30.6", "v1.31.2", None, None),
-    ("v1.30.6", None, "v1.30.6", "executable file not found"),
+                                      'version: "v1.37.1" Control plane version: "v1.36.4"'),
+    ("v1.36.4", "v1.36.3", "v1.35.9", "the kubelet version is higher than the control plane version"),
+    ("v1.36.4", "v1.36.9", "v1.36.4", None),
+    ("v1.36.4", "v1.36.3", "v1.36.4", None),
+    ("v1.37.1", "v1.34.15", "v1.37.1", None),
+    ("v1.37.1", "v1.33.16", "v1.37.1", 'Kubelet version "v1.33.16" is lower than kubeadm can support'),
+    ("v1.36.4", "v1.37.1", None, None),
+    ("v1.36.4", None, "v1.36.4", "executable file not found"),
 ], ids=[
     "a kubelet one minor newer than the control plane is refused",
     "a newer kubelet is refused also when the control plane is older than kubeadm",
@@ -157,8 +157,8 @@ def test_the_kubelet_version_check(kubeadm, kubelet, control_plane, error):
 
 
 def test_a_kubelet_version_error_stops_the_preflight_unless_ignored():
-    newer = preflight.Checks(host=None, kubelet=InstalledKubelet("v1.31.2")).kubelet_version(
-        Release.of("v1.30.6"), parse_version("v1.30.6"))
+    newer = preflight.Checks(host=None, kubelet=InstalledKubelet("v1.37.1")).kubelet_version(
+        Release.of("v1.36.4"), parse_version("v1.36.4"))
     fatal, warnings = preflight.classify(newer, [])
     assert [r.name for r in fatal] == ["KubeletVersion"] and warnings == []
     fatal, warnings = preflight.classify(newer, ["kubeletversion"])

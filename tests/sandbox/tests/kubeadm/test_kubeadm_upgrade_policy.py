@@ -9,25 +9,25 @@ from kcpsim.kubeadm.release import parse_version as v
 from kcpsim.kubeadm.upgrade_policy import check
 
 CASES = [
-    ("v1.31.2", "v1.30.6", "v1.31.2", [], {}, [], []),
-    ("v1.30.6", "v1.30.5", "v1.30.6", [], {}, [], []),
-    ("v1.31.2", "v1.31.2", "v1.31.2", [], {}, [], []),
-    ("v1.31.2", "v1.29.10", "v1.31.2", [], {},
-     ['Specified version to upgrade to "v1.31.2" is too high; kubeadm can upgrade only 1 minor'], []),
-    ("v1.31.2", "v1.30.6", "v1.29.10", [], {}, ['equal to or lower than the minimum supported version "v1.30.6"'],
-     ["can only be used to upgrade to Kubernetes version 1.31"]),
-    ("v1.30.6", "v1.29.10", "v1.31.2", [], {}, ["too high", "at least one minor release higher"], []),
-    ("v1.30.6", "v1.30.6", "v1.31.0", [], {}, ["at least one minor release higher"], []),
-    ("v1.31.2", "v1.30.6", "v1.31.5", [], {}, [],
-     ['"v1.31.5" is higher than the kubeadm version "v1.31.2". Upgrade kubeadm first']),
-    ("v1.31.2", "v1.31.2", "v1.30.6", [], {}, [],
-     ["Kubeadm version v1.31.2 can only be used to upgrade to Kubernetes version 1.31"]),
-    ("v1.31.2", "v1.30.6", "v1.31.0-rc.1", [], {}, [], ["is an unstable version"]),
-    ("v1.31.2", "v1.30.6", "v1.31.0-rc.1", [], {"allow_rc": True}, [], []),
-    ("v1.31.2", "v1.30.6", "v1.31.0-alpha.1", [], {"allow_rc": True}, [], ["is an unstable version"]),
-    ("v1.31.2", "v1.30.6", "v1.31.0-alpha.1", [], {"allow_experimental": True}, [], []),
-    ("v1.31.2", "v1.30.6", "v1.31.2", ["v1.27.4", "v1.30.6"], {}, [], ["kubelets in this cluster that are too old"]),
-    ("v1.31.2", "v1.30.6", "v1.31.2", ["v1.28.0"], {}, [], []),
+    ("v1.37.1", "v1.36.4", "v1.37.1", [], {}, [], []),
+    ("v1.36.4", "v1.36.3", "v1.36.4", [], {}, [], []),
+    ("v1.37.1", "v1.37.1", "v1.37.1", [], {}, [], []),
+    ("v1.37.1", "v1.35.9", "v1.37.1", [], {},
+     ['Specified version to upgrade to "v1.37.1" is too high; kubeadm can upgrade only 1 minor'], []),
+    ("v1.37.1", "v1.36.4", "v1.35.9", [], {}, ['equal to or lower than the minimum supported version "v1.36.4"'],
+     ["can only be used to upgrade to Kubernetes version 1.37"]),
+    ("v1.36.4", "v1.35.9", "v1.37.1", [], {}, ["too high", "at least one minor release higher"], []),
+    ("v1.36.4", "v1.36.4", "v1.37.0", [], {}, ["at least one minor release higher"], []),
+    ("v1.37.1", "v1.36.4", "v1.37.5", [], {}, [],
+     ['"v1.37.5" is higher than the kubeadm version "v1.37.1". Upgrade kubeadm first']),
+    ("v1.37.1", "v1.37.1", "v1.36.4", [], {}, [],
+     ["Kubeadm version v1.37.1 can only be used to upgrade to Kubernetes version 1.37"]),
+    ("v1.37.1", "v1.36.4", "v1.37.0-rc.1", [], {}, [], ["is an unstable version"]),
+    ("v1.37.1", "v1.36.4", "v1.37.0-rc.1", [], {"allow_rc": True}, [], []),
+    ("v1.37.1", "v1.36.4", "v1.37.0-alpha.1", [], {"allow_rc": True}, [], ["is an unstable version"]),
+    ("v1.37.1", "v1.36.4", "v1.37.0-alpha.1", [], {"allow_experimental": True}, [], []),
+    ("v1.37.1", "v1.36.4", "v1.37.1", ["v1.33.4", "v1.36.4"], {}, [], ["kubelets in this cluster that are too old"]),
+    ("v1.37.1", "v1.36.4", "v1.37.1", ["v1.34.0"], {}, [], []),
 ]
 IDS = [
     "one minor up with a matching kubeadm is allowed",
@@ -60,8 +60,8 @@ def test_upgrade_policy(kubeadm, cluster, target, kubelets, allow, fatal, forcea
 
 
 def test_force_bypasses_only_the_forceable():
-    verdict = check(v("v1.31.2"), v("v1.29.10"), v("v1.31.2"))
+    verdict = check(v("v1.37.1"), v("v1.35.9"), v("v1.37.1"))
     assert verdict.blocking(force=True) == verdict.fatal
-    forceable_only = check(v("v1.31.2"), v("v1.31.2"), v("v1.30.6"))
+    forceable_only = check(v("v1.37.1"), v("v1.37.1"), v("v1.36.4"))
     assert forceable_only.blocking(force=True) == []
     assert forceable_only.blocking(force=False) == forceable_only.forceable

@@ -113,12 +113,12 @@ class KubeletHost:
         wait_until(lambda: os.path.exists(self.socket), 10, "the containerd socket")
         return process
 
-    def kubelet_argv(self, version="v1.30.6", *flags):
+    def kubelet_argv(self, version="v1.37.1", *flags):
         return [SYSTEM_PYTHON, str(self.releases / version / "bin" / "kubelet"), "--config=%s" % self.config,
                 "--container-runtime-endpoint=unix://%s" % self.socket, "--node-ip=127.0.0.1",
                 "--hostname-override=%s" % self.node_name] + list(flags)
 
-    def start_kubelet(self, *flags, version="v1.30.6", **env):
+    def start_kubelet(self, *flags, version="v1.37.1", **env):
         self.kubelet = self.procs.start(self.kubelet_argv(version, *flags), env=self.env(**env),
                                         log=str(self.root / "kubelet.log"))
         return self.kubelet

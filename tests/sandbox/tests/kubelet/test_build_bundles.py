@@ -43,11 +43,14 @@ def test_every_release_has_its_version_file_and_the_runtime_that_goes_with_it(re
 
 
 def test_each_kubernetes_minor_brings_a_newer_runtime_for_an_in_place_upgrade_to_replace():
-    pairs = [version.runtime_for(release) for release in ("v1.29.10", "v1.30.6", "v1.31.2")]
+    pairs = [version.runtime_for(release) for release in version.RELEASES]
     for older, newer in zip(pairs, pairs[1:]):
+        if older == newer:  # two patches of one minor
+            continue
         for component in ("containerd", "cni-plugins"):
             assert tuple(map(int, newer[component].split("."))) > tuple(map(int, older[component].split(".")))
-    assert version.runtime_for("v1.30.5") == version.runtime_for("v1.30.6")
+    assert version.runtime_for("v1.37.0") == version.runtime_for("v1.37.1")
+    assert len({json.dumps(pair, sort_keys=True) for pair in pairs}) == len(version.RUNTIME_BY_MINOR)
 
 
 def _tree(root):
@@ -79,20 +82,20 @@ def test_each_binary_is_a_python3_zipapp_with_its_version_stamped(releases, rele
 
 
 @pytest.mark.parametrize("name, argv, expected", [
-    ("kubelet", ["--version"], "Kubernetes v1.30.6"),
-    ("kube-apiserver", ["--version"], "Kubernetes v1.30.6"),
-    ("kube-controller-manager", ["--version"], "Kubernetes v1.30.6"),
-    ("kube-scheduler", ["--version"], "Kubernetes v1.30.6"),
-    ("kubeadm", ["version", "-o", "short"], "v1.30.6"),
+    ("kubelet", ["--version"], "Kubernetes v1.37.1"),
+    ("kube-apiserver", ["--version"], "Kubernetes v1.37.1"),
+    ("kube-controller-manager", ["--version"], "Kubernetes v1.37.1"),
+    ("kube-scheduler", ["--version"], "Kubernetes v1.37.1"),
+    ("kubeadm", ["version", "-o", "short"], "v1.37.1"),
 ], ids=[
-    "kubelet --version prints Kubernetes v1.30.6",
-    "kube-apiserver --version prints Kubernetes v1.30.6",
-    "kube-controller-manager --version prints Kubernetes v1.30.6",
-    "kube-scheduler --version prints Kubernetes v1.30.6",
-    "kubeadm version -o short prints v1.30.6",
+    "kubelet --version prints Kubernetes v1.37.1",
+    "kube-apiserver --version prints Kubernetes v1.37.1",
+    "kube-controller-manager --version prints Kubernetes v1.37.1",
+    "kube-scheduler --version prints Kubernetes v1.37.1",
+    "kubeadm version -o short prints v1.37.1",
 ])
 def test_binaries_print_their_version_when_run_directly(releases, name, argv, expected):
-    result = _run([str(_built(releases, "v1.30.6", name))] + argv)
+    result = _run([str(_built(releases, "v1.37.1", name))] + argv)
     assert (result.returncode, result.stdout.strip()) == (0, expected), result.stderr
 
 
@@ -100,8 +103,7 @@ def test_images_json_maps_every_static_pod_image_to_a_bundled_executable(release
     index = json.loads((releases / "images.json").read_text())
     resolver = images.ImageIndex(str(releases / "images.json"))
     for tag in version.ETCD_IMAGE_TAGS:
-        entry = "etcd-image" if tag in version.ETCD_PROBING_IMAGE_TAGS else "etcd"
-        assert resolver.resolve("registry.k8s.io/etcd:%s" % tag) == str(releases / "etcd" / "3.5.1" / entry)
+        assert resolver.resolve("registry.k8s.io/etcd:%s" % tag) == str(releases / "etcd" / "3.5.1" / "etcd-image")
     for release in version.RELEASES:
         assert index["registry.k8s.io/kube-proxy:%s" % release] is None
         for name in build.STATIC_POD_IMAGES:
@@ -113,14 +115,14 @@ def test_images_json_maps_every_static_pod_image_to_a_bundled_executable(release
 
 
 @pytest.mark.parametrize("image, outcome", [
-    ("registry.k8s.io/etcd:3.5.10-0", "etcd/3.5.1/etcd"),
-    ("registry.k8s.io/etcd:3.5.15-0", "etcd/3.5.1/etcd-image"),
-    ("mirror.example.com/k8s/etcd:3.5.12-0", "etcd/3.5.1/etcd-image"),
-    ("registry.k8s.io/pause:3.9", "nothing that runs it"),
+    ("registry.k8s.io/etcd:3.5.24-0", "etcd/3.5.1/etcd-image"),
+    ("registry.k8s.io/etcd:3.7.0-0", "etcd/3.5.1/etcd-image"),
+    ("mirror.example.com/k8s/etcd:3.6.8-0", "etcd/3.5.1/etcd-image"),
+    ("registry.k8s.io/pause:3.10.2", "nothing that runs it"),
     ("registry.k8s.io/etcd:3.6.0-0", "is not in the mirror"),
 ], ids=[
-    "an etcd image older than 3.5.11 resolves to the real etcd",
-    "a newer etcd image resolves to the real etcd behind the /livez and /readyz wrapper",
+    "etcd 3.5 resolves to the real etcd behind the wrapper",
+    "etcd 3.7 resolves to the real etcd behind the /livez, /readyz and flag-name wrapper",
     "an image from a custom repository resolves by name and tag",
     "pause is listed but not runnable",
     "an unknown tag is not in the mirror",
@@ -187,17 +189,17 @@ for algorithm in pki.ALGORITHMS[:1] + pki.ALGORITHMS[-1:]:
     assert pki.ca_cert_hash(ca).startswith("sha256:")
 print(cryptography.__version__)
 """
-    result = _run([SYSTEM_PYTHON, "-c", script, str(releases / "v1.30.6" / "bin" / "kubelet")])
+    result = _run([SYSTEM_PYTHON, "-c", script, str(releases / "v1.37.1" / "bin" / "kubelet")])
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "38.0.4"
 
 
 def test_the_build_script_runs_standalone_and_reports(tmp_path):
     result = _run([SYSTEM_PYTHON, os.path.join(build.HERE, "build.py"), "--out", str(tmp_path),
-                   "--version", "v1.31.2"])
+                   "--version", "v1.36.4"])
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("build: ")
-    assert sorted(p for p in os.listdir(tmp_path) if p.startswith("v")) == ["v1.31.2"]
+    assert sorted(p for p in os.listdir(tmp_path) if p.startswith("v")) == ["v1.36.4"]
 
 
 def test_free_port_is_usable():

@@ -112,3 +112,19 @@ def test_etcd_dies_with_the_wrapper_as_a_container_dies_with_its_first_process(r
     process.kill()
     process.wait(timeout=10)
     wait_until(lambda: not os.path.exists("/proc/%d" % etcd_pid), 10, "etcd (PID %d) to die" % etcd_pid)
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--feature-gates=InitialCorruptCheck=true", "--watch-progress-notify-interval=5s", "--name=cp-1"],
+     ["--experimental-initial-corrupt-check=true", "--experimental-watch-progress-notify-interval=5s", "--name=cp-1"]),
+    (["--experimental-initial-corrupt-check=true", "--snapshot-count=10000"],
+     ["--experimental-initial-corrupt-check=true", "--snapshot-count=10000"]),
+], ids=["etcd 3.6 flag names are passed to etcd 3.5.1 under their experimental names",
+        "etcd 3.5 flags pass unchanged"])
+def test_etcd36_flags_run_on_etcd35(args, expected):
+    assert etcd_image.as_etcd35_flags(args) == expected
+
+
+def test_a_feature_gate_etcd35_cannot_express_is_refused():
+    with pytest.raises(ValueError, match="unrecognized feature gate: FastLeaseKeepAlive"):
+        etcd_image.as_etcd35_flags(["--feature-gates=FastLeaseKeepAlive=true"])

@@ -80,7 +80,7 @@ class ControlPlane:
 
     def write_manifests(self, etcd_extra=()):
         d, p = self.pki, self.ports
-        etcd = _pod("etcd", "registry.k8s.io/etcd:3.5.15-0", [
+        etcd = _pod("etcd", "registry.k8s.io/etcd:3.6.8-0", [
             "etcd", "--name=%s" % NODE, "--data-dir=%s" % (self.host.root / "etcd-data"),
             "--listen-client-urls=https://127.0.0.1:%d" % p["client"],
             "--advertise-client-urls=https://127.0.0.1:%d" % p["client"],
@@ -91,7 +91,7 @@ class ControlPlane:
             "--cert-file=%s/etcd/server.crt" % d, "--key-file=%s/etcd/server.key" % d,
             "--trusted-ca-file=%s/etcd/ca.crt" % d, "--client-cert-auth=true"] + list(etcd_extra),
             startupProbe=_probe(p["metrics"], "/health?serializable=false", "HTTP", period=10))
-        apiserver = _pod("kube-apiserver", "registry.k8s.io/kube-apiserver:v1.30.6", [
+        apiserver = _pod("kube-apiserver", "registry.k8s.io/kube-apiserver:v1.37.1", [
             "kube-apiserver", "--advertise-address=127.0.0.1", "--bind-address=127.0.0.1",
             "--secure-port=%d" % p["api"], "--etcd-servers=https://127.0.0.1:%d" % p["client"],
             "--etcd-cafile=%s/etcd/ca.crt" % d, "--etcd-certfile=%s/apiserver-etcd-client.crt" % d,
@@ -156,7 +156,7 @@ def test_the_node_is_registered_with_its_version_labels_and_address(cluster):
     labels = node["metadata"]["labels"]
     assert labels["kubernetes.io/hostname"] == NODE
     assert labels["topology.kubernetes.io/zone"] == "fd-a"
-    assert node["status"]["nodeInfo"]["kubeletVersion"] == "v1.30.6"
+    assert node["status"]["nodeInfo"]["kubeletVersion"] == "v1.37.1"
     assert {"type": "InternalIP", "address": "127.0.0.1"} in node["status"]["addresses"]
 
 
@@ -316,12 +316,12 @@ def test_a_joining_kubelet_bootstraps_through_a_csr_and_registers(cluster, tmp_p
         joiner.start_containerd()
         joiner.start_kubelet("--kubeconfig=%s" % (tmp_path / "kubelet.conf"), "--bootstrap-kubeconfig=%s" % bootstrap,
                              "--cert-dir=%s" % (tmp_path / "kubelet-pki"),
-                             "--node-labels=topology.kubernetes.io/zone=fd-b", version="v1.29.10")
+                             "--node-labels=topology.kubernetes.io/zone=fd-b", version="v1.36.4")
         node = wait_until(lambda: _ready(api, "cp-2"), 60, "the joining node to be registered and Ready", interval=0.2)
     finally:
         approver.stop.set()
         procs.cleanup()
-    assert node["status"]["nodeInfo"]["kubeletVersion"] == "v1.29.10"
+    assert node["status"]["nodeInfo"]["kubeletVersion"] == "v1.36.4"
     assert node["metadata"]["labels"]["topology.kubernetes.io/zone"] == "fd-b"
     csr = approver.signed[0]
     assert csr["spec"]["signerName"] == "kubernetes.io/kube-apiserver-client-kubelet"

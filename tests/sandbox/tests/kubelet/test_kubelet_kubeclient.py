@@ -146,9 +146,9 @@ def test_error_statuses_map_to_typed_errors(server, tls, status, error, reason):
 
 
 def test_a_bearer_token_is_sent_and_no_client_cert_needed(server, tls):
-    server.replies[("GET", "/version")] = (200, {"gitVersion": "v1.30.6"})
+    server.replies[("GET", "/version")] = (200, {"gitVersion": "v1.37.1"})
     client = _client(server, tls, client_cert_pem=None, client_key_pem=None, token="abcdef.0123456789abcdef")
-    assert client.get_path("/version") == {"gitVersion": "v1.30.6"}
+    assert client.get_path("/version") == {"gitVersion": "v1.37.1"}
     assert server.seen[-1]["headers"]["Authorization"] == "Bearer abcdef.0123456789abcdef"
     assert server.seen[-1]["peer_cert"] is None
 

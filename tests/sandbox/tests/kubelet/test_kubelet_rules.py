@@ -145,7 +145,7 @@ def test_a_missing_config_file_says_so(tmp_path):
 # --- manifests --------------------------------------------------------------------------------------------
 
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "etcd", "namespace": "kube-system"},
-       "spec": {"containers": [{"name": "etcd", "image": "registry.k8s.io/etcd:3.5.15-0",
+       "spec": {"containers": [{"name": "etcd", "image": "registry.k8s.io/etcd:3.6.8-0",
                                 "command": ["etcd", "--name=cp-1"], "args": ["--snapshot-count=10000"],
                                 "env": [{"name": "GOMAXPROCS", "value": 2}, {"name": "FROM_FIELD",
                                                                              "valueFrom": {}}]}]}}
@@ -231,7 +231,7 @@ def test_api_retry_back_off(failures, delay):
 
 MACHINE = {"hostname": "cp-1", "node_ip": "172.31.250.11", "runtime_socket": "/run/containerd/containerd.sock",
            "cpus": 2, "memory_kib": 1024, "storage_kib": 2048, "os_image": "Debian GNU/Linux 12 (bookworm)",
-           "kernel": "6.1.0", "machine_id": "m", "boot_id": "b", "kubelet_version": "v1.30.6"}
+           "kernel": "6.1.0", "machine_id": "m", "boot_id": "b", "kubelet_version": "v1.37.1"}
 
 
 CRI_VERSION = {"version": "0.1.0", "runtimeName": "containerd", "runtimeVersion": "v1.7.22", "runtimeApiVersion": "v1"}
@@ -294,7 +294,7 @@ def test_an_existing_node_gets_its_default_labels_back(initial, existing, update
 def test_node_readiness_follows_the_runtime(runtime_up, status, reason):
     result = objects.node_status(MACHINE, runtime_up, CRI_VERSION, [], NOW)
     assert (_ready(result)["status"], _ready(result)["reason"]) == (status, reason)
-    assert result["nodeInfo"]["kubeletVersion"] == "v1.30.6"
+    assert result["nodeInfo"]["kubeletVersion"] == "v1.37.1"
     assert result["nodeInfo"]["containerRuntimeVersion"] == "containerd://1.7.22"
 
 

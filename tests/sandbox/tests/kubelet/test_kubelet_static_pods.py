@@ -37,7 +37,7 @@ def etcd_setup(kubelet_host):
     pki.write_pair(str(pki_dir), "server", server, server_key)
     ports = {"client": free_port(), "peer": free_port(), "metrics": free_port()}
 
-    def write(extra_flags=(), name="etcd.yaml", image="registry.k8s.io/etcd:3.5.15-0"):
+    def write(extra_flags=(), name="etcd.yaml", image="registry.k8s.io/etcd:3.6.8-0"):
         manifest = {
             "apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": "etcd", "namespace": "kube-system",
@@ -88,7 +88,7 @@ def running_etcd(kubelet_host, etcd_setup):
 def test_a_manifest_starts_real_etcd_with_exactly_its_flags(kubelet_host, etcd_setup, running_etcd, releases):
     argv = kubelet_host.cmdline(running_etcd["pid"])
     command = running_etcd["manifest"]["spec"]["containers"][0]["command"]
-    # etcd:3.5.15-0's entry point is the wrapper that adds /livez and /readyz (test_etcd_image.py), a
+    # etcd:3.6.8-0's entry point is the wrapper that adds /livez and /readyz (test_etcd_image.py), a
     # python3 zipapp: the kernel puts its interpreter first.
     entry_point = str(releases / "etcd" / "3.5.1" / "etcd-image")
     assert argv == ["/usr/bin/python3", entry_point] + command[1:]
