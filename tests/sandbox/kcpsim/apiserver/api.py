@@ -30,7 +30,8 @@ import uuid
 import yaml
 
 from kcpsim import version
-from kcpsim.apiserver import auth, cache, discovery, errors, patch, resources, selectors, storage, strategy, tables
+from kcpsim.apiserver import (auth, cache, discovery, errors, patch, protobuf, resources, selectors, storage, strategy,
+                              tables)
 
 # ``alive()`` says whether the client is still connected (a watch ends when it is not).
 Request = collections.namedtuple("Request", "method path query headers body peer_cert alive")
@@ -370,9 +371,15 @@ class Api:
     def _body(self, request):
         content_type = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
         try:
+            if content_type == protobuf.MEDIA_TYPE:
+                return protobuf.decode(request.body or b"")
             if "yaml" in content_type:
                 return yaml.safe_load(request.body or b"")
             return json.loads(request.body or b"null")
+        except protobuf.UnsupportedKind as exc:
+            raise errors.ApiError(415, "UnsupportedMediaType", str(exc))
+        except protobuf.ProtobufError as exc:
+            raise errors.bad_request("couldn't decode the protobuf body: %s" % exc)
         except (ValueError, yaml.YAMLError) as exc:
             raise errors.bad_request("couldn't get version/kind; json parse error: %s" % exc)
 

@@ -2,7 +2,7 @@
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The real kubectl (1.32) against the emulated API server: discovery, tables, label / annotate / patch,
-cordon / drain, apply with validation, and watch."""
+cordon / drain, apply with validation, watch, and the protobuf bodies its typed clients write."""
 
 import json
 import os
@@ -81,6 +81,21 @@ def test_cordon_drain_uncordon(kubectl, admin, node):
     assert remaining == ["pod/etcd-cp-1"], "drain evicts ordinary pods and leaves mirror pods"
     kubectl("uncordon", node)
     assert not admin.get("v1", "nodes", node)["spec"].get("unschedulable")
+
+
+def test_secret_and_namespace_written_as_protobuf_are_stored_as_sent(kubectl, admin):
+    kubectl("create", "namespace", "team")
+    kubectl("-n", "team", "create", "secret", "generic", "token", "--from-literal=key=s3cret",
+            "--type=example.com/token")
+    secret = admin.get("v1", "secrets", "token", "team")
+    assert secret["data"] == {"key": "czNjcmV0"} and secret["type"] == "example.com/token"
+    assert admin.get("v1", "namespaces", "team")["metadata"]["name"] == "team"
+
+
+def test_a_kind_the_emulation_cannot_decode_from_protobuf_is_refused_in_words(kubectl):
+    refused = kubectl("create", "deployment", "web", "--image=pause", check=False)
+    assert refused.returncode == 1
+    assert "decodes protobuf bodies only for" in refused.stderr and "apps/v1 Deployment" in refused.stderr
 
 
 def test_apply_creates_then_updates_with_validation_on(kubectl, admin):
