@@ -144,6 +144,7 @@ def _preflight(data):
     node_checks = checks.port(10250) + checks.ip_forward() + checks.swap()
     node_checks += checks.cri(data.init["nodeRegistration"]["criSocket"])
     node_checks += checks.kubelet_version(ctx.release, target)
+    node_checks += checks.cgroups(checks.installed_kubelet_version(ctx.release))
     node_checks += checks.hostname(data.node_name) + checks.kubelet_service()
     results = checks.control_plane(data.cluster, data.bind_port, node_checks)
     if (target.major, target.minor) > (ctx.version.major, ctx.version.minor):
@@ -298,15 +299,20 @@ def _elapsed(started):
     return durations.render(round(time.monotonic() - started, 3))
 
 
+def wait_all_components(ctx, pods, timeout):
+    """The control-plane-check: every component's health endpoint, or the error naming those not healthy."""
+    failed = controlplanecheck.wait_all(ctx.out, pods, timeout)
+    if failed:
+        raise KubeadmError("failed while waiting for the control plane to start: %s not healthy\n"
+                           "A control plane component may have crashed or exited when started by the container "
+                           "runtime. To troubleshoot, check the kubelet and the static Pods in %s"
+                           % (", ".join(failed), manifests.MANIFEST_DIR))
+
+
 def wait_control_plane_components(ctx, cluster, pods, timeout, wait_api):
     """All three components (WaitForAllControlPlaneComponents), else only the API server through ``wait_api``."""
     if ctx.release.gate("WaitForAllControlPlaneComponents", cluster.get("featureGates")):
-        failed = controlplanecheck.wait_all(ctx.out, pods, timeout)
-        if failed:
-            raise KubeadmError("failed while waiting for the control plane to start: %s not healthy\n"
-                               "A control plane component may have crashed or exited when started by the container "
-                               "runtime. To troubleshoot, check the kubelet and the static Pods in %s"
-                               % (", ".join(failed), manifests.MANIFEST_DIR))
+        wait_all_components(ctx, pods, timeout)
         return
     started = time.monotonic()
     ctx.out("[api-check] Waiting for a healthy API server. This can take up to %s" % durations.render(timeout))

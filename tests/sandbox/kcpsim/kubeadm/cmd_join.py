@@ -2,7 +2,13 @@
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """``kubeadm join`` (worker and ``--control-plane``): discovery, preflight, control-plane-prepare, check-etcd,
-kubelet-start, control-plane-join, in kubeadm's order (kubeadm-reference.md §2)."""
+kubelet-start, etcd-join, kubelet-wait-bootstrap, control-plane-join, wait-control-plane, in kubeadm's order
+(kubeadm-reference.md §2; kubeadm-reference-1.32-plus.md for the 1.33+ order).
+
+ControlPlaneKubeletLocalMode (on from 1.33, locked from 1.35): a joining control plane node's kubelet
+bootstraps against its own API server, which cannot serve before the local etcd member exists, so etcd is joined
+(etcd-join) before the wait for the kubelet's TLS bootstrap; control-plane-join/etcd then does nothing. With the
+gate off, etcd-join does nothing and control-plane-join/etcd joins etcd after the bootstrap, as before 1.33."""
 
 from __future__ import annotations
 
@@ -14,8 +20,8 @@ from kcpsim.kubeadm import (bootstraptoken, certplan, certsecret, config, discov
 from kcpsim.kubeadm.cluster import ApiUnavailable, Cluster
 from kcpsim.kubeadm.cmd_init import (ADMIN_CONF, KUBELET_CONF, KUBERNETES_DIR, annotate_cri_socket,
                                      check_control_plane_version, finish_dry_run, mark_control_plane,
-                                     node_local_cri_socket, read_config_file,
-                                     start_kubelet, wait_kubelet, write_kubelet_files, write_manifest)
+                                     node_local_cri_socket, read_config_file, start_kubelet,
+                                     wait_all_components, wait_kubelet, write_kubelet_files, write_manifest)
 from kcpsim.kubeadm.context import KubeadmError, Phase, refuse_unemulated, run_phases
 from kcpsim.kubeadm.etcd import EtcdAdmin, EtcdAdminError
 from kcpsim.kubeadm.hostfs import FAULTS_DIR
@@ -76,6 +82,12 @@ class JoinData:
     @property
     def local_etcd(self):
         return not certplan.is_external_etcd(self.cluster)
+
+    @property
+    def kubelet_local_mode(self):
+        """A control plane node's kubelet talks to its own API server (ControlPlaneKubeletLocalMode)."""
+        return self.control_plane is not None and \
+            self.ctx.release.gate("ControlPlaneKubeletLocalMode", self.cluster.get("featureGates"))
 
     @property
     def advertise_address(self):
@@ -193,6 +205,7 @@ def node_checks(data, checks):
     results += checks.file_available(KUBELET_CONF) + checks.file_available(BOOTSTRAP_KUBELET_CONF)
     results += checks.ip_forward() + checks.swap() + checks.cri(data.join["nodeRegistration"]["criSocket"])
     results += checks.kubelet_version(data.ctx.release, None) + checks.port(10250)
+    results += checks.cgroups(checks.installed_kubelet_version(data.ctx.release))
     results += checks.hostname(data.node_name) + checks.kubelet_service()
     return results + (checks.file_available(data.join["caCertPath"]) if worker else [])
 
@@ -346,6 +359,8 @@ def _check_etcd(data):
 # ----------------------------------------------------------------------------------------- kubelet-start
 
 def _kubelet_start(data):
+    """Write the bootstrap kubeconfig and the kubelet's files, and start the kubelet; the wait for its TLS
+    bootstrap is kubelet-wait-bootstrap."""
     ctx = data.ctx
     client = data.bootstrap_client()
     node = client.get("v1", "nodes", data.node_name)
@@ -353,7 +368,9 @@ def _kubelet_start(data):
         raise KubeadmError('a Node with name "%s" and status "Ready" already exists in the cluster. You must delete '
                            "the existing Node or change the name of this new joining Node" % data.node_name)
     token = data.join["discovery"]["tlsBootstrapToken"]
-    bootstrap = kubeconfig.build(data.server, data.ca_pem, "tls-bootstrap-token-user",
+    server = "https://%s" % manifests.join_host_port(data.advertise_address, data.bind_port) \
+        if data.kubelet_local_mode else data.server
+    bootstrap = kubeconfig.build(server, data.ca_pem, "tls-bootstrap-token-user",
                                  cluster_name=data.cluster["clusterName"], token=token)
     kubeconfig.write(data.host.path(BOOTSTRAP_KUBELET_CONF), bootstrap)
     if not data.host.exists(data.join["caCertPath"]):
@@ -361,6 +378,10 @@ def _kubelet_start(data):
     # The kubelet configuration is cluster-wide: a join takes it from kubelet-config, never from --config.
     write_kubelet_files(ctx, data.join["nodeRegistration"], data.cluster, data.kubelet_config)
     start_kubelet(ctx, data.kubelet)
+
+
+def _kubelet_wait_bootstrap(data):
+    ctx = data.ctx
     if data.dry_run:
         ctx.out("[dryrun] Would wait for the kubelet to be healthy and to perform the TLS Bootstrap")
         return
@@ -402,6 +423,16 @@ def _kubelet_conf_ready(data):
 
 
 # ------------------------------------------------------------------------------------- control-plane-join
+
+def _etcd_join(data):
+    if data.kubelet_local_mode:
+        _join_etcd(data)
+
+
+def _control_plane_join_etcd(data):
+    if not data.kubelet_local_mode:
+        _join_etcd(data)
+
 
 def _join_etcd(data):
     if not data.local_etcd:
@@ -459,6 +490,19 @@ def _mark_control_plane(data):
                        data.timeouts["kubernetesAPICall"] * 4)
 
 
+def _wait_control_plane(data):
+    """WaitForAllControlPlaneComponents: a control plane join waits for this node's three components."""
+    ctx = data.ctx
+    if not ctx.release.gate("WaitForAllControlPlaneComponents", data.cluster.get("featureGates")):
+        return
+    if data.dry_run:
+        ctx.out("[dryrun] Would wait for healthy control plane components")
+        return
+    pods = manifests.control_plane_pods(data.cluster, ctx.release, data.advertise_address, data.bind_port,
+                                        data.join["nodeRegistration"]["imagePullPolicy"])
+    wait_all_components(ctx, pods, data.timeouts["controlPlaneComponentHealthCheck"])
+
+
 def _success(data):
     ctx = data.ctx
     if data.control_plane is None:
@@ -484,7 +528,7 @@ def _success(data):
 
 
 def phases(release):
-    join_children = [Phase("etcd", _control_plane_only(_join_etcd)),
+    join_children = [Phase("etcd", _control_plane_only(_control_plane_join_etcd)),
                      Phase("mark-control-plane", _control_plane_only(_mark_control_plane))]
     return [
         Phase("preflight", _preflight),
@@ -497,7 +541,10 @@ def phases(release):
         ]),
         Phase("check-etcd", _check_etcd),
         Phase("kubelet-start", _kubelet_start),
+        Phase("etcd-join", _control_plane_only(_etcd_join)),
+        Phase("kubelet-wait-bootstrap", _kubelet_wait_bootstrap),
         Phase("control-plane-join", None, join_children),
+        Phase("wait-control-plane", _control_plane_only(_wait_control_plane)),
     ]
 
 

@@ -265,6 +265,12 @@ def check_images(data, prefix):
         raise KubeadmError("%s: %s" % (prefix, preflight.PreflightError(fatal)))
 
 
+def check_host(data, target):
+    """SystemVerification against the version the node moves to: the cgroup rule of kubelet 1.35+ applies as
+    soon as the target is 1.35 or newer, before the kubelet itself is upgraded."""
+    preflight.report(data.ctx, preflight.Checks(data.host, None).cgroups(target), data.ignored)
+
+
 def health_checks(data):
     ctx = data.ctx
     ctx.out("[upgrade] Running cluster health checks")
@@ -642,6 +648,7 @@ def apply(data, version_arg):
     ctx.out("[upgrade/versions] Cluster version: %s" % config.cluster_version(data.cluster))
     ctx.out("[upgrade/versions] kubeadm version: %s" % ctx.version)
     enforce_policy(data, target, force, allow_experimental, allow_rc)
+    check_host(data, target)
     if not (yes or force):
         if not ctx.confirm("[upgrade] Are you sure you want to proceed?"):
             raise KubeadmError("won't proceed; the user didn't answer (Y|y) in order to continue")
@@ -668,6 +675,7 @@ def node(data):
     renew = bool(data.option("node", "certificateRenewal", "certificate-renewal", True))
     etcd_upgrade = bool(data.option("node", "etcdUpgrade", "etcd-upgrade", True))
     ctx.out("[upgrade/preflight] Running pre-flight checks")
+    check_host(data, target)
     if data.is_control_plane:
         check_etcd_health(data)
         ctx.out("[upgrade/preflight] Pulling images required for setting up a Kubernetes cluster")

@@ -22,6 +22,11 @@ from kcpsim.kubeadm.kubelet import KubeletError
 from kcpsim.kubeadm.release import parse_version
 
 IMAGES_JSON_CANDIDATES = ("/opt/kcpsim/releases/images.json",)
+MOUNTINFO = "/proc/self/mountinfo"
+CGROUP_V1 = ("cgroups v1 support is deprecated and will be removed in a future release. Please migrate to cgroups "
+             "v2. To explicitly enable cgroups v1 support for kubelet v1.35 or newer, you must set the kubelet "
+             "configuration option 'FailCgroupV1' to 'false'. You must also explicitly skip this validation. For "
+             "more information, see https://git.k8s.io/enhancements/keps/sig-node/5573-remove-cgroup-v1")
 IMAGES_ENV = "KCPSIM_IMAGES"
 
 
@@ -144,6 +149,28 @@ class Checks:
                                               "configured to use swap. Please refer to "
                                               "https://kubernetes.io/docs/concepts/architecture/nodes/#swap-memory")]
         return []
+
+    def cgroups(self, kubelet_version):
+        """SystemVerification's cgroup rule: a host without the unified hierarchy (cgroup v2) at /sys/fs/cgroup is
+        an error for a kubelet of 1.35 or newer, a warning before."""
+        try:
+            with open(self.host.path(MOUNTINFO), "r", encoding="utf-8") as handle:
+                # The last mount on /sys/fs/cgroup is the one a reader sees.
+                filesystems = [line.split(" - ", 1)[1].split()[0] for line in handle
+                         if line.split()[4] == "/sys/fs/cgroup" and " - " in line]
+        except (OSError, IndexError) as exc:
+            return [Result("SystemVerification", "error", "couldn't read the host's mounts: %s" % exc)]
+        if filesystems and filesystems[-1] == "cgroup2":
+            return []
+        return [Result("SystemVerification", "error" if (kubelet_version.major, kubelet_version.minor) >= (1, 35)
+                       else "warning", CGROUP_V1)]
+
+    def installed_kubelet_version(self, release):
+        """The kubelet's own version, or kubeadm's when it cannot be read (KubeletVersion reports that)."""
+        try:
+            return parse_version(self.kubelet.version())
+        except (KubeletError, ValueError):
+            return release.version
 
     @staticmethod
     def cpus():

@@ -29,6 +29,8 @@ class KubeletConfig:
         self.port = int(data.get("port", 10250))
         self.address = data.get("address") or "0.0.0.0"
         self.register_with_taints = list(data.get("registerWithTaints") or [])
+        # With rotation on (kubeadm sets it) the client certificate manager bootstraps in the background.
+        self.rotate_certificates = bool(data.get("rotateCertificates", False))
         heartbeat = os.environ.get("KCPSIM_HEARTBEAT")
         self.heartbeat = float(heartbeat) if heartbeat else self.node_status_update_frequency
         scale = os.environ.get("KCPSIM_PROBE_SCALE")

@@ -5,8 +5,8 @@
 
 Startup: flags → ``--config`` (missing: exit 1, systemd restarts it until kubeadm writes it; both are read by
 kcpsim.kubelet.__main__ before this module is imported) → credentials
-(``--kubeconfig``, else TLS bootstrap with ``--bootstrap-kubeconfig``, else exit 1; neither flag given =
-standalone, static pods only) → the runtime socket must answer (else exit 1). Then the pod loop runs every
+(``--kubeconfig``, else TLS bootstrap with ``--bootstrap-kubeconfig``: first when ``rotateCertificates`` is
+off, beside the static pods when it is on; else exit 1; neither flag given = standalone, static pods only) → the runtime socket must answer (else exit 1). Then the pod loop runs every
 0.5 s on the main thread, the API side on its own thread, the listening ports (endpoints) on others; a taken
 kubelet port (10250) stops it. SIGTERM / SIGINT stop the kubelet and leave its static pods running.
 """
@@ -192,8 +192,12 @@ def start(parsed, config_text):
                   "%r: %s", parsed.get("container-runtime-endpoint", "unix://" + socket_path), problem)
         return 1
     kubelet = Kubelet(parsed, kubelet_config, node_name, parsed.get("node-ip") or detect_node_ip(), credentials)
-    if credentials is not None and not os.path.exists(credentials.kubeconfig_path):
-        # The real kubelet bootstraps before it starts anything else, static pods included.
+    if credentials is not None and not os.path.exists(credentials.kubeconfig_path) \
+            and not kubelet_config.rotate_certificates:
+        # Without certificate rotation the real kubelet bootstraps before it starts anything else, static pods
+        # included. With rotation (kubeadm's setting) its certificate manager bootstraps in the background while
+        # the static pods run: that is how a control plane node bootstraps against its own API server
+        # (ControlPlaneKubeletLocalMode), which runs as one of those static pods.
         try:
             credentials.bootstrap(kubelet.stop, BOOTSTRAP_TIMEOUT, timeout=API_TIMEOUT)
         except certs.CredentialsError as exc:

@@ -290,6 +290,17 @@ def test_04_control_plane_join_adds_a_learner_then_promotes_it(cluster):
     assert result.code == 0, result
     assert "This node has joined the cluster and a new control plane instance was created" in result.out
     assert "[etcd] Announced new etcd member joining to the existing etcd cluster" in result.out
+    # ControlPlaneKubeletLocalMode (1.33+): the kubelet bootstraps against cp-2's own API server, which needs the
+    # local etcd member first, so etcd-join comes before the wait for the TLS bootstrap; then all three
+    # components are checked (WaitForAllControlPlaneComponents).
+    order = [result.out.index(line) for line in (
+        "[etcd] Announced new etcd member joining to the existing etcd cluster",
+        "[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap",
+        "[mark-control-plane] Marking the node cp-2 as control-plane",
+        "[control-plane-check] Checking kube-scheduler at https://127.0.0.1:10259/livez")]
+    assert order == sorted(order), result.out
+    with open(host_file("cp-2", "/etc/kubernetes/kubelet.conf")) as handle:
+        assert "server: https://%s:6443" % IPS["cp-2"] in handle.read()
     assert any(learner for member, learner in seen), "cp-2's member was never seen as a learner"
     members = wait_until(lambda: [m for m in etcd_members() if m.name] if len(
         [m for m in etcd_members() if m.name and not m.is_learner]) == 2 else None, 30, "two voting members",
@@ -345,6 +356,20 @@ def test_07b_a_control_plane_join_without_shared_certificates_or_a_key_is_refuse
     manifests = host_file("cp-3", "/etc/kubernetes/manifests")
     assert not os.path.isdir(manifests) or not os.listdir(manifests)
     assert sorted(m.name for m in etcd_members()) == ["cp-1", "cp-2"]
+
+
+def test_07c_a_cgroup_v1_host_is_refused_by_kubelet_1_35_and_newer(cluster):
+    """A cgroup v1 host has a tmpfs at /sys/fs/cgroup (one hierarchy per controller under it), not cgroup2."""
+    ok = ssh("cp-3", "mount -t tmpfs -o mode=0755 tmpfs /sys/fs/cgroup")
+    assert ok.code == 0, ok
+    try:
+        result = ssh("cp-3", "kubeadm join %s" % join_flags(cluster))
+    finally:
+        assert ssh("cp-3", "umount /sys/fs/cgroup").code == 0
+    assert result.code == 1, result
+    assert "[ERROR SystemVerification]: cgroups v1 support is deprecated and will be removed in a future release. " \
+           "Please migrate to cgroups v2." in result.err
+    assert not os.path.exists(host_file("cp-3", "/etc/kubernetes/kubelet.conf"))
 
 
 def test_08_a_worker_joins_without_control_plane_labels(cluster):
