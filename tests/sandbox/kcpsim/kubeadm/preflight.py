@@ -157,7 +157,7 @@ class Checks:
             with open(self.host.path(MOUNTINFO), "r", encoding="utf-8") as handle:
                 # The last mount on /sys/fs/cgroup is the one a reader sees.
                 filesystems = [line.split(" - ", 1)[1].split()[0] for line in handle
-                         if line.split()[4] == "/sys/fs/cgroup" and " - " in line]
+                               if line.split()[4] == "/sys/fs/cgroup" and " - " in line]
         except (OSError, IndexError) as exc:
             return [Result("SystemVerification", "error", "couldn't read the host's mounts: %s" % exc)]
         if filesystems and filesystems[-1] == "cgroup2":

@@ -6,9 +6,10 @@
 Startup: flags → ``--config`` (missing: exit 1, systemd restarts it until kubeadm writes it; both are read by
 kcpsim.kubelet.__main__ before this module is imported) → credentials
 (``--kubeconfig``, else TLS bootstrap with ``--bootstrap-kubeconfig``: first when ``rotateCertificates`` is
-off, beside the static pods when it is on; else exit 1; neither flag given = standalone, static pods only) → the runtime socket must answer (else exit 1). Then the pod loop runs every
-0.5 s on the main thread, the API side on its own thread, the listening ports (endpoints) on others; a taken
-kubelet port (10250) stops it. SIGTERM / SIGINT stop the kubelet and leave its static pods running.
+off, beside the static pods when it is on; else exit 1; neither flag given = standalone, static pods only) →
+the runtime socket must answer (else exit 1). Then the pod loop runs every 0.5 s on the main thread, the API
+side on its own thread, the listening ports (endpoints) on others; a taken kubelet port (10250) stops it.
+SIGTERM / SIGINT stop the kubelet and leave its static pods running.
 """
 
 import json
