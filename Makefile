@@ -12,9 +12,9 @@ PYTEST_ARGS ?=
 setup:
 	@tests/setup.sh
 
-# The whole suite. The sandbox's tests (tests/sandbox) need root: they build network namespaces.
+# The whole suite. The sandbox's tests (tests/sandbox) and the end-to-end tests on it (tests/e2e) need root.
 test: setup lint sanity docs-check
-	$(BIN)/pytest tests/unit tests/integration tests/sandbox $(PYTEST_ARGS)
+	$(BIN)/pytest tests/unit tests/integration tests/sandbox tests/e2e $(PYTEST_ARGS)
 
 test-sandbox: setup
 	$(BIN)/pytest tests/sandbox $(PYTEST_ARGS)

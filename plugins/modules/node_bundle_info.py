@@ -1,0 +1,166 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: node_bundle_info
+short_description: Check one version of the node software bundle and say which file goes where
+version_added: 0.2.0
+description:
+  - Reads C(<path>/<version>/SHA256SUMS) of the air-gapped node software bundle, picks the file of every artifact a
+    node needs (kubeadm, kubelet, kubectl, the container runtime, the CNI plugins, the systemd units, the pod
+    network's configuration) for the architecture asked for, and checks each file's SHA-256 against
+    C(SHA256SUMS).
+  - Fails, naming the file and what is wrong with it, when C(SHA256SUMS) is missing or malformed, an artifact is
+    missing or ambiguous, a file is missing, or a checksum does not match. Nothing is installed from a bundle this
+    module refused.
+  - Runs where the bundle is (the controller) and changes nothing. The bundle's layout is documented in
+    C(docs/node-software.md); the C(kubeadm.control_plane.node_software) role installs what this module returns.
+author:
+  - kubeadm.control_plane contributors (!UNKNOWN)
+options:
+  path:
+    description:
+      - The bundle's root directory, holding one directory per Kubernetes version.
+    type: path
+    required: true
+  version:
+    description:
+      - The Kubernetes version whose node software is wanted, V(v<major>.<minor>.<patch>).
+    type: str
+    required: true
+  arch:
+    description:
+      - The nodes' architecture, as Kubernetes names it (V(amd64), V(arm64)).
+    type: str
+    default: amd64
+attributes:
+  check_mode:
+    support: full
+    description: The module only reads files, so check mode does the same checks.
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+    description: Run it where the bundle is, the controller.
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+"""
+
+EXAMPLES = r"""
+- name: Check the bundle of the version to install
+  kubeadm.control_plane.node_bundle_info:
+    path: /srv/kcp-bundle
+    version: v1.37.1
+  delegate_to: localhost
+  run_once: true
+  register: bundle
+
+- name: Show where kubeadm comes from
+  ansible.builtin.debug:
+    msg: "{{ bundle.artifacts.kubeadm.src }} ({{ bundle.artifacts.kubeadm.sha256 }})"
+"""
+
+RETURN = r"""
+version:
+  description: The version checked.
+  returned: success
+  type: str
+  sample: v1.37.1
+directory:
+  description: The version's directory in the bundle.
+  returned: success
+  type: str
+  sample: /srv/kcp-bundle/v1.37.1
+artifacts:
+  description:
+    - Every artifact a node needs, by role (V(kubeadm), V(kubelet), V(kubectl), V(containerd), V(cni_plugins),
+      V(kubelet_unit), V(kubelet_dropin), V(containerd_unit), V(cni_config)).
+  returned: success
+  type: dict
+  contains:
+    file:
+      description: Its path inside the version's directory, as C(SHA256SUMS) names it.
+      type: str
+      sample: bin/linux/amd64/kubeadm
+    src:
+      description: Its absolute path on the controller.
+      type: str
+      sample: /srv/kcp-bundle/v1.37.1/bin/linux/amd64/kubeadm
+    sha256:
+      description: Its SHA-256, checked against the file.
+      type: str
+    dest:
+      description: Where a node gets it (a file, or the directory an archive is extracted into).
+      type: str
+      sample: /usr/local/bin/kubeadm
+errors:
+  description: Every problem found, each naming the file; empty on success.
+  returned: always
+  type: list
+  elements: str
+"""
+
+import hashlib
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.node_bundle import (SUMS_FILE, check_request,
+                                                                                        parse_sums, select)
+
+
+def sha256_of(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def inspect(path, version, arch):
+    """(artifacts, directory, errors) of one version of the bundle at ``path``."""
+    errors = check_request(version, arch)
+    if errors:
+        return None, None, errors
+    directory = os.path.join(path, version)
+    sums_path = os.path.join(directory, SUMS_FILE)
+    try:
+        with open(sums_path, "r", encoding="utf-8") as handle:
+            sums, errors = parse_sums(handle.read())
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, directory, ["%s: cannot be read: %s" % (sums_path, exc)]
+    chosen, missing = select(sums, arch)
+    errors += missing
+    for artifact in chosen.values():
+        artifact["src"] = os.path.join(directory, artifact["file"])
+        try:
+            found = sha256_of(artifact["src"])
+        except OSError as exc:
+            errors.append("%s: cannot be read: %s" % (artifact["src"], exc.strerror or exc))
+            continue
+        if found != artifact["sha256"]:
+            errors.append("%s: its SHA-256 is %s, %s says %s" % (artifact["src"], found, SUMS_FILE, artifact["sha256"]))
+    return (chosen if not errors else None), directory, errors
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(path=dict(type="path", required=True), version=dict(type="str", required=True),
+                           arch=dict(type="str", default="amd64")),
+        supports_check_mode=True,
+    )
+    params = module.params
+    artifacts, directory, errors = inspect(params["path"], params["version"], params["arch"])
+    if errors:
+        module.fail_json(msg="the node software bundle is not usable: " + "; ".join(errors), errors=errors)
+    module.exit_json(changed=False, version=params["version"], directory=directory, artifacts=artifacts, errors=[])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The node_software role on bare sandbox hosts, over SSH: the bundle's software installed with its checksums,
+the runtime started and the kubelet enabled; a second run changes nothing; a host with someone else's kubeadm is
+refused and left as it was; check mode changes nothing."""
+
+import hashlib
+import os
+
+import pytest
+
+from conftest import HERE, recap
+
+pytestmark = pytest.mark.sandbox
+SANDBOX = ("t-nodesw", "172.31.244.0/24", 2)
+PLAYBOOK = os.path.join(HERE, "playbooks", "node_software.yml")
+
+
+def newest(mirror_dir):
+    return max(os.listdir(mirror_dir), key=lambda v: tuple(int(x) for x in v.lstrip("v").split(".")))
+
+
+def sha256(path):
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()
+
+
+def test_check_mode_on_bare_hosts_changes_nothing(bare_hosts):
+    version = newest(bare_hosts.mirror_dir)
+    done = bare_hosts.playbook(PLAYBOOK, {"node_software_version": version}, check=True)
+    assert done.returncode == 0, done.stdout[-4000:]
+    for host in bare_hosts.hosts():
+        assert bare_hosts.ssh(host, "test -e /usr/local/bin/kubeadm", check=False).returncode == 1
+
+
+def test_the_bundles_software_is_installed_and_its_services_set_up(bare_hosts):
+    version = newest(bare_hosts.mirror_dir)
+    done = bare_hosts.playbook(PLAYBOOK, {"node_software_version": version})
+    assert done.returncode == 0, done.stdout[-4000:]
+    binaries = os.path.join(bare_hosts.mirror_dir, version, "bin", "linux", "amd64")
+    for host in bare_hosts.hosts():
+        for name in ("kubeadm", "kubelet", "kubectl"):
+            found = bare_hosts.ssh(host, "sha256sum /usr/local/bin/%s" % name).stdout.split()[0]
+            assert found == sha256(os.path.join(binaries, name)), (host, name)
+        assert bare_hosts.ssh(host, "kubeadm version -o short").stdout.strip() == version
+        assert bare_hosts.ssh(host, "systemctl is-active containerd").stdout.strip() == "active"
+        assert bare_hosts.ssh(host, "systemctl is-enabled kubelet").stdout.strip() == "enabled"
+        assert bare_hosts.ssh(host, "test -x /opt/cni/bin/bridge && test -x /usr/local/bin/containerd",
+                              check=False).returncode == 0
+
+
+def test_a_second_run_changes_nothing(bare_hosts):
+    done = bare_hosts.playbook(PLAYBOOK, {"node_software_version": newest(bare_hosts.mirror_dir)})
+    assert done.returncode == 0, done.stdout[-4000:]
+    assert all(counts["changed"] == 0 for counts in recap(done.stdout).values()), done.stdout[-4000:]
+
+
+def test_a_host_with_someone_elses_kubectl_is_refused_and_left_as_it_was(bare_hosts):
+    host = bare_hosts.hosts()[0]
+    bare_hosts.ssh(host, "printf 'not the bundle' > /usr/local/bin/kubectl")
+    kubeadm_before = bare_hosts.ssh(host, "stat -c %Y /usr/local/bin/kubeadm").stdout
+    done = bare_hosts.playbook(PLAYBOOK, {"node_software_version": newest(bare_hosts.mirror_dir)}, limit=host)
+    assert done.returncode != 0
+    assert "/usr/local/bin/kubectl is not the bundle's" in done.stdout
+    assert hashlib.sha256(b"not the bundle").hexdigest() in done.stdout
+    assert bare_hosts.ssh(host, "cat /usr/local/bin/kubectl").stdout == "not the bundle"
+    assert bare_hosts.ssh(host, "stat -c %Y /usr/local/bin/kubeadm").stdout == kubeadm_before
+    replaced = bare_hosts.playbook(PLAYBOOK, {"node_software_version": newest(bare_hosts.mirror_dir),
+                                              "node_software_replace": True}, limit=host)
+    assert replaced.returncode == 0, replaced.stdout[-4000:]
+    assert bare_hosts.ssh(host, "kubectl version --client -o json", check=False).returncode == 0
