@@ -30,8 +30,8 @@ import uuid
 import yaml
 
 from kcpsim import version
-from kcpsim.apiserver import (auth, cache, discovery, errors, patch, protobuf, resources, selectors, storage, strategy,
-                              tables)
+from kcpsim.apiserver import (auth, authz, bootstrap_policy, cache, discovery, disruption, errors, patch, protobuf,
+                              resources, selectors, storage, strategy, tables)
 
 # ``alive()`` says whether the client is still connected (a watch ends when it is not).
 Request = collections.namedtuple("Request", "method path query headers body peer_cert alive")
@@ -46,6 +46,9 @@ INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 UNDELETABLE_NAMESPACES = ("default", "kube-system", "kube-public")
 _NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _VERBS = {"GET": "get", "HEAD": "get", "POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+_NON_RESOURCE_VERBS = {"HEAD": "get"}
+RBAC_GROUP = "rbac.authorization.k8s.io"
+RBAC_PLURALS = ("clusterroles", "roles", "clusterrolebindings", "rolebindings")
 
 Target = collections.namedtuple("Target", "resource namespace name subresource")
 
@@ -152,27 +155,58 @@ class Api:
         # while etcd is unreachable.
         self.token_secrets = cache.WatchCache(store, resources.key(secrets, "kube-system", auth.TOKEN_SECRET_PREFIX),
                                               self.stopping, log=self.log)
+        # The RBAC authorizer reads its objects through informers too.
+        self.rbac = {plural: cache.WatchCache(store, resources.prefix(resources.lookup(RBAC_GROUP, "v1", plural)),
+                                              self.stopping, log=self.log) for plural in RBAC_PLURALS}
+        self._policy = (None, None)
 
     def start(self):
-        """The background work of a serving API server: the caches, and the system namespaces."""
-        self.token_secrets.start()
-        threading.Thread(target=self.bootstrap, name="bootstrap-namespaces", daemon=True).start()
+        """The background work of a serving API server: the caches, the system namespaces and the bootstrap
+        RBAC policy."""
+        for watched in self.caches():
+            watched.start()
+        threading.Thread(target=self.bootstrap, name="bootstrap", daemon=True).start()
+
+    def caches(self):
+        return [self.token_secrets] + [self.rbac[plural] for plural in RBAC_PLURALS]
 
     def close(self):
         self.stopping.set()
-        self.token_secrets.close()
+        for watched in self.caches():
+            watched.close()
+
+    def policy(self):
+        """The RBAC objects in force, rebuilt only when one of their caches has seen a change."""
+        generations = tuple(self.rbac[plural].generation for plural in RBAC_PLURALS)
+        seen, built = self._policy
+        if seen != generations:
+            roles = {}
+            for role in self.rbac["roles"].objects():
+                roles[(role["metadata"].get("namespace"), role["metadata"]["name"])] = role.get("rules") or []
+            built = authz.Policy({role["metadata"]["name"]: role.get("rules") or []
+                                  for role in self.rbac["clusterroles"].objects()}, roles,
+                                 self.rbac["clusterrolebindings"].objects(), self.rbac["rolebindings"].objects())
+            self._policy = (generations, built)
+        return built
 
     # --- start-up --------------------------------------------------------------------------------------
 
     def bootstrap(self, retry_interval=1.0):
-        """Create the system namespaces that are missing; retried until etcd answers or the server stops."""
-        namespaces = resources.lookup("", "v1", "namespaces")
+        """Create the system namespaces and the bootstrap RBAC objects that are missing; retried until etcd
+        answers or the server stops."""
+        wanted = [("namespaces", None, {"metadata": {"name": name}}) for name in resources.SYSTEM_NAMESPACES]
+        wanted += bootstrap_policy.objects()
         while not self.stopping.is_set():
             try:
-                for name in resources.SYSTEM_NAMESPACES:
-                    key = resources.key(namespaces, None, name)
-                    if self.store.get(key) is None:
-                        obj = strategy.prepare_create(namespaces, {"metadata": {"name": name}}, None,
+                existing = {}  # plural -> {(namespace, name)}: one list per kind, not one read per object
+                for plural, namespace, body in wanted:
+                    resource = resources.lookup("" if plural == "namespaces" else RBAC_GROUP, "v1", plural)
+                    if plural not in existing:
+                        existing[plural] = {(obj["metadata"].get("namespace"), obj["metadata"]["name"])
+                                            for obj in self.store.list(resources.prefix(resource))[0]}
+                    key = resources.key(resource, namespace, body["metadata"]["name"])
+                    if (namespace, body["metadata"]["name"]) not in existing[plural]:
+                        obj = strategy.prepare_create(resource, json.loads(json.dumps(body)), namespace,
                                                       auth.User("system:apiserver", (), ""), str(uuid.uuid4()),
                                                       rfc3339(self.clock()), "")
                         try:
@@ -180,7 +214,7 @@ class Api:
                         except storage.Exists:
                             pass
                 self.bootstrapped.set()
-                self.log("system namespaces are in place")
+                self.log("system namespaces and bootstrap RBAC policy are in place")
                 return
             except (storage.StoreUnavailable, storage.StoreError) as exc:
                 self.log("waiting for etcd to create the system namespaces: %s" % exc)
@@ -206,30 +240,55 @@ class Api:
             return json_response(error.code, error.status())
 
     def _handle(self, request):
-        # As in the real server: authenticate, authorize, then route (anonymous gets 403, not 404).
+        # As in the real server: authenticate, authorize, then route (an unknown path is 403 unless the user
+        # may see it, then 404).
         user = self._authenticate(request)
         try:
             target = parse_target(request.path)
         except errors.ApiError:
-            if user is auth.ANONYMOUS:
-                raise errors.forbidden(user.name, _VERBS.get(request.method, "get"), None, None, None,
-                                       path=request.path)
+            self._authorize(user, request, None)
             raise
-        if user is auth.ANONYMOUS:
-            if target is None:
-                allowed = auth.anonymous_allowed(request.method, request.path)
-            else:
-                allowed = auth.anonymous_allowed(request.method, request.path, target.resource, target.namespace,
-                                                 target.name)
-            if not allowed:
-                verb = _VERBS.get(request.method, request.method.lower())
-                if target is None:
-                    raise errors.forbidden(user.name, verb, None, None, None, path=request.path)
-                raise errors.forbidden(user.name, verb if target.name else "list", target.resource.plural,
-                                       target.resource.group, target.namespace, target.name)
+        self._authorize(user, request, target)
         if target is None:
             return self._non_resource(request)
         return self._resource(request, target, user)
+
+    def _attributes(self, request, target):
+        if target is None:
+            return authz.Attributes(_NON_RESOURCE_VERBS.get(request.method, request.method.lower()), "", "", "",
+                                    None, None, request.path, None)
+        verb = _VERBS.get(request.method, request.method.lower())
+        selector = None
+        if not target.name and request.method in ("GET", "HEAD", "DELETE"):
+            verb = {"get": "watch" if request.query.get("watch") in ("true", "1") else "list",
+                    "delete": "deletecollection"}[verb]
+            try:
+                selector = selectors.parse_fields(request.query.get("fieldSelector", ""), target.resource.plural)
+            except selectors.SelectorError:
+                selector = None
+        return authz.Attributes(verb, target.resource.group, target.resource.plural, target.subresource or "",
+                                target.namespace, target.name, None, selector)
+
+    def _authorize(self, user, request, target):
+        attrs = self._attributes(request, target)
+        identities = ()
+        if user.name == bootstrap_policy.KCM:
+            identities = tuple(auth.User("system:serviceaccount:kube-system:" + account,
+                                         ("system:serviceaccounts", "system:serviceaccounts:kube-system",
+                                          auth.AUTHENTICATED), "")
+                               for account in sorted(set(bootstrap_policy.CONTROLLER_ACCOUNTS.values())))
+        allowed, reason = authz.decide(user, attrs, self.policy(), lambda: self._pods_on(authz.node_name(user)),
+                                       identities)
+        if allowed:
+            return
+        if target is None:
+            raise errors.forbidden(user.name, attrs.verb, None, None, None, path=request.path, reason=reason)
+        raise errors.forbidden(user.name, attrs.verb, target.resource.plural, target.resource.group,
+                               target.namespace, target.name, subresource=target.subresource, reason=reason)
+
+    def _pods_on(self, node):
+        pods = self.store.list(resources.prefix(resources.lookup("", "v1", "pods")))[0]
+        return [pod for pod in pods if (pod.get("spec") or {}).get("nodeName") == node]
 
     def _authenticate(self, request):
         user = auth.certificate_user(request.peer_cert)
@@ -352,18 +411,29 @@ class Api:
             if name is None and (target.namespace or not target.resource.namespaced):
                 return self._create(request, target, user)
             if sub == "eviction":
-                return self._evict(request, target)
+                return self._evict(request, target, user)
             if sub == "binding":
                 return self._bind(request, target)
         elif method == "PUT" and name and sub != "eviction" and sub != "binding":
-            return self._update(request, target)
+            return self._update(request, target, user)
         elif method == "PATCH" and name and sub in (None, "status", "approval"):
-            return self._patch(request, target)
+            return self._patch(request, target, user)
         elif method == "DELETE" and sub is None:
             if name:
-                return self._delete(request, target)
+                return self._delete(request, target, user=user)
             return self._delete_collection(request, target)
         raise errors.method_not_allowed(method)
+
+    def _admitted(self, user, verb, target, old, new):
+        """``new`` when admission lets ``user`` make this change; the NodeRestriction plugin's 403 otherwise."""
+        node = authz.node_name(user)
+        if node is not None:
+            name = target.name or ((new or {}).get("metadata") or {}).get("name")
+            refusal = authz.node_restriction(node, verb, target.resource.plural, target.subresource or "", name,
+                                             old, new)
+            if refusal:
+                raise errors.forbidden_because(errors.qualified(target.resource), name, refusal)
+        return new
 
     def _key(self, target, name=None):
         return resources.key(target.resource, target.namespace, name or target.name)
@@ -435,6 +505,7 @@ class Api:
                                       rfc3339(self.clock()), suffix)
         if resource.dropped:
             return json_response(201, obj)
+        self._admitted(user, "create", target, None, obj)
         if resource.namespaced:
             namespaces = resources.lookup("", "v1", "namespaces")
             if self.store.get(resources.key(namespaces, None, target.namespace)) is None:
@@ -470,13 +541,14 @@ class Api:
                 raise errors.not_found(target.resource, target.name)
         raise errors.conflict(target.resource, target.name)
 
-    def _update(self, request, target):
+    def _update(self, request, target, user):
         body = self._body(request)
         strategy.check_body(target.resource, body, target.namespace, target.name)
         sub = target.subresource if target.subresource != "finalize" else None
-        return self._write(request, target, lambda old: strategy.prepare_update(target.resource, old, body, sub))
+        return self._write(request, target, lambda old: self._admitted(
+            user, "update", target, old, strategy.prepare_update(target.resource, old, body, sub)))
 
-    def _patch(self, request, target):
+    def _patch(self, request, target, user):
         content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type not in patch.TYPES:
             raise errors.unsupported_media_type(content_type)
@@ -488,11 +560,15 @@ class Api:
             except patch.PatchError as exc:
                 raise errors.ApiError(422, "Invalid", str(exc))
             strategy.check_body(target.resource, patched, target.namespace, target.name)
-            return strategy.prepare_update(target.resource, old, patched, target.subresource)
+            return self._admitted(user, "patch", target, old,
+                                  strategy.prepare_update(target.resource, old, patched, target.subresource))
 
         return self._write(request, target, change)
 
-    def _delete(self, request, target, options=None):
+    def _delete(self, request, target, options=None, user=None):
+        """Delete one object, honouring DeleteOptions preconditions. A pod terminates gracefully
+        (disruption.graceful_deletion): it is stored with its deletion timestamp and answered as it is now,
+        and its kubelet removes it; everything else goes at once."""
         resource = target.resource
         if resource.dropped:
             raise errors.not_found(resource, target.name)
@@ -500,16 +576,32 @@ class Api:
             raise errors.ApiError(403, "Forbidden", 'namespaces "%s" is forbidden: this namespace may not be deleted'
                                   % target.name)
         if options is None:
-            options = self._body(request) if request.body else {}
+            options = dict(self._body(request) or {}) if request.body else {}
+            if "gracePeriodSeconds" in request.query:
+                options["gracePeriodSeconds"] = request.query["gracePeriodSeconds"]
         preconditions = (options or {}).get("preconditions") or {}
         for attempt in range(UPDATE_ATTEMPTS):
             old = self._read(target)
+            if user is not None:
+                self._admitted(user, "delete", target, old, None)
             metadata = old["metadata"]
             for field, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
                 if preconditions.get(field) and preconditions[field] != metadata.get(field):
                     raise errors.conflict(resource, target.name, "Precondition failed: %s in precondition: %s, %s "
                                           "in object meta: %s" % (label, preconditions[field], label,
                                                                   metadata.get(field)))
+            if resource.plural == "pods":
+                at_once, terminating = disruption.graceful_deletion(old, options, self.clock())
+                if not at_once:
+                    if terminating is None or self._dry_run(request):
+                        return json_response(200, terminating or old)
+                    try:
+                        return json_response(200, self.store.update(self._key(target), terminating,
+                                                                    int(metadata["resourceVersion"])))
+                    except storage.Stale:
+                        continue
+                    except storage.Missing:
+                        raise errors.not_found(resource, target.name)
             if self._dry_run(request):
                 break
             if resource.plural == "namespaces":
@@ -547,16 +639,79 @@ class Api:
                     raise
         return json_response(200, _list_kind(target.resource, deleted, revision))
 
-    def _evict(self, request, target):
+    def _evict(self, request, target, user):
+        """``pods/<name>/eviction``: delete the pod unless its PodDisruptionBudget forbids it (the rules are in
+        disruption.py). The budget's disruption is taken first (a compare-and-swap on its status), then the pod
+        gets the DisruptionTarget condition and is deleted as a DELETE would (gracefully)."""
         body = self._body(request) or {}
         if not isinstance(body, dict) or body.get("kind") not in (None, "Eviction"):
             raise errors.bad_request("the body of an eviction must be a policy/v1 Eviction")
         named = (body.get("metadata") or {}).get("name")
-        if named and named != target.name:
+        if named != target.name:
             raise errors.bad_request("name in URL does not match name in Eviction object")
-        pod = Target(target.resource, target.namespace, target.name, None)
-        self._delete(request, pod, options=body.get("deleteOptions") or {})
+        options = dict(body.get("deleteOptions") or {})
+        dry_run = self._dry_run(request) or options.get("dryRun") == ["All"]
+        pod_target = Target(target.resource, target.namespace, target.name, None)
+        budgets_resource = resources.lookup("policy", "v1", "poddisruptionbudgets")
+        for attempt in range(UPDATE_ATTEMPTS):
+            pod = self._read(pod_target)
+            self._admitted(user, "create", target, pod, None)
+            budgets = [] if disruption.ignores_budgets(pod) else self.store.list(
+                resources.prefix(budgets_resource, target.namespace))[0]
+            plan, subject = disruption.eviction_plan(pod, budgets)
+            if plan == "take":
+                try:
+                    self._take_disruption(request, budgets_resource, subject, target.name, dry_run)
+                except storage.Stale:
+                    continue
+            elif plan == "delete-unchanged" and not (options.get("preconditions") or {}).get("resourceVersion"):
+                options["preconditions"] = dict(options.get("preconditions") or {},
+                                                resourceVersion=pod["metadata"]["resourceVersion"])
+            break
+        else:
+            raise errors.ApiError(504, "Timeout", 'couldn\'t update PodDisruptionBudget "%s" due to conflicts'
+                                  % subject["metadata"]["name"])
+        if dry_run:
+            return json_response(201, _success(code=201))
+        try:
+            self._mark_disruption_target(request, pod_target, options)
+            self._delete(request, pod_target, options=options)
+        except errors.ApiError as exc:
+            if exc.code == 409 and plan == "delete-unchanged":
+                raise disruption.still_processing(subject)
+            raise
         return json_response(201, _success(code=201))
+
+    def _take_disruption(self, request, resource, budget, pod_name, dry_run):
+        """Store the budget's status with one disruption taken (storage.Stale when it changed meanwhile)."""
+        status = disruption.take_disruption(budget, pod_name, self.clock(), dry_run)
+        if dry_run:
+            return
+        updated = dict(budget, status=status)
+        key = resources.key(resource, budget["metadata"]["namespace"], budget["metadata"]["name"])
+        self.store.update(key, updated, int(budget["metadata"]["resourceVersion"]))
+
+    def _mark_disruption_target(self, request, target, options):
+        """The DisruptionTarget condition an evicted pod carries into its termination (preconditions checked
+        against the pod as it is; a resourceVersion precondition moves on with this write)."""
+        preconditions = options.get("preconditions") or {}
+
+        def change(old):
+            for field, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+                if preconditions.get(field) and preconditions[field] != old["metadata"].get(field):
+                    raise errors.conflict(target.resource, target.name, "the %s in the precondition (%s) does not "
+                                          "match the %s in record (%s). The object might have been modified"
+                                          % (label, preconditions[field], label, old["metadata"].get(field)))
+            new = json.loads(json.dumps(old))
+            conditions = [c for c in (new.get("status") or {}).get("conditions") or []
+                          if c.get("type") != "DisruptionTarget"]
+            new.setdefault("status", {})["conditions"] = conditions + [
+                disruption.disruption_target_condition(self.clock())]
+            return new
+
+        written = json.loads(self._write(request, target, change).body)
+        if preconditions.get("resourceVersion"):
+            options["preconditions"] = dict(preconditions, resourceVersion=written["metadata"]["resourceVersion"])
 
     def _bind(self, request, target):
         body = self._body(request) or {}

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Who is asking, and whether they may. Pure, no I/O (the caller fetches the token Secret).
+"""Who is asking. Pure, no I/O (the caller fetches the token Secret); what they may do is authz.py's.
 
 Authentication, in the real server's order:
 
@@ -15,10 +15,6 @@ Authentication, in the real server's order:
 3. Nothing: ``system:anonymous`` in ``system:unauthenticated``.
 
 Authenticated users also get the group ``system:authenticated``.
-
-Authorization is deliberately simpler than Node,RBAC: an authenticated user may do anything; the anonymous
-user may only GET the health and version paths (``system:public-info-viewer``) and the ConfigMap
-``kube-public/cluster-info`` (kubeadm's ``kubeadm:bootstrap-signer-clusterinfo`` binding).
 """
 
 import base64
@@ -35,8 +31,6 @@ BOOTSTRAPPERS = "system:bootstrappers"
 TOKEN_SECRET_TYPE = "bootstrap.kubernetes.io/token"
 TOKEN_SECRET_PREFIX = "bootstrap-token-"
 TOKEN = re.compile(r"^([a-z0-9]{6})\.([a-z0-9]{16})$")
-
-PUBLIC_PATHS = ("/livez", "/readyz", "/healthz", "/version")
 
 
 def certificate_user(peer_cert):
@@ -107,12 +101,3 @@ def bootstrap_token_user(secret, token_id, token_secret, now):
     if any(not group.startswith(BOOTSTRAPPERS + ":") for group in extra):
         return None
     return User("system:bootstrap:" + token_id, (BOOTSTRAPPERS,) + tuple(extra) + (AUTHENTICATED,), "")
-
-
-def anonymous_allowed(method, path, resource=None, namespace=None, name=None):
-    """Whether ``system:anonymous`` may make this request (see the module docstring)."""
-    if method not in ("GET", "HEAD"):
-        return False
-    if resource is None:
-        return any(path == public or path.startswith(public + "/") for public in PUBLIC_PATHS)
-    return (resource.plural, resource.group, namespace, name) == ("configmaps", "", "kube-public", "cluster-info")

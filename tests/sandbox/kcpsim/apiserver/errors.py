@@ -74,14 +74,31 @@ def unauthorized():
     return ApiError(401, "Unauthorized", "Unauthorized")
 
 
-def forbidden(user, verb, resource_name, group, namespace, name=None, path=None):
-    """403 in the real server's words, for a request or a non-resource path."""
+def forbidden(user, verb, resource_name, group, namespace, name=None, path=None, subresource=None, reason=""):
+    """403 in the real server's words, for a request or a non-resource path; ``reason`` is what the
+    authorizers said, appended after a colon when there is any."""
+    suffix = ": " + reason if reason else ""
     if path is not None:
-        return ApiError(403, "Forbidden", 'forbidden: User "%s" cannot %s path "%s"' % (user, verb, path))
+        return ApiError(403, "Forbidden", 'forbidden: User "%s" cannot %s path "%s"%s' % (user, verb, path, suffix))
     what = '%s "%s"' % (resource_name, name) if name else resource_name
     where = ' in the namespace "%s"' % namespace if namespace else " at the cluster scope"
-    return ApiError(403, "Forbidden", '%s is forbidden: User "%s" cannot %s resource "%s" in API group "%s"%s'
-                    % (what, user, verb, resource_name, group, where), {"name": name or "", "kind": resource_name})
+    resource = resource_name + ("/" + subresource if subresource else "")
+    return ApiError(403, "Forbidden", '%s is forbidden: User "%s" cannot %s resource "%s" in API group "%s"%s%s'
+                    % (what, user, verb, resource, group, where, suffix), {"name": name or "", "kind": resource_name})
+
+
+def forbidden_because(qualified_resource, name, why):
+    """403 for a reason other than authorization (the server's NewForbidden)."""
+    return ApiError(403, "Forbidden", '%s "%s" is forbidden: %s' % (qualified_resource, name, why),
+                    {"name": name, "kind": qualified_resource.partition(".")[0]})
+
+
+def too_many_requests(message, causes=(), retry_after=0):
+    """429 with the causes the client shows (an eviction a disruption budget refuses)."""
+    details = {"causes": [{"reason": reason, "message": text} for reason, text in causes]}
+    if retry_after:
+        details["retryAfterSeconds"] = retry_after
+    return ApiError(429, "TooManyRequests", message, details)
 
 
 def method_not_allowed(method):

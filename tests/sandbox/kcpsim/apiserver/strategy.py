@@ -206,7 +206,9 @@ def prepare_update(resource, old, new, subresource=None):
     result = copy.deepcopy(new)
     result["kind"] = resource.kind
     result["apiVersion"] = _api_version(resource)
-    for field in ("uid", "creationTimestamp", "name", "namespace", "generation"):
+    # Set by the server only: the deletion fields by a graceful DELETE, never by an update.
+    for field in ("uid", "creationTimestamp", "name", "namespace", "generation", "deletionTimestamp",
+                  "deletionGracePeriodSeconds"):
         if field in old["metadata"]:
             result["metadata"][field] = old["metadata"][field]
         else:

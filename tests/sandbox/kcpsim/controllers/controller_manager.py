@@ -11,9 +11,10 @@ kubeconfigs are accepted and ignored), --bind-address / --secure-port (HTTPS /he
 removes one; bootstrapsigner and tokencleaner are off unless named, as in the real one). Others are ignored.
 
 Controllers (decisions in the modules named): nodelifecycle (nodelifecycle.py), csrapproving and csrsigning
-(csr.py), bootstrapsigner and tokencleaner (bootstrap.py), garbagecollector (gc.py), job and ttl-after-finished
-(jobs.py). Each runs on its own period, polling the API server; a failed API call is logged and retried on the
-next period.
+(csr.py), bootstrapsigner and tokencleaner (bootstrap.py), garbagecollector (gc.py), podgc (pods bound to a
+Node that has been gone for 40 s are removed at once, as their kubelet never will), disruption (the status of
+PodDisruptionBudgets, kcpsim/apiserver/disruption.py), job and ttl-after-finished (jobs.py). Each runs on its
+own period, polling the API server; a failed API call is logged and retried on the next period.
 """
 
 import base64
@@ -21,7 +22,7 @@ import datetime
 import sys
 
 from kcpsim import kubeclient, pki
-from kcpsim.apiserver import api, resources
+from kcpsim.apiserver import api, disruption, resources
 from kcpsim.controllers import bootstrap, component, csr, gc, jobs, nodelifecycle
 
 FLAGS = {
@@ -42,10 +43,16 @@ ALIASES = {"node-lifecycle-controller": "nodelifecycle",
            "certificatesigningrequest-signing-controller": "csrsigning",
            "bootstrap-signer-controller": "bootstrapsigner", "token-cleaner-controller": "tokencleaner",
            "garbage-collector-controller": "garbagecollector", "job-controller": "job",
-           "ttl-after-finished-controller": "ttl-after-finished"}
-DEFAULT_ON = ("nodelifecycle", "csrapproving", "csrsigning", "garbagecollector", "job", "ttl-after-finished")
+           "ttl-after-finished-controller": "ttl-after-finished", "disruption-controller": "disruption",
+           "pod-garbage-collector-controller": "podgc"}
+DEFAULT_ON = ("nodelifecycle", "csrapproving", "csrsigning", "garbagecollector", "job", "ttl-after-finished",
+              "disruption", "podgc")
 DEFAULT_OFF = ("bootstrapsigner", "tokencleaner")
 TICK = 0.25
+ORPHAN_QUARANTINE = datetime.timedelta(seconds=40)
+# The kinds whose replicas a disruption budget counts (their scale), by the API they are served at.
+SCALED_KINDS = (("apps/v1", "replicasets", "ReplicaSet"), ("apps/v1", "deployments", "Deployment"),
+                ("apps/v1", "statefulsets", "StatefulSet"))
 
 
 def enabled_controllers(names):
@@ -80,6 +87,7 @@ class Controllers:
         self.log = log
         self.signer = signer  # (CA cert, CA key) or None: csrsigning then leaves CSRs unsigned
         self.clock = clock
+        self.missing_nodes = {}  # node name -> when podgc first saw pods bound to it while it did not exist
 
     def syncs(self, enabled):
         table = {"nodelifecycle": (self.values["node-monitor-period"], self.sync_nodes),
@@ -89,6 +97,8 @@ class Controllers:
                  "tokencleaner": (1.0, self.sync_token_cleaner),
                  "garbagecollector": (5.0, self.sync_garbage),
                  "job": (1.0, self.sync_jobs),
+                 "disruption": (1.0, self.sync_disruption),
+                 "podgc": (5.0, self.sync_orphaned_pods),
                  "ttl-after-finished": (2.0, self.sync_ttl)}
         return [(name,) + table[name] for name in sorted(enabled) if name in table]
 
@@ -234,6 +244,54 @@ class Controllers:
                          % (resource.kind, metadata.get("namespace") or "", metadata["name"]))
             except (kubeclient.NotFound, kubeclient.Conflict):
                 pass
+
+    # --- pod garbage collector -------------------------------------------------------------------------
+
+    def sync_orphaned_pods(self):
+        now = self.clock()
+        nodes = {node["metadata"]["name"] for node in self.client.list("v1", "nodes")["items"]}
+        orphans = [pod for pod in self.client.list("v1", "pods")["items"]
+                   if (pod.get("spec") or {}).get("nodeName") and pod["spec"]["nodeName"] not in nodes]
+        missing = {pod["spec"]["nodeName"] for pod in orphans}
+        self.missing_nodes = {name: self.missing_nodes.get(name, now) for name in missing}
+        for pod in orphans:
+            if now - self.missing_nodes[pod["spec"]["nodeName"]] < ORPHAN_QUARANTINE:
+                continue
+            metadata = pod["metadata"]
+            try:
+                self.client.delete("v1", "pods", metadata["name"], metadata["namespace"],
+                                   body={"gracePeriodSeconds": 0, "preconditions": {"uid": metadata["uid"]}})
+                self.log("deleted pod %s/%s: its node %s does not exist" % (metadata["namespace"], metadata["name"],
+                                                                            pod["spec"]["nodeName"]))
+            except (kubeclient.NotFound, kubeclient.Conflict):
+                pass
+
+    # --- disruption ------------------------------------------------------------------------------------
+
+    def sync_disruption(self):
+        budgets = self.client.list("policy/v1", "poddisruptionbudgets")["items"]
+        if not budgets:
+            return
+        now = self.clock()
+        pods = self.client.list("v1", "pods")["items"]
+        controllers = {}
+        for api_version, plural, kind in SCALED_KINDS:
+            for obj in self.client.list(api_version, plural)["items"]:
+                metadata = obj["metadata"]
+                owner = next((ref for ref in metadata.get("ownerReferences") or [] if ref.get("controller")), None)
+                controllers[(kind, metadata["namespace"], metadata["name"])] = (
+                    metadata.get("uid"), int((obj.get("spec") or {}).get("replicas", 1)), owner)
+        for budget in budgets:
+            namespace = budget["metadata"]["namespace"]
+            status = disruption.budget_status(
+                budget, [pod for pod in pods if pod["metadata"]["namespace"] == namespace], controllers, now)
+            if status == budget.get("status"):
+                continue
+            budget["status"] = status
+            try:
+                self.client.update("policy/v1", "poddisruptionbudgets", budget, namespace, subresource="status")
+            except (kubeclient.Conflict, kubeclient.NotFound):
+                pass  # an eviction took a disruption meanwhile: next round
 
     # --- jobs ------------------------------------------------------------------------------------------
 

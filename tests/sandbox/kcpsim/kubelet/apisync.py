@@ -5,12 +5,22 @@
 
 Once per start it registers the Node (an existing one is kept, its default labels — the topology zone
 among them — brought up to date, as the real kubelet does); every heartbeat it renews the Lease in kube-node-lease and writes the Node's
-status; every second it makes the mirror pods match the static pods (create, recreate when the manifest
-hash changed, delete when the static pod is gone, write status when phase / readiness / restarts
-changed). Any API failure backs off (0.5 s doubling to 10 s) and the round is tried again.
+status; every second it lists the pods bound to its node (``spec.nodeName``, every namespace) and
+
+- makes the mirror pods match the static pods (create, recreate when the manifest hash changed, delete when
+  the static pod is gone, write status when phase / readiness / restarts changed); mirror pods are deleted at
+  once (grace period 0, the pod's uid as precondition), as the real kubelet deletes them;
+- starts the other pods (the API's) once their network can exist (host network, or a CNI network config in
+  /etc/cni/net.d): Running and Ready, with no process behind them (the sandbox runs no workloads);
+- finishes a pod's graceful deletion: once it carries a deletionTimestamp its (emulated) containers stop at
+  once, and the kubelet removes the object (grace period 0, uid precondition), as the real kubelet does after
+  its containers have exited. A pod on a node whose kubelet is down stays Terminating, as it would.
+
+Any API failure backs off (0.5 s doubling to 10 s) and the round is tried again.
 """
 
 import datetime
+import glob
 import logging
 import threading
 import time
@@ -23,6 +33,14 @@ LOG = logging.getLogger("kubelet")
 MIRROR_PERIOD = 1.0
 CORE = "v1"
 COORDINATION = "coordination.k8s.io/v1"
+CNI_CONF_DIR = "/etc/cni/net.d"
+MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+
+
+def pod_network_ready(conf_dir=CNI_CONF_DIR):
+    """Whether a pod that does not use the host's network can get one: a CNI network config exists, which is
+    what the container runtime checks before it sets up a pod sandbox."""
+    return any(glob.glob("%s/*%s" % (conf_dir, ext)) for ext in (".conf", ".conflist", ".json"))
 
 
 def utcnow():
@@ -78,7 +96,15 @@ class ApiSync(threading.Thread):
             self.renew_lease()
             self.post_node_status()
             self.next_heartbeat = time.monotonic() + self.heartbeat
-        self.sync_mirror_pods()
+        bound = self.api.list(CORE, "pods", field_selector="spec.nodeName=" + self.node_name).get("items") or []
+        mirrors = {}
+        for pod in bound:
+            metadata = pod["metadata"]
+            if MIRROR_ANNOTATION in (metadata.get("annotations") or {}):
+                mirrors[(metadata["namespace"], metadata["name"])] = pod
+        self.sync_mirror_pods(mirrors)
+        self.sync_api_pods([pod for pod in bound if (pod["metadata"]["namespace"], pod["metadata"]["name"])
+                            not in mirrors])
 
     # --- node ------------------------------------------------------------------------------------------
 
@@ -124,20 +150,9 @@ class ApiSync(threading.Thread):
 
     # --- mirror pods -----------------------------------------------------------------------------------
 
-    def _existing_mirrors(self, namespaces):
-        mirrors = {}
-        for namespace in sorted(namespaces):
-            for pod in self.api.list(CORE, "pods", namespace).get("items") or []:
-                metadata = pod.get("metadata") or {}
-                if (pod.get("spec") or {}).get("nodeName") == self.node_name and \
-                        "kubernetes.io/config.mirror" in (metadata.get("annotations") or {}):
-                    mirrors[(namespace, metadata["name"])] = pod
-        return mirrors
-
-    def sync_mirror_pods(self):
+    def sync_mirror_pods(self, existing):
+        """``existing``: the mirror pods bound to this node, by (namespace, name)."""
         states = self.pods.snapshot()
-        namespaces = {state.manifest.namespace for state in states.values()} | {"kube-system"}
-        existing = self._existing_mirrors(namespaces)
         now = utcnow()
         for name, state in sorted(states.items()):
             manifest = state.manifest
@@ -147,7 +162,7 @@ class ApiSync(threading.Thread):
             if pod is not None and pod["metadata"]["annotations"].get("kubernetes.io/config.mirror") != \
                     manifest.config_hash:
                 LOG.info("recreating mirror pod %s/%s: its manifest changed", *key)
-                self._delete_mirror(*key)
+                self._delete_now(pod)
                 pod = None
             if pod is None:
                 mirror = objects.mirror_pod(manifest, self.node_name, self.node_uid, seen)
@@ -165,12 +180,40 @@ class ApiSync(threading.Thread):
                     pass  # changed meanwhile: next round reads it again
         for key in sorted(existing):
             LOG.info("deleting mirror pod %s/%s: no such static pod", *key)
-            self._delete_mirror(*key)
+            self._delete_now(existing[key])
         live = {(name, state.manifest.config_hash) for name, state in states.items()}
         self.first_seen = {k: v for k, v in self.first_seen.items() if k in live}
 
-    def _delete_mirror(self, namespace, name):
+    def _delete_now(self, pod):
+        """Remove the pod object at once: grace period 0, and only this very pod (its uid)."""
+        metadata = pod["metadata"]
         try:
-            self.api.delete(CORE, "pods", name, namespace)
-        except kubeclient.NotFound:
+            self.api.delete(CORE, "pods", metadata["name"], metadata["namespace"],
+                            body={"gracePeriodSeconds": 0, "preconditions": {"uid": metadata["uid"]}})
+        except (kubeclient.NotFound, kubeclient.Conflict):
             pass
+
+    # --- pods from the API ------------------------------------------------------------------------------
+
+    def sync_api_pods(self, pods):
+        network = None
+        for pod in pods:
+            metadata, spec = pod["metadata"], pod.get("spec") or {}
+            if metadata.get("deletionTimestamp"):
+                LOG.info("pod %s/%s: containers stopped, removing it", metadata["namespace"], metadata["name"])
+                self._delete_now(pod)
+                continue
+            if (pod.get("status") or {}).get("phase") != "Pending":
+                continue
+            if not spec.get("hostNetwork"):
+                network = pod_network_ready() if network is None else network
+                if not network:
+                    continue  # the real runtime cannot set up the pod's sandbox without a network plugin
+            node_ip = self.machine["node_ip"]
+            pod["status"] = objects.api_pod_status(pod, node_ip, utcnow(),
+                                                   node_ip if spec.get("hostNetwork") else objects.pod_ip(pod))
+            try:
+                self.api.update(CORE, "pods", pod, metadata["namespace"], subresource="status")
+                LOG.info("pod %s/%s started", metadata["namespace"], metadata["name"])
+            except (kubeclient.Conflict, kubeclient.NotFound):
+                pass  # changed meanwhile: next round

@@ -228,6 +228,32 @@ def pod_status(state, node_ip, previous_conditions, now, started):
     }
 
 
+def pod_ip(pod):
+    """A stable address for a pod on the pod network: no IPAM is emulated, so it comes from the pod's uid, in
+    10.244.0.0/16 (the pod subnet kubeadm's docs use)."""
+    digest = hashlib.sha256(pod["metadata"]["uid"].encode("utf-8")).digest()
+    return "10.244.%d.%d" % (digest[0], 1 + digest[1] % 254)
+
+
+def api_pod_status(pod, node_ip, now, pod_ip):
+    """The status of a pod from the API whose containers the emulated runtime has started: Running and Ready
+    (no process runs for them: the sandbox runs no workloads, only their lifecycle)."""
+    started = rfc3339(now)
+
+    def condition(kind):
+        return {"type": kind, "status": "True", "lastProbeTime": None, "lastTransitionTime": started}
+
+    containers = [{"name": c.get("name"), "image": c.get("image"), "imageID": c.get("image") or "",
+                   "containerID": container_id("%s/%s" % (pod["metadata"]["uid"], c.get("name")), started),
+                   "ready": True, "started": True, "restartCount": 0, "state": {"running": {"startedAt": started}}}
+                  for c in (pod.get("spec") or {}).get("containers") or []]
+    return {"phase": "Running",
+            "conditions": [condition(kind) for kind in ("PodReadyToStartContainers", "Initialized", "Ready",
+                                                        "ContainersReady", "PodScheduled")],
+            "hostIP": node_ip, "hostIPs": [{"ip": node_ip}], "podIP": pod_ip, "podIPs": [{"ip": pod_ip}],
+            "qosClass": "BestEffort", "startTime": started, "containerStatuses": containers}
+
+
 def status_fingerprint(status):
     """What makes a mirror pod status worth writing again: phase, readiness, restarts, container identity."""
     status = status or {}

@@ -20,6 +20,7 @@ import sys
 import time
 
 from kcpsim import etcdclient, kubeclient, kubeconfig, pki
+from kcpsim.kubeadm import clusterobjects
 
 SANDBOX = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REPO = os.path.dirname(os.path.dirname(SANDBOX))
@@ -178,6 +179,7 @@ class Cluster:
         sa_key = pki.new_key(ALGORITHM)
         pki.write_sa_pair(self.pki_dir, sa_key)
         for name, user, groups in (("admin", "kubernetes-admin", ("kubeadm:cluster-admins",)),
+                                   ("super-admin", "kubernetes-super-admin", ("system:masters",)),
                                    ("controller-manager", "system:kube-controller-manager", ()),
                                    ("scheduler", "system:kube-scheduler", ())):
             cert, key = pki.new_leaf(ca, ca_key, user, organizations=groups, usages=("client",), algorithm=ALGORITHM)
@@ -280,6 +282,14 @@ class Cluster:
         client = self.client("admin", ip)
         wait_until(lambda: client.get_path("/readyz", timeout=2) == "ok", 30, what="apiserver %s ready" % ip)
         return process
+
+    def grant_cluster_admins(self, server_ip):
+        """What kubeadm init does with super-admin.conf: bind admin.conf's group to cluster-admin."""
+        client = self.client("super-admin", server_ip)
+        try:
+            client.create("rbac.authorization.k8s.io/v1", "clusterrolebindings", clusterobjects.cluster_admins_binding()[3])
+        finally:
+            client.close()
 
     def client(self, name, server_ip, **kwargs):
         return kubeclient.KubeClient.from_kubeconfig(self.kubeconfig(name, server_ip), **kwargs)

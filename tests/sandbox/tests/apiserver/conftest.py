@@ -32,6 +32,7 @@ def cluster(request, tmp_path_factory):
         built.make_pki()
         built.start_etcd()
         built.start_apiserver(4)
+        built.grant_cluster_admins(built.ip(4))
         yield built
     except BaseException:
         print(built.logs())

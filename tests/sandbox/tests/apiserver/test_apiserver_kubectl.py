@@ -76,7 +76,9 @@ def test_cordon_drain_uncordon(kubectl, admin, node):
     kubectl("cordon", node)
     assert admin.get("v1", "nodes", node)["spec"]["unschedulable"] is True
     assert "SchedulingDisabled" in kubectl("get", "node", node).stdout
-    kubectl("drain", node, "--ignore-daemonsets", "--force", "--timeout=30s")
+    # No kubelet runs here to finish a graceful deletion (tests/kubelet/test_kubelet_drain.py drains with one):
+    # grace period 0 removes the pod at once, as on a real server.
+    kubectl("drain", node, "--ignore-daemonsets", "--force", "--grace-period=0", "--timeout=30s")
     remaining = kubectl("get", "pods", "-A", "-o", "name").stdout.split()
     assert remaining == ["pod/etcd-cp-1"], "drain evicts ordinary pods and leaves mirror pods"
     kubectl("uncordon", node)

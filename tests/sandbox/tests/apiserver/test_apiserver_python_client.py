@@ -216,11 +216,16 @@ def test_deleting_a_namespace_deletes_what_it_holds(core):
     assert caught.value.status == 404
 
 
-def test_eviction_deletes_the_pod_and_binding_assigns_a_node(core):
+def test_eviction_starts_a_graceful_deletion_and_binding_assigns_a_node(core):
     core.create_namespaced_pod("default", {"metadata": {"name": "evict-me"}, "spec": {
         "nodeName": "n1", "containers": [{"name": "c", "image": "pause"}]}})
     core.create_namespaced_pod_eviction("evict-me", "default", {"apiVersion": "policy/v1", "kind": "Eviction",
                                                                 "metadata": {"name": "evict-me"}})
+    # No kubelet runs n1 here: the pod stays Terminating, marked as evicted, until one removes it.
+    evicted = core.read_namespaced_pod("evict-me", "default")
+    assert evicted.metadata.deletion_timestamp and evicted.metadata.deletion_grace_period_seconds == 30
+    assert [(c.type, c.reason) for c in evicted.status.conditions] == [("DisruptionTarget", "EvictionByEvictionAPI")]
+    core.delete_namespaced_pod("evict-me", "default", grace_period_seconds=0)
     with pytest.raises(k8s.ApiException):
         core.read_namespaced_pod("evict-me", "default")
     core.create_namespaced_pod("default", {"metadata": {"name": "bind-me"}, "spec": {

@@ -10,6 +10,7 @@ import pytest
 
 import apiserver_harness as harness
 from kcpsim import kubeclient
+from kcpsim.kubeadm import clusterobjects
 
 pytestmark = pytest.mark.etcd
 CLUSTER_BLOCK = 4
@@ -92,7 +93,9 @@ def test_a_bootstrap_token_still_authenticates_without_quorum_and_a_bad_one_is_s
     expiration = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1)).strftime(
         "%Y-%m-%dT%H:%M:%SZ")
     server.create("v1", "secrets", harness.token_secret("quorum", "0123456789abcdef", expiration), "kube-system")
-    server.create("v1", "configmaps", {"metadata": {"name": "kubeadm-config"}, "data": {"k": "v"}}, "kube-system")
+    # kubeadm-config with the Role and RoleBinding that let bootstrap tokens read it, as kubeadm init makes them.
+    for api_version, plural, namespace, body in clusterobjects.upload_kubeadm_config("kind: ClusterConfiguration"):
+        server.create(api_version, plural, body, namespace)
     valid, wrong = "quorum.0123456789abcdef", "quorum.ffffffffffffffff"
     assert _answer_with_token(cluster, valid) == (200, "OK")
 
@@ -100,7 +103,7 @@ def test_a_bootstrap_token_still_authenticates_without_quorum_and_a_bad_one_is_s
     cluster.etcd[2].stop(kill=True)
     try:
         harness.wait_until(lambda: readyz_failure(server), 30, what="readyz failing")
-        # Authenticated from the server's cache; only the read itself needs etcd.
+        # Authenticated and authorized from the server's caches; only the read itself needs etcd.
         assert _answer_with_token(cluster, valid) in ((504, "Timeout"), (500, "InternalError"))
         assert _answer_with_token(cluster, wrong) == (401, "Unauthorized")
         assert _answer_with_token(cluster, "absent.0123456789abcdef") == (401, "Unauthorized")

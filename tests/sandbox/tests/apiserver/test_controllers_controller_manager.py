@@ -13,6 +13,7 @@ import pytest
 import apiserver_harness as harness
 from kcpsim import kubeclient, pki
 from kcpsim.controllers import bootstrap
+from kcpsim.kubeadm import clusterobjects
 
 pytestmark = pytest.mark.etcd
 CLUSTER_BLOCK = 5
@@ -46,9 +47,13 @@ def manager(cluster):
 
 @pytest.fixture(scope="module")
 def bootstrapper(cluster, admin):
-    """A client authenticated by a live bootstrap token, as a joining kubelet is."""
+    """A client authenticated by a live bootstrap token, as a joining kubelet is, with the right to ask for a
+    certificate that kubeadm's binding gives the token's group."""
     admin.create("v1", "secrets", harness.token_secret("csrtok", "0123456789abcdef",
                                                        stamp(datetime.timedelta(hours=1))), "kube-system")
+    api_version, plural, namespace, binding = clusterobjects.bootstrap_token_rbac("https://10.0.0.1:6443", b"ca")[0]
+    assert binding["metadata"]["name"] == "kubeadm:kubelet-bootstrap"
+    admin.create(api_version, plural, binding, namespace)
     client = cluster.anonymous_client(cluster.ip(4), token="csrtok.0123456789abcdef")
     yield client
     client.close()

@@ -20,6 +20,7 @@ import yaml
 
 from kcpsandbox.commands import wait_until
 from kcpsim import kubeclient, kubeconfig, pki, version
+from kcpsim.kubeadm import clusterobjects
 from kcpsim.kubelet import manifests
 from kcpsim.runtime import network
 from kubelet_harness import KubeletHost, Processes, free_port
@@ -78,7 +79,18 @@ class ControlPlane:
                                                 client_cert_pem=pki.cert_pem(cert), client_key_pem=pki.key_pem(key)))
         return path
 
-    def write_manifests(self, etcd_extra=()):
+    def controller_manager_pod(self):
+        """kube-controller-manager as kubeadm runs it (its own kubeconfig, the cluster CA to sign with), every
+        default controller, node monitoring at test speed."""
+        d = self.pki
+        kubeconfig_path = self._client_kubeconfig("controller-manager.conf", "system:kube-controller-manager", [])
+        return _pod("kube-controller-manager", "registry.k8s.io/kube-controller-manager:v1.30.6", [
+            "kube-controller-manager", "--kubeconfig=%s" % kubeconfig_path, "--bind-address=127.0.0.1",
+            "--secure-port=%d" % free_port(), "--leader-elect=false", "--controllers=*",
+            "--cluster-signing-cert-file=%s/ca.crt" % d, "--cluster-signing-key-file=%s/ca.key" % d,
+            "--node-monitor-period=1s", "--use-service-account-credentials=true"])
+
+    def write_manifests(self, etcd_extra=(), controller_manager=False):
         d, p = self.pki, self.ports
         etcd = _pod("etcd", "registry.k8s.io/etcd:3.6.8-0", [
             "etcd", "--name=%s" % NODE, "--data-dir=%s" % (self.host.root / "etcd-data"),
@@ -100,30 +112,38 @@ class ControlPlane:
             "--enable-bootstrap-token-auth=true", "--service-account-issuer=https://kubernetes.default.svc",
             "--service-account-key-file=%s/sa.pub" % d, "--service-account-signing-key-file=%s/sa.key" % d],
             readinessProbe=_probe(p["api"], "/readyz", "HTTPS"))
-        for pod in (etcd, apiserver):
-            (self.host.manifests / (pod["metadata"]["name"] + ".yaml")).write_text(yaml.safe_dump(pod))
-        return {"etcd": etcd, "kube-apiserver": apiserver}
+        pods = {"etcd": etcd, "kube-apiserver": apiserver}
+        if controller_manager:
+            pods["kube-controller-manager"] = self.controller_manager_pod()
+        for name, pod in pods.items():
+            (self.host.manifests / (name + ".yaml")).write_text(yaml.safe_dump(pod))
+        return pods
 
     def client(self):
         return kubeclient.KubeClient.from_kubeconfig(self.admin, timeout=5)
 
 
+def start_control_plane(root, releases, procs, controller_manager=False):
+    """A control plane node whose kubelet runs etcd + the apiserver (+ the controller manager); returned once
+    its Node is Ready."""
+    host = KubeletHost(root, releases, procs, node_name=NODE)
+    plane = ControlPlane(host)
+    plane.pods = plane.write_manifests(controller_manager=controller_manager)
+    host.start_containerd()
+    host.start_kubelet("--kubeconfig=%s" % plane.kubelet_conf,
+                       "--bootstrap-kubeconfig=%s" % (host.root / "bootstrap-kubelet.conf"),
+                       "--cert-dir=%s" % (host.root / "kubelet-pki"),
+                       "--node-labels=topology.kubernetes.io/zone=fd-a")
+    api = plane.client()
+    wait_until(lambda: _ready(api, NODE), 60, "node %s to be registered and Ready" % NODE, interval=0.2)
+    return plane
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory, releases):
-    """A control plane node whose kubelet runs etcd + the apiserver; yields once its Node is Ready."""
     procs = Processes()
-    host = KubeletHost(tmp_path_factory.mktemp("cp-1"), releases, procs, node_name=NODE)
-    plane = ControlPlane(host)
     try:
-        plane.pods = plane.write_manifests()
-        host.start_containerd()
-        host.start_kubelet("--kubeconfig=%s" % plane.kubelet_conf,
-                           "--bootstrap-kubeconfig=%s" % (host.root / "bootstrap-kubelet.conf"),
-                           "--cert-dir=%s" % (host.root / "kubelet-pki"),
-                           "--node-labels=topology.kubernetes.io/zone=fd-a")
-        api = plane.client()
-        wait_until(lambda: _ready(api, NODE), 60, "node %s to be registered and Ready" % NODE, interval=0.2)
-        yield plane
+        yield start_control_plane(tmp_path_factory.mktemp("cp-1"), releases, procs)
     finally:
         procs.cleanup()
 
@@ -304,6 +324,9 @@ def test_a_joining_kubelet_bootstraps_through_a_csr_and_registers(cluster, tmp_p
                                  "metadata": {"name": "bootstrap-token-" + token_id, "namespace": "kube-system"},
                                  "data": {k: base64.b64encode(v.encode()).decode() for k, v in data.items()}},
                "kube-system")
+    # kubeadm's binding that lets the token's group ask for a kubelet certificate.
+    api_version, plural, namespace, binding = clusterobjects.bootstrap_token_rbac(cluster.server, b"ca")[0]
+    api.create(api_version, plural, binding, namespace)
     approver = _Approver(cluster)
     approver.start()
     procs = Processes()
