@@ -262,12 +262,12 @@ def budget_status(budget, pods, controllers, now):
             disrupted[name] = stamp
     healthy = sum(1 for pod in matching if pod_ready(pod) and not pod["metadata"].get("deletionTimestamp")
                   and pod["metadata"]["name"] not in disrupted)
-    failure = None
+    failure, desired = None, 0
     if spec.get("maxUnavailable") is not None:
         expected, failure = expected_scale(matching, controllers)
         if failure is None:
             unavailable, failure = _scaled(spec["maxUnavailable"], expected, True)
-            desired = max(0, expected - unavailable) if failure is None else 0
+            desired = max(0, expected - unavailable) if failure is None else desired
     elif isinstance(spec.get("minAvailable"), int) or str(spec.get("minAvailable", "")).isdigit():
         expected, desired = len(matching), int(spec["minAvailable"])
     elif spec.get("minAvailable") is not None:

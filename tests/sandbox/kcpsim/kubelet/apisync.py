@@ -20,7 +20,6 @@ Any API failure backs off (0.5 s doubling to 10 s) and the round is tried again.
 """
 
 import datetime
-import glob
 import logging
 import threading
 import time
@@ -33,14 +32,7 @@ LOG = logging.getLogger("kubelet")
 MIRROR_PERIOD = 1.0
 CORE = "v1"
 COORDINATION = "coordination.k8s.io/v1"
-CNI_CONF_DIR = "/etc/cni/net.d"
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
-
-
-def pod_network_ready(conf_dir=CNI_CONF_DIR):
-    """Whether a pod that does not use the host's network can get one: a CNI network config exists, which is
-    what the container runtime checks before it sets up a pod sandbox."""
-    return any(glob.glob("%s/*%s" % (conf_dir, ext)) for ext in (".conf", ".conflist", ".json"))
 
 
 def utcnow():
@@ -196,7 +188,7 @@ class ApiSync(threading.Thread):
     # --- pods from the API ------------------------------------------------------------------------------
 
     def sync_api_pods(self, pods):
-        network = None
+        network_ready = None
         for pod in pods:
             metadata, spec = pod["metadata"], pod.get("spec") or {}
             if metadata.get("deletionTimestamp"):
@@ -206,8 +198,9 @@ class ApiSync(threading.Thread):
             if (pod.get("status") or {}).get("phase") != "Pending":
                 continue
             if not spec.get("hostNetwork"):
-                network = pod_network_ready() if network is None else network
-                if not network:
+                if network_ready is None:
+                    network_ready = network.not_ready_reason() is None
+                if not network_ready:
                     continue  # the real runtime cannot set up the pod's sandbox without a network plugin
             node_ip = self.machine["node_ip"]
             pod["status"] = objects.api_pod_status(pod, node_ip, utcnow(),

@@ -9,7 +9,7 @@ import datetime
 import pytest
 
 import apiserver_harness as harness
-from kcpsim.apiserver import auth, authz, bootstrap_policy, resources
+from kcpsim.apiserver import auth, authz, bootstrap_policy
 from kcpsim.kubeadm import clusterobjects
 
 NOW = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)

@@ -14,8 +14,8 @@ NOW = datetime.datetime(2026, 1, 1, 12, 0, 0, tzinfo=datetime.timezone.utc)
 LABELS = {"app": "web"}
 
 
-def pod(name="web-1", phase="Running", ready=True, node="cp-1", deleting=None, owner=None, grace=None, labels=LABELS):
-    metadata = {"name": name, "namespace": "default", "uid": "uid-" + name, "labels": dict(labels),
+def pod(name="web-1", phase="Running", ready=True, node="cp-1", deleting=None, owner=None, grace=None, labels=None):
+    metadata = {"name": name, "namespace": "default", "uid": "uid-" + name, "labels": dict(LABELS if labels is None else labels),
                 "resourceVersion": "7"}
     if deleting:
         metadata.update(deletionTimestamp=deleting[0], deletionGracePeriodSeconds=deleting[1])
