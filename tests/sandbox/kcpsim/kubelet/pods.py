@@ -5,7 +5,10 @@
 
 Each ``sync(manifests, runtime_up)``:
 - a pod whose manifest is gone is stopped and forgotten;
-- a pod whose manifest hash changed is stopped and started anew (a new pod: restart count 0);
+- a pod whose manifest hash changed is stopped and started anew (a new pod: restart count 0), no sooner than
+  RECREATE_SECONDS after the old one stopped: the real kubelet finishes the old pod's termination, then the
+  runtime tears down its sandbox and creates the new one's before the container starts, so a component whose
+  manifest kubeadm rewrites (an upgrade) is down for seconds, not for the blink of a process restart;
 - a held pod (``<pod>.hold``) is stopped and kept down;
 - a running pod whose probes ask for a restart is stopped; one whose process exited is noted;
 - a pod that is not running is started once its back-off has passed and the runtime socket is up;
@@ -22,6 +25,7 @@ from kcpsim.kubelet import backoff, manifests, probes
 from kcpsim.runtime.images import ImageNotFound
 
 LOG = logging.getLogger("kubelet")
+RECREATE_SECONDS = 3.0
 
 
 class PodState:
@@ -121,7 +125,8 @@ class PodWorkers:
         if changed:
             self._stop(worker, (previous or manifest).grace_period, "its manifest changed")
             worker.restarts, worker.has_run, worker.consecutive_failures = 0, False, 0
-            worker.next_start = 0.0
+            worker.next_start = self.clock() + RECREATE_SECONDS
+            worker.waiting_reason, worker.message = "ContainerCreating", ""
         if self.runtime.held(worker.name):
             self._stop(worker, manifest.grace_period, "it is held")
             worker.waiting_reason, worker.message = "Held", "kept down by %s.hold (sandbox fault)" % worker.name

@@ -3,8 +3,9 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Upgrades as rough as real ones, on a sandbox of its own (``t-upgrade``, 172.31.245.0/24, three control plane
 nodes): ``kubeadm upgrade apply`` / ``upgrade node`` render a new etcd manifest and renew etcd's certificates,
-so each node's etcd restarts during its upgrade. Upgraded one node at a time (v1.35.9 -> v1.36.4) the etcd
-cluster keeps its quorum throughout.
+so each node's etcd restarts during its upgrade, and is down for seconds (the kubelet replaces the pod). Upgraded
+one node at a time (v1.35.9 -> v1.36.4) the etcd cluster keeps its quorum throughout; two nodes upgraded at once
+(v1.36.4 -> v1.37.0) lose it, or the second is refused because the first one's etcd is down, as on a real cluster.
 
 A sampler asks each member for its status every 50 ms while the upgrades run and keeps the fewest members that
 answered. Needs root; the sandbox is torn down even when a step fails.
@@ -29,7 +30,7 @@ SUBNET = "172.31.245.0/24"
 STATE = os.path.join(state.state_root(), NAME)
 ENDPOINT = "172.31.245.100:6443"
 IPS = {"cp-1": "172.31.245.11", "cp-2": "172.31.245.12", "cp-3": "172.31.245.13"}
-FIRST, SECOND = "v1.35.9", "v1.36.4"
+FIRST, SECOND, THIRD = "v1.35.9", "v1.36.4", "v1.37.0"
 
 
 def sandbox(*argv, timeout=120):
@@ -145,3 +146,21 @@ def test_upgrading_one_node_at_a_time_restarts_each_etcd_and_keeps_quorum(contro
     assert sampler.fewest >= 2, "the etcd cluster lost its quorum during a one-at-a-time upgrade"
     manifest = ok(ssh("cp-2", "cat /etc/kubernetes/manifests/etcd.yaml"))
     assert "image: registry.k8s.io/etcd:3.6.8-0" in manifest
+
+
+def test_upgrading_two_nodes_at_once_loses_quorum_as_on_a_real_cluster(control_plane):
+    install_kubeadm(THIRD)
+    ok(ssh("cp-1", "kubeadm upgrade apply %s -y" % THIRD))
+    results = {}
+    with QuorumSampler() as sampler:
+        upgrades = [threading.Thread(target=lambda host=host: results.update({host: ssh(host, "kubeadm upgrade node")}))
+                    for host in ("cp-2", "cp-3")]
+        for upgrade in upgrades:
+            upgrade.start()
+        for upgrade in upgrades:
+            upgrade.join(660)
+    refused = sorted(host for host, result in results.items()
+                     if result.returncode != 0 and "etcd cluster is not healthy" in result.stderr)
+    assert sampler.fewest < 2 or refused, (
+        "two control plane nodes upgraded at once neither lost etcd's quorum nor were refused: the sandbox is "
+        "gentler than a real cluster (fewest members answering: %d; down spans: %s)" % (sampler.fewest, sampler.down))

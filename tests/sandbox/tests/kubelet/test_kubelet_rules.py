@@ -3,12 +3,13 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The kubelet emulation's pure parts: flags, config, manifests, back-off, and the objects it writes."""
 
+import copy
 import datetime
 import re
 
 import pytest
 
-from kcpsim.kubelet import backoff, config, flags, manifests, objects
+from kcpsim.kubelet import backoff, config, flags, manifests, objects, pods
 from kcpsim.kubelet.pods import PodState
 from kcpsim.runtime import network
 
@@ -359,7 +360,6 @@ def test_the_lease_is_held_by_the_node_and_owned_by_it():
 
 
 def _manifest():
-    import copy
     pod = copy.deepcopy(POD)
     pod["metadata"]["labels"] = {"component": "etcd", "tier": "control-plane"}
     pod["metadata"]["annotations"] = {"kubeadm.kubernetes.io/etcd.advertise-client-urls": "https://10.0.0.1:2379"}
@@ -419,3 +419,63 @@ def test_the_csr_asks_the_kubelet_client_signer_for_client_auth():
     csr = objects.csr("csr-abcde", b"PEM", ["digital signature", "client auth"])
     assert csr["spec"] == {"request": "UEVN", "signerName": "kubernetes.io/kube-apiserver-client-kubelet",
                            "usages": ["digital signature", "client auth"]}
+
+
+class _Container:
+    def __init__(self, pid, config_hash):
+        self.pid, self.config_hash, self.started_at, self.alive = pid, config_hash, 0.0, True
+
+    def running(self):
+        return self.alive
+
+    def exit_code(self):
+        return None if self.alive else 0
+
+
+class _Runtime:
+    """The runtime's side of the pod workers, in memory: which containers ran, and stops."""
+
+    def __init__(self):
+        self.spawned = []
+
+    def spawn(self, name, argv, env, config_hash, restarts):
+        self.spawned.append(_Container(100 + len(self.spawned), config_hash))
+        return self.spawned[-1]
+
+    @staticmethod
+    def stop(container, grace):
+        container.alive = False
+        return True
+
+    @staticmethod
+    def held(name):
+        return False
+
+
+class _Images:
+    @staticmethod
+    def resolve(image):
+        return "/opt/" + image
+
+
+def test_a_changed_manifest_starts_a_new_pod_only_after_the_old_sandbox_is_replaced(monkeypatch):
+    """An upgrade's etcd restart costs seconds (the old pod's termination, then a new sandbox), as on a real node."""
+    monkeypatch.setattr(pods.probes.Prober, "start", lambda self: None)
+    now = [1000.0]
+    runtime = _Runtime()
+    workers = pods.PodWorkers(runtime, _Images(), "10.0.0.1", environ={}, clock=lambda: now[0])
+    workers.sync({"etcd": _manifest()}, True)
+    assert [c.alive for c in runtime.spawned] == [True]
+    changed = copy.deepcopy(_manifest().pod)
+    changed["spec"]["containers"][0]["image"] = "registry.k8s.io/etcd:3.6.9-0"
+    upgraded = manifests.Manifest("/etc/kubernetes/manifests/etcd.yaml", changed)
+    workers.sync({"etcd": upgraded}, True)
+    assert [c.alive for c in runtime.spawned] == [False]
+    assert workers.snapshot()["etcd"].waiting_reason == "ContainerCreating"
+    now[0] += pods.RECREATE_SECONDS - 0.1
+    workers.sync({"etcd": upgraded}, True)
+    assert len(runtime.spawned) == 1
+    now[0] += 0.1
+    workers.sync({"etcd": upgraded}, True)
+    assert [c.alive for c in runtime.spawned] == [False, True]
+    assert runtime.spawned[1].config_hash == upgraded.config_hash
