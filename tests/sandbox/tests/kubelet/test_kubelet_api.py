@@ -84,7 +84,7 @@ class ControlPlane:
         default controller, node monitoring at test speed."""
         d = self.pki
         kubeconfig_path = self._client_kubeconfig("controller-manager.conf", "system:kube-controller-manager", [])
-        return _pod("kube-controller-manager", "registry.k8s.io/kube-controller-manager:v1.30.6", [
+        return _pod("kube-controller-manager", "registry.k8s.io/kube-controller-manager:v1.37.1", [
             "kube-controller-manager", "--kubeconfig=%s" % kubeconfig_path, "--bind-address=127.0.0.1",
             "--secure-port=%d" % free_port(), "--leader-elect=false", "--controllers=*",
             "--cluster-signing-cert-file=%s/ca.crt" % d, "--cluster-signing-key-file=%s/ca.key" % d,
