@@ -1,0 +1,209 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: kubeadm_config
+short_description: Write the kubeadm configuration one control plane machine is built from
+version_added: 0.2.0
+description:
+  - Renders, from the control plane spec, the configuration C(kubeadm init) (the first machine; InitConfiguration
+    and ClusterConfiguration) or C(kubeadm join --control-plane) (every other machine; JoinConfiguration) reads,
+    and writes it on the machine with mode 0600, because it holds this run's bootstrap token and certificate key.
+  - The spec's kubeadm documents are used as written; the module sets the Kubernetes version, the endpoint and the
+    cluster name, the node's name and advertise address, its failure-domain label
+    (C(topology.kubernetes.io/zone), through the kubelet's C(--node-labels)), and the secrets.
+  - The secrets never appear in the result or the diff. With O(state=absent) the file is removed, as the flows
+    do once kubeadm has read it.
+author:
+  - kubeadm.control_plane contributors (!UNKNOWN)
+options:
+  spec:
+    description:
+      - The control plane spec (see M(kubeadm.control_plane.kcp_validate)); it is validated again here and an
+        invalid one is refused before anything is written.
+    type: dict
+  machine:
+    description: The machine the configuration is for.
+    type: dict
+    suboptions:
+      name:
+        description: The machine's name, which becomes its node name.
+        type: str
+        required: true
+      address:
+        description: The address its API server and etcd advertise.
+        type: str
+        required: true
+      failure_domain:
+        description: Its failure domain, set as the node's C(topology.kubernetes.io/zone) label.
+        type: str
+  bootstrap:
+    description: V(init) for the machine that runs C(kubeadm init), V(join) for one that joins.
+    type: str
+    choices: [init, join]
+  token:
+    description: The bootstrap token (V(init)) the cluster is created with, or the one to join with (V(join)).
+    type: str
+  certificate_key:
+    description: The key that encrypts (V(init)) or decrypts (V(join)) the shared certificates in C(kubeadm-certs).
+    type: str
+  ca_cert_hashes:
+    description: The cluster CA's public key hashes a joining machine pins (V(sha256:<hex>)); V(join) only.
+    type: list
+    elements: str
+    default: []
+  path:
+    description: Where the configuration is written.
+    type: path
+    default: /etc/kubernetes/kubeadm-control-plane.yaml
+  state:
+    description: V(present) writes the file, V(absent) removes it.
+    type: str
+    choices: [present, absent]
+    default: present
+attributes:
+  check_mode:
+    support: full
+    description: Reports whether the file would change, and how (secrets redacted), without writing it.
+  diff_mode:
+    support: full
+    description: The documents before and after, secrets redacted.
+  platform:
+    platforms: posix
+    description: Runs on the machine being built.
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+"""
+
+EXAMPLES = r"""
+- name: Write the configuration of the first machine
+  kubeadm.control_plane.kubeadm_config:
+    spec: "{{ kcp }}"
+    machine: {name: cp-1, address: 10.0.0.11, failure_domain: fd-1}
+    bootstrap: init
+    token: "{{ bootstrap_token }}"
+    certificate_key: "{{ certificate_key }}"
+  no_log: true
+
+- name: Remove it once kubeadm has read it
+  kubeadm.control_plane.kubeadm_config:
+    state: absent
+"""
+
+RETURN = r"""
+path:
+  description: The file written or removed.
+  returned: always
+  type: str
+  sample: /etc/kubernetes/kubeadm-control-plane.yaml
+kinds:
+  description: The kinds of the documents written.
+  returned: when state is present
+  type: list
+  elements: str
+  sample: [InitConfiguration, ClusterConfiguration]
+"""
+
+import os
+import tempfile
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.text.converters import to_bytes
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.kubeadm_config import documents, redacted
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe
+
+try:
+    import yaml
+    HAS_YAML = True
+except ImportError:
+    HAS_YAML = False
+
+
+def render(docs):
+    return yaml.safe_dump_all(docs, sort_keys=True, default_flow_style=False)
+
+
+def current_text(path):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def redacted_text(text):
+    if text is None:
+        return ""
+    try:
+        return render(redacted([doc for doc in yaml.safe_load_all(text) if doc]))
+    except yaml.YAMLError:
+        return "(not YAML)\n"
+
+
+def write(module, path, text):
+    """Atomic write, mode 0600 from the first byte."""
+    directory = os.path.dirname(path) or "."
+    if not os.path.isdir(directory):
+        os.makedirs(directory, 0o755)
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".kubeadm-config-")
+    try:
+        os.fchmod(handle, 0o600)
+        os.write(handle, to_bytes(text))
+    finally:
+        os.close(handle)
+    module.atomic_move(temporary, path)
+    os.chmod(path, 0o600)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            spec=dict(type="dict"),
+            machine=dict(type="dict", options=dict(name=dict(type="str", required=True),
+                                                   address=dict(type="str", required=True),
+                                                   failure_domain=dict(type="str"))),
+            bootstrap=dict(type="str", choices=["init", "join"]),
+            token=dict(type="str", no_log=True),
+            certificate_key=dict(type="str", no_log=True),
+            ca_cert_hashes=dict(type="list", elements="str", default=[]),
+            path=dict(type="path", default="/etc/kubernetes/kubeadm-control-plane.yaml"),
+            state=dict(type="str", choices=["present", "absent"], default="present"),
+        ),
+        required_if=[("state", "present", ("spec", "machine", "bootstrap", "token", "certificate_key"))],
+        supports_check_mode=True,
+    )
+    params = module.params
+    path = params["path"]
+    before = current_text(path)
+    if params["state"] == "absent":
+        if before is not None and not module.check_mode:
+            os.remove(path)
+        module.exit_json(changed=before is not None, path=path,
+                         diff=dict(before=redacted_text(before), after=""))
+    if not HAS_YAML:
+        module.fail_json(msg="the PyYAML library is required on the machine")
+    if params["bootstrap"] == "join" and not params["ca_cert_hashes"]:
+        module.fail_json(msg="ca_cert_hashes: a joining machine must pin the cluster CA (at least one sha256 hash)")
+    spec, errors = normalize_spec(params["spec"])
+    if errors:
+        module.fail_json(msg="the control plane spec is invalid: " + describe(errors), errors=errors)
+    docs = documents(spec, params["machine"], params["bootstrap"], params["token"], params["certificate_key"],
+                     params["ca_cert_hashes"])
+    text = render(docs)
+    changed = text != before or (os.stat(path).st_mode & 0o777) != 0o600
+    if changed and not module.check_mode:
+        write(module, path, text)
+    module.exit_json(changed=changed, path=path, kinds=[doc["kind"] for doc in docs],
+                     diff=dict(before=redacted_text(before), after=render(redacted(docs))))
+
+
+if __name__ == "__main__":
+    main()

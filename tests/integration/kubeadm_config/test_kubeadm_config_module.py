@@ -1,0 +1,66 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""kubeadm_config through ansible-core: the file is written 0600 with the secrets, the result and the diff never
+carry them, an invalid spec writes nothing, and absent removes the file."""
+
+import os
+import stat
+
+import pytest
+import yaml
+
+from ansible_run import run
+
+pytestmark = pytest.mark.ansible
+SPEC = {"cluster_name": "prod", "replicas": 3, "version": "v1.37.1", "endpoint": {"host": "10.0.0.100"}}
+MACHINE = {"name": "cp-1", "address": "10.0.0.11", "failure_domain": "fd-a"}
+TOKEN, KEY = "abcdef.0123456789abcdef", "c" * 64
+
+
+def args(path, **extra):
+    base = {"spec": SPEC, "machine": MACHINE, "bootstrap": "init", "token": TOKEN, "certificate_key": KEY,
+            "path": str(path)}
+    base.update(extra)
+    return base
+
+
+def test_the_file_holds_the_secrets_with_mode_0600_and_the_output_does_not(tmp_path):
+    path = tmp_path / "kubeadm.yaml"
+    done = run("kubeadm_config", args(path), extra=["--diff"])
+    assert done.outcome == "CHANGED" and done.result["kinds"] == ["InitConfiguration", "ClusterConfiguration"]
+    assert stat.S_IMODE(os.stat(str(path)).st_mode) == 0o600
+    init = next(yaml.safe_load_all(path.read_text()))
+    assert init["bootstrapTokens"][0]["token"] == TOKEN and init["certificateKey"] == KEY
+    assert TOKEN not in done.output and KEY not in done.output
+    assert "certificateKey: <redacted>" in done.output
+
+
+def test_the_same_configuration_again_is_no_change(tmp_path):
+    path = tmp_path / "kubeadm.yaml"
+    run("kubeadm_config", args(path))
+    assert run("kubeadm_config", args(path)).outcome == "SUCCESS"
+
+
+def test_an_invalid_spec_writes_nothing_and_names_the_field(tmp_path):
+    path = tmp_path / "kubeadm.yaml"
+    done = run("kubeadm_config", args(path, spec=dict(SPEC, replicas=2)))
+    assert done.outcome == "FAILED!" and "replicas" in done.result["msg"]
+    assert not path.exists()
+
+
+def test_a_join_that_pins_no_ca_is_refused(tmp_path):
+    path = tmp_path / "kubeadm.yaml"
+    done = run("kubeadm_config", args(path, bootstrap="join"))
+    assert done.outcome == "FAILED!" and done.result["msg"].startswith("ca_cert_hashes:")
+    assert not path.exists()
+
+
+def test_absent_removes_the_file_and_check_mode_leaves_it(tmp_path):
+    path = tmp_path / "kubeadm.yaml"
+    run("kubeadm_config", args(path))
+    assert run("kubeadm_config", {"state": "absent", "path": str(path)}, check=True).outcome == "CHANGED"
+    assert path.exists()
+    assert run("kubeadm_config", {"state": "absent", "path": str(path)}).outcome == "CHANGED"
+    assert not path.exists()
+    assert run("kubeadm_config", {"state": "absent", "path": str(path)}).outcome == "SUCCESS"
