@@ -31,6 +31,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODULE_UTILS = os.path.join(ROOT, "plugins", "module_utils")
 UNIT_TESTS = os.path.join(ROOT, "tests", "unit")
 PACKAGE = "ansible_collections.kubeadm.control_plane.plugins.module_utils"
+# A shared helper's rules are pinned by the tests of the decisions that use it as well as by its own.
+ALSO_PINNED_BY = {"validation": ("spec", "snapshot_validation")}
 
 COMPARE_SWAPS = {
     ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
@@ -161,7 +163,8 @@ def mutants(source):
 
 
 def run_tests(name, code, timeout):
-    """Runs tests/unit/test_<name>.py in a forked child with `code` as the module (None: unchanged).
+    """Runs tests/unit/test_<name>.py (and those of ALSO_PINNED_BY) in a forked child with `code` as the module
+    (None: unchanged).
 
     Returns "survived", "killed" or "timeout"."""
     pid = os.fork()
@@ -178,7 +181,8 @@ def run_tests(name, code, timeout):
                 exec(code, module.__dict__)  # pylint: disable=exec-used
                 setattr(package, name, module)
             import pytest  # pylint: disable=import-outside-toplevel
-            status = pytest.main([os.path.join(UNIT_TESTS, "test_%s.py" % name), "-x", "-q", "-p", "no:cacheprovider",
+            tests = [os.path.join(UNIT_TESTS, "test_%s.py" % test) for test in (name,) + ALSO_PINNED_BY.get(name, ())]
+            status = pytest.main(tests + ["-x", "-q", "-p", "no:cacheprovider",
                                   "-o", "addopts=", "-m", "not etcd and not sandbox and not ansible"])
         except BaseException:  # pylint: disable=broad-exception-caught
             status = 1

@@ -21,9 +21,9 @@ REDACTED = "<redacted>"
 
 
 def endpoint_address(spec):
-    """``host:port`` of the stable API endpoint (IPv6 hosts in brackets)."""
+    """``host:port`` of the stable API endpoint of a normalized spec (IPv6 hosts in brackets)."""
     host = spec["endpoint"]["host"]
-    return "%s:%d" % ("[%s]" % host if ":" in host else host, spec["endpoint"].get("port", 6443))
+    return "%s:%d" % ("[%s]" % host if ":" in host else host, spec["endpoint"]["port"])
 
 
 def cluster_configuration(spec):

@@ -213,8 +213,14 @@ PREFLIGHT = [
     (
         "members of two cluster ids fail",
         three(),
-        [with_field(member(n), cluster_id=n) for n in ("cp-1", "cp-2", "cp-3")],
+        [with_field(member(n), cluster_id="c2" if n == "cp-3" else "c1") for n in ("cp-1", "cp-2", "cp-3")],
         ["different clusters"],
+    ),
+    (
+        "members that all report one cluster id pass",
+        three(),
+        [with_field(member(n), cluster_id="c1") for n in ("cp-1", "cp-2", "cp-3")],
+        [],
     ),
     (
         "a status error fails",

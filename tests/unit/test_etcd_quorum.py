@@ -145,3 +145,8 @@ def test_removing_the_learner_makes_room_for_a_new_one():
 def test_a_refused_promotion_names_a_nameless_member_by_its_id():
     verdict = project([Member(id="abc", name="")] + members(2), promote=["abc"])
     assert verdict.reasons == ("member abc is not a learner, there is nothing to promote",)
+
+
+def test_a_projection_that_adds_nothing_keeps_the_quorum_it_has():
+    verdict = project(members(3))
+    assert verdict.ok and verdict.voters_after == 3 and verdict.healthy_after == 3

@@ -70,3 +70,12 @@ def test_a_malformed_sums_file_is_refused_line_by_line(text, error):
 def test_the_request_is_checked_before_any_file_is_read(version, arch, error):
     errors = node_bundle.check_request(version, arch)
     assert errors and errors[0].startswith(error)
+
+
+def test_a_file_listed_twice_with_the_same_checksum_is_one_file():
+    sums, errors = node_bundle.parse_sums("%s  kubeadm\n%s  kubeadm\n" % (A, A))
+    assert errors == [] and sums == {"kubeadm": A}
+
+
+def test_a_missing_architecture_is_refused():
+    assert node_bundle.check_request("v1.37.1", None) == ["arch: None is not an architecture name like amd64"]

@@ -844,3 +844,15 @@ def test_a_stray_member_names_a_leader_candidate_only_when_it_leads(leads, candi
 def test_a_remediation_with_external_etcd_carries_no_quorum_projection():
     result = decide(EXTERNAL_ETCD, snapshot(cluster(3), failure_domains=FDS, external=True, members=[member("ext-1")]), flag("cp-2"))
     assert (result["action"], result["machine"], result["quorum"]) == ("remediate", "cp-2", None)
+
+
+def test_the_plan_reports_the_health_checks_verdict_it_acted_on():
+    result = decide(spec(version="v1.31.0"), snapshot(cluster(3), failure_domains=FDS), flag("cp-2"))
+    assert result["health_check"] == {"unhealthy": ["cp-2"], "remediation_allowed": True,
+                                      "reason": "flagged by the test"}
+
+
+def test_with_external_etcd_a_control_plane_grows_without_an_etcd_projection():
+    the_spec = dict(EXTERNAL_ETCD, replicas=3)
+    result = decide(the_spec, snapshot(cluster(2), failure_domains=FDS, external=True, members=[member("ext-1")]))
+    assert short(result) == ("scale_up", "scale_up", "fd-c")

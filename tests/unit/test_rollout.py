@@ -148,3 +148,17 @@ def test_seconds_until_outdated_is_the_soonest_time_rule():
     expiring = machine("cp-1", certificates_expire="2026-12-22T11:00:00Z")  # 30 days before: NOW + 1 h
     assert seconds_until_outdated([expiring, machine("cp-2")], the_spec, parse_time(NOW)) == 3601.0
     assert seconds_until_outdated([machine("cp-2", created=-200, certificates_expire=None)], the_spec, parse_time(NOW)) is None
+
+
+def test_seconds_until_outdated_by_rollout_after_alone_and_its_boundaries():
+    the_spec = spec(rollout={"strategy": "RollingUpdate", "max_surge": 1, "after": at(-120)})
+    assert seconds_until_outdated([machine("cp-1", certificates_expire=None)], the_spec, parse_time(NOW)) == 7201.0
+    # A machine created at rollout.after itself is not created before it: it never turns outdated by this rule.
+    assert seconds_until_outdated([machine("cp-1", created=-120, certificates_expire=None)], the_spec,
+                                  parse_time(NOW)) is None
+
+
+def test_a_certificate_boundary_reached_right_now_is_one_margin_away():
+    the_spec = spec(rollout={"strategy": "RollingUpdate", "max_surge": 1, "before": {"certificates_expiry_days": 30}})
+    now_boundary = machine("cp-1", certificates_expire="2026-12-22T10:00:00Z")  # exactly 30 days after NOW
+    assert seconds_until_outdated([now_boundary], the_spec, parse_time(NOW)) == 1.0

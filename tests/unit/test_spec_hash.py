@@ -113,3 +113,10 @@ def test_the_hash_of_a_normalized_spec_ignores_fields_repeated_from_the_spec():
     repeated = with_field(raw, CC, {"kubernetesVersion": "v1.36.4", "clusterName": "demo",
                                     "controlPlaneEndpoint": "10.0.0.100:6443"})
     assert spec_hashes(normalize_spec(repeated)[0]) == spec_hashes(normalize_spec(raw)[0])
+
+
+def test_the_order_of_differently_named_extra_arguments_does_not_move_the_hash():
+    v1beta4 = with_field(BASE, "kubeadm.api_version", "kubeadm.k8s.io/v1beta4")
+    ordered = with_field(v1beta4, CC + ".apiServer.extraArgs", [{"name": "a", "value": "1"}, {"name": "b", "value": "2"}])
+    reordered = with_field(v1beta4, CC + ".apiServer.extraArgs", [{"name": "b", "value": "2"}, {"name": "a", "value": "1"}])
+    assert spec_hashes(ordered) == spec_hashes(reordered)

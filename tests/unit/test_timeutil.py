@@ -3,9 +3,12 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Go durations and RFC 3339 timestamps as the snapshot and the spec write them (timeutil)."""
 
+import datetime
+
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import (
+    add_seconds,
     format_time,
     parse_duration,
     parse_time,
@@ -37,3 +40,25 @@ def test_timestamps_parse_with_zone_and_format_in_utc():
 def test_bad_timestamps_are_refused(bad):
     with pytest.raises(ValueError):
         parse_time(bad)
+
+
+def test_a_zero_number_of_seconds_is_a_duration_and_a_negative_one_is_not():
+    assert parse_duration(0) == 0.0
+    with pytest.raises(ValueError, match="may not be negative"):
+        parse_duration(-0.5)
+
+
+def test_a_duration_of_units_only_is_refused():
+    with pytest.raises(ValueError, match="is not a duration"):
+        parse_duration("m")
+
+
+def test_a_datetime_without_a_zone_is_refused_and_one_with_a_zone_is_taken_as_is():
+    with pytest.raises(ValueError, match="needs a time zone"):
+        parse_time(datetime.datetime(2026, 11, 22, 10, 0, 0))
+    aware = datetime.datetime(2026, 11, 22, 10, 0, 0, tzinfo=datetime.timezone.utc)
+    assert parse_time(aware) is aware
+
+
+def test_adding_seconds_moves_forward_in_time():
+    assert format_time(add_seconds("2026-11-22T10:00:00Z", 90)) == "2026-11-22T10:01:30Z"
