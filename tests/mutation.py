@@ -182,8 +182,8 @@ def run_tests(name, code, timeout):
                 setattr(package, name, module)
             import pytest  # pylint: disable=import-outside-toplevel
             tests = [os.path.join(UNIT_TESTS, "test_%s.py" % test) for test in (name,) + ALSO_PINNED_BY.get(name, ())]
-            status = pytest.main(tests + ["-x", "-q", "-p", "no:cacheprovider",
-                                  "-o", "addopts=", "-m", "not etcd and not sandbox and not ansible"])
+            status = pytest.main(tests + ["-x", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+                                          "-m", "not etcd and not sandbox and not ansible"])
         except BaseException:  # pylint: disable=broad-exception-caught
             status = 1
         os._exit(0 if status == 0 else 1)  # pylint: disable=protected-access
