@@ -22,7 +22,6 @@ import collections
 import concurrent.futures
 import os
 import re
-import ssl
 import time
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_gateway import (
@@ -30,7 +29,9 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_gateway
     EtcdTLSError,
     EtcdUnavailable,
     GatewayClient,
+    b64,
     tls_context,
+    tls_file_problems,
 )
 
 DEFAULT_CA_FILE = "/etc/kubernetes/pki/etcd/ca.crt"
@@ -56,7 +57,8 @@ TRANSIENT_REFUSALS = (
     "not leader",
     "no leader",
 )
-LEARNER_REFUSAL = "rpc not supported for learner"
+HEALTH_KEY = b64("health")
+PERMISSION_DENIED = "permission denied"
 _ALARM = re.compile(r"memberID:(\d+)\s+alarm:([A-Z_]+)")
 
 
@@ -90,10 +92,7 @@ def connection_problems(endpoints, ca_file, cert_file, key_file, timeout):
     if not timeout or timeout <= 0:
         problems.append("timeout: must be a positive number of seconds")
     if not problems:
-        try:
-            tls_context(ca_file, cert_file, key_file)
-        except ssl.SSLError as exc:
-            problems.append("ca_file / cert_file / key_file: cannot load them: %s" % (exc.reason or exc))
+        problems.extend(tls_file_problems(ca_file, cert_file, key_file))
     return problems
 
 
@@ -103,10 +102,13 @@ def gather(endpoints, ca_file=DEFAULT_CA_FILE, cert_file=DEFAULT_CERT_FILE, key_
         return client.gather(external=external)
 
 
-class Probe(collections.namedtuple("Probe", "endpoint order target status members error tls_failed")):
+class Probe(
+    collections.namedtuple("Probe", "endpoint order target status members error tls_failed seconds cluster_version")
+):
     """What one endpoint answered: ``status`` (None = it did not answer), its member list (None = that call
-    failed), the error text and whether it was a TLS failure; ``target`` = hex id of the member it was probed
-    for (None = a given endpoint)."""
+    failed), the error text (a failed call, or a failed health read through quorum) and whether it was a TLS
+    failure; ``target`` = hex id of the member it was probed for (None = a given endpoint); ``seconds`` = how
+    long the answers took; ``cluster_version`` as the member reports it (None = not asked or not answered)."""
 
     @property
     def member_id(self):
@@ -115,6 +117,26 @@ class Probe(collections.namedtuple("Probe", "endpoint order target status member
     @property
     def cluster_id(self):
         return hex_id(self.status["header"]["cluster_id"]) if self.status else None
+
+
+Observation = collections.namedtuple("Observation", "section endpoints")
+
+
+def endpoint_report(probe, names):
+    """What one endpoint answered, for people: ``names`` maps member ids to names."""
+    status = probe.status or {}
+    return {
+        "url": probe.endpoint,
+        "given": probe.target is None,
+        "answered": probe.status is not None,
+        "member": names.get(probe.member_id) or probe.member_id,
+        "error": probe.error,
+        "seconds": round(probe.seconds, 4),
+        "raft_applied_index": int(status["raftAppliedIndex"]) if "raftAppliedIndex" in status else None,
+        "db_size_in_use": int(status["dbSizeInUse"]) if "dbSizeInUse" in status else None,
+        "storage_version": status.get("storageVersion"),
+        "cluster_version": probe.cluster_version,
+    }
 
 
 class EtcdClient:
@@ -150,27 +172,48 @@ class EtcdClient:
     # -- reads ---------------------------------------------------------------------------------------
 
     def probe(self, endpoint, target=None, order=0):
-        """Status and member list of one endpoint, both within one ``timeout``; never raises."""
-        deadline = time.monotonic() + self.timeout
+        """Status, member list, health read through quorum and cluster version of one endpoint, all within one
+        ``timeout``; never raises.
+
+        The health read is a linearizable read of the key ``health``, as ``etcdctl endpoint health`` does: only a
+        member in touch with a quorum can serve it. A learner serves neither it nor a member list (etcd 3.5).
+        """
+        started = time.monotonic()
+        deadline = started + self.timeout
         client = GatewayClient(endpoint, self.context, self.timeout)
-        status = members = None
+        status = members = cluster_version = None
+
+        def remaining():
+            return max(deadline - time.monotonic(), 0.001)
+
+        step = "status"
         try:
             status = client.call("maintenance/status", timeout=self.timeout)
-            remaining = max(deadline - time.monotonic(), 0.001)
-            members = client.call("cluster/member/list", timeout=remaining).get("members", [])
-            return Probe(endpoint, order, target, status, members, None, False)
+            learner = bool(status.get("isLearner"))
+            if not learner:
+                step = "member list"
+                members = client.call("cluster/member/list", timeout=remaining()).get("members", [])
+            if not learner and not status.get("errors"):
+                step = "health read through quorum"
+                try:
+                    client.call("kv/range", {"key": HEALTH_KEY}, timeout=remaining())
+                except EtcdError as exc:
+                    if PERMISSION_DENIED not in exc.message:  # an answer through quorum all the same
+                        raise
+            step = "version"
+            cluster_version = client.version(timeout=remaining()).get("etcdcluster")
+            failure, tls_failed = None, False
         except (EtcdError, EtcdUnavailable) as exc:
-            if status is not None and status.get("isLearner") and LEARNER_REFUSAL in exc.message:
-                # etcd 3.5 serves no member list on a learner: nothing is wrong with it
-                return Probe(endpoint, order, target, status, None, None, False)
-            what = "member list" if status is not None else "status"
-            failure = "%s: %s" % (what, exc.message)
-            return Probe(endpoint, order, target, status, members, failure, isinstance(exc, EtcdTLSError))
+            failure, tls_failed = "%s: %s" % (step, exc.message), isinstance(exc, EtcdTLSError)
         finally:
             client.close()
+        seconds = time.monotonic() - started
+        return Probe(endpoint, order, target, status, members, failure, tls_failed, seconds, cluster_version)
 
-    def gather(self, external=False):
-        """The ``etcd`` section of the snapshot (docs/snapshot.md): every member, as it reports itself.
+    def observe(self, external=False):
+        """The ``etcd`` section of the snapshot (docs/snapshot.md), every member as it reports itself, and what
+        each endpoint asked answered (``endpoint_report``), given or discovered, including those that are not
+        members (a wrong port, another service).
 
         Raises EtcdTLSError when every endpoint refused the handshake: the CA or the client certificate is
         wrong, and a snapshot of unresponsive members would hide that.
@@ -179,7 +222,13 @@ class EtcdClient:
         if all(p.tls_failed for p in probes):
             raise EtcdTLSError(probes[0].endpoint, probes[0].error.split(": ", 1)[1])
         self._members = _assemble(probes)
-        return {"external": bool(external), "members": [dict(m) for m in self._members]}
+        names = {m["id"]: m["name"] for m in self._members}
+        section = {"external": bool(external), "members": [dict(m) for m in self._members]}
+        return Observation(section, [endpoint_report(p, names) for p in probes])
+
+    def gather(self, external=False):
+        """The ``etcd`` section of the snapshot alone (see ``observe``)."""
+        return self.observe(external).section
 
     def gather_until(self, condition, external=False):
         """Gather until ``condition(section)`` holds or ``retry_timeout`` has passed; return the last section."""
@@ -290,21 +339,21 @@ class EtcdClient:
         """Send one membership change; poll while etcd refuses for now; try the next member when one is down."""
         deadline = time.monotonic() + self.retry_timeout
         while True:
-            last = None
+            failures = {}
             for url in self._write_urls():
                 try:
                     return self._client(url).call(path, body)
                 except EtcdTLSError:
                     raise
                 except EtcdUnavailable as exc:
-                    last = exc
+                    failures[url] = exc
                 except EtcdError as exc:
                     if not _transient(exc):
                         raise
-                    last = exc
+                    failures[url] = exc
                     break
             if time.monotonic() + RETRY_INTERVAL > deadline:
-                raise last
+                raise _not_accepted(path, failures)
             time.sleep(RETRY_INTERVAL)
 
     def _find_by_peer_urls(self, peer_urls):
@@ -312,6 +361,18 @@ class EtcdClient:
 
     def _is_learner(self, member_id):
         return next((m["learner"] for m in self.gather()["members"] if m["id"] == member_id), None)
+
+
+def _not_accepted(path, failures):
+    """The error for a change no member accepted in time, naming every member tried and what it said (the last
+    one alone could be a dead member, while the live one that never answered is the one that matters)."""
+    if len(failures) == 1:
+        return next(iter(failures.values()))
+    tried = "; ".join("%s: %s" % (url, exc.message) for url, exc in failures.items())
+    last = list(failures.values())[-1]
+    if isinstance(last, EtcdError):
+        return EtcdError(", ".join(failures), last.code, "%s not accepted by any member: %s" % (path, tried))
+    return EtcdUnavailable(", ".join(failures), "%s not accepted by any member: %s" % (path, tried))
 
 
 def _transient(exc):

@@ -66,13 +66,57 @@ def _tls_failure(exc):
     return "TLS handshake failed: %s" % reason
 
 
+def _no_passphrase():
+    # Without a callback OpenSSL would prompt on a terminal a module does not have (and fail with EINVAL).
+    raise ValueError("the key is encrypted")
+
+
 def tls_context(ca_file, cert_file=None, key_file=None):
     """A client context that trusts ``ca_file`` alone and presents the given client certificate."""
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     ctx.load_verify_locations(cafile=ca_file)
     if cert_file:
-        ctx.load_cert_chain(cert_file, key_file)
+        ctx.load_cert_chain(cert_file, key_file, password=_no_passphrase)
     return ctx
+
+
+def _pem_text(path):
+    with open(path, "rb") as handle:
+        return handle.read().decode("ascii", "replace")
+
+
+def tls_file_problems(ca_file, cert_file, key_file):
+    """What is wrong with these files as a trust anchor and a client certificate, each problem naming its file
+    (empty = ``tls_context`` can load them). Reads the files only to tell which one is at fault."""
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cafile=ca_file)
+    except (ssl.SSLError, OSError) as exc:
+        return ["ca_file: %s holds no usable PEM CA certificate (%s)" % (ca_file, getattr(exc, "reason", None) or exc)]
+    problems = []
+    if "-----BEGIN CERTIFICATE-----" not in _pem_text(cert_file):
+        problems.append("cert_file: %s holds no PEM certificate" % cert_file)
+    key_text = _pem_text(key_file)
+    if "ENCRYPTED" in key_text:
+        problems.append(
+            "key_file: %s is encrypted with a passphrase, which a module cannot type: give the unencrypted key "
+            "(kubeadm writes its keys unencrypted, mode 0600)" % key_file
+        )
+    elif "PRIVATE KEY-----" not in key_text:
+        problems.append("key_file: %s holds no PEM private key" % key_file)
+    if problems:
+        return problems
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cafile=cert_file)
+    except (ssl.SSLError, OSError) as exc:
+        return ["cert_file: %s is not a valid PEM certificate (%s)" % (cert_file, getattr(exc, "reason", None) or exc)]
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(cert_file, key_file, password=_no_passphrase)
+    except (ssl.SSLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", None) or str(exc)
+        if reason == "KEY_VALUES_MISMATCH":
+            return ["key_file: %s is not the private key of cert_file %s (KEY_VALUES_MISMATCH)" % (key_file, cert_file)]
+        return ["key_file: %s is not a valid PEM private key for cert_file %s (%s)" % (key_file, cert_file, reason)]
+    return []
 
 
 class GatewayClient:
@@ -101,7 +145,13 @@ class GatewayClient:
 
     def call(self, path, body=None, timeout=None):
         """POST ``body`` to ``/v3/<path>`` and return the decoded answer, or raise one of this module's errors."""
-        payload = json.dumps(body or {})
+        return self._request("POST", "/v3/" + path, json.dumps(body or {}), timeout)
+
+    def version(self, timeout=None):
+        """``GET /version``: the member's own version and the cluster version (``etcdserver``, ``etcdcluster``)."""
+        return self._request("GET", "/version", None, timeout)
+
+    def _request(self, method, url_path, payload, timeout):
         timeout = timeout or self.timeout
         for attempt in (1, 2):
             if self._conn is None:
@@ -111,7 +161,7 @@ class GatewayClient:
                 if self._conn.sock is not None:
                     self._conn.sock.settimeout(timeout)
             try:
-                self._conn.request("POST", "/v3/" + path, body=payload, headers={"Content-Type": "application/json"})
+                self._conn.request(method, url_path, body=payload, headers={"Content-Type": "application/json"})
                 response = self._conn.getresponse()
                 raw = response.read()
                 break

@@ -40,7 +40,7 @@ while an alarm is active, no promotion of a learner that does not answer, and le
 from __future__ import annotations
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import FALSE, TRUE, UNKNOWN, node_name
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import Member, project
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import Member, project, quorum
 
 
 def evaluate(etcd_section, machines):
@@ -51,12 +51,15 @@ def evaluate(etcd_section, machines):
     return _evaluate_stacked(members, list(machines or []))
 
 
+def nothing_answered(members):
+    """The problem to report when no member answered: what was tried, and why each failed."""
+    errors = "; ".join("%s: %s" % (_label(m), m.get("error") or "no answer") for m in members)
+    return "no etcd endpoint answered" + (" (%s)" % errors if errors else "")
+
+
 def _evaluate_external(members):
     answered = [m for m in members if m.get("responsive")]
-    problems = []
-    if not answered:
-        errors = "; ".join("%s: %s" % (_label(m), m.get("error") or "no answer") for m in members)
-        problems.append("no external etcd endpoint answered" + (" (%s)" % errors if errors else ""))
+    problems = [] if answered else [nothing_answered(members)]
     return {"ok": not problems, "problems": problems, "members_by_machine": {}, "strays": []}
 
 
@@ -124,6 +127,9 @@ def _member_status(machine, member, reference, any_answered):
 
 
 def _preflight_problems(members, machines, strays):
+    if members and not any(m.get("responsive") for m in members):
+        # nothing is known about the member list: counting the endpoints tried as members would mislead
+        return [nothing_answered(members)]
     problems = []
     if len(members) != len(machines):
         problems.append("etcd has %d members but there are %d control plane machines" % (len(members), len(machines)))
@@ -179,15 +185,19 @@ def change_verdict(etcd_section, remove=(), add_voters=0, add_learners=0, promot
     member that should take the lead.
     """
     members = list((etcd_section or {}).get("members") or [])
+    by_id = {m.get("id"): m for m in members}
     quorum_members = [
         Member(id=m.get("id", ""), name=m.get("name", ""), healthy=_answered_cleanly(m), learner=bool(m.get("learner")))
         for m in members
     ]
     verdict = project(quorum_members, remove=remove, add_voters=add_voters, add_learners=add_learners, promote=promote)
     result = verdict.as_dict()
-    by_id = {m.get("id"): m for m in members}
     alarms = sorted({alarm for m in members for alarm in m.get("alarms") or []})
-    if alarms:
+    # Removing a member that does not answer is how an operator recovers from NOSPACE, and etcd accepts it.
+    silent_removal = bool(remove) and not (add_voters or add_learners or promote or lead_to) and all(
+        not by_id.get(member_id, {}).get("responsive") for member_id in remove
+    )
+    if alarms and not silent_removal:
         result["reasons"].append("etcd has active alarms (%s): clear them before changing the membership" % ", ".join(alarms))
     for member_id in promote:
         learner = by_id.get(member_id)
@@ -201,3 +211,64 @@ def change_verdict(etcd_section, remove=(), add_voters=0, add_learners=0, promot
             result["reasons"].append("member %s cannot lead: only a healthy voting member can" % _label(target))
     result["ok"] = not result["reasons"]
     return result
+
+
+def membership_confirmed(etcd_section):
+    """Whether the member list is known from a voting member in touch with a quorum (it answered its status,
+    member list and health read through quorum without error). Only then may a member's absence be concluded."""
+    return any(
+        _voter_answered_cleanly(m) and m.get("member_ids_seen") for m in (etcd_section or {}).get("members") or []
+    )
+
+
+def summary(etcd_section, endpoints=()):
+    """What an operator reads first: leader, quorum, voters, failures tolerated, learners, alarms, versions.
+
+    ``endpoints``: the endpoint reports of ``etcd_client.endpoint_report`` (answer times, applied index, db size
+    in use, versions). ``quorum`` and the counts are None when no voting member answered: nothing is concluded
+    from no answer.
+    """
+    members = list((etcd_section or {}).get("members") or [])
+    voters = [m for m in members if not m.get("learner")]
+    heard = any(m.get("responsive") for m in voters)
+    healthy = sum(1 for m in voters if _answered_cleanly(m))
+    needed = quorum(len(voters))
+    leader = next((m for m in members if m.get("leader") and _answered_cleanly(m)), None)
+    by_member = {}
+    for report in endpoints:
+        if report.get("answered") and report.get("member"):
+            by_member.setdefault(report["member"], report)
+    versions = [r for r in by_member.values() if r.get("cluster_version")]
+    storage = [r for r in by_member.values() if r.get("storage_version")]
+    return {
+        "answered": any(m.get("responsive") for m in members),
+        "membership_confirmed": membership_confirmed(etcd_section),
+        "leader": _label(leader) if leader else None,
+        "quorum": (healthy >= needed) if heard else None,
+        "voters": len(voters) if heard else None,
+        "healthy_voters": healthy if heard else None,
+        "quorum_size": needed if heard else None,
+        "failures_tolerated": max(healthy - needed, 0) if heard else None,
+        "learners": [_label(m) for m in members if m.get("learner")],
+        "alarms": sorted({a for m in members for a in m.get("alarms") or []}),
+        "cluster_version": versions[0]["cluster_version"] if versions else None,
+        "storage_version": storage[0]["storage_version"] if storage else None,
+        "members": [_member_summary(m, by_member.get(m.get("name")) or by_member.get(m.get("id"))) for m in members],
+    }
+
+
+def _member_summary(member, report):
+    report = report or {}
+    return {
+        "name": member.get("name", ""),
+        "id": member.get("id", ""),
+        "healthy": _answered_cleanly(member),
+        "reason": None if _answered_cleanly(member) else (member.get("error") or "no answer"),
+        "leader": bool(member.get("leader")),
+        "learner": bool(member.get("learner")),
+        "answer_seconds": report.get("seconds"),
+        "raft_applied_index": report.get("raft_applied_index"),
+        "db_size": member.get("db_size"),
+        "db_size_in_use": report.get("db_size_in_use"),
+        "version": member.get("version"),
+    }

@@ -29,6 +29,14 @@ options:
         connectivity alone, as Cluster API does; members are not matched to machines.
     type: bool
     default: false
+  fail_when_no_answer:
+    description:
+      - Fail when no endpoint answers (connection refused, a silent port, a name that does not resolve, every
+        member hung). The result still carries the C(etcd) section, C(summary) and C(endpoints), saying what
+        was tried and why it failed.
+      - When V(false), the module returns with C(summary.answered=false) and a warning instead.
+    type: bool
+    default: false
   expected_members:
     description:
       - Names of the control plane machines' nodes (member name = node name). When given, the preflight also
@@ -51,6 +59,11 @@ extends_documentation_fragment:
 notes:
   - Bad input (an endpoint that is not an C(https://) URL, a missing or unreadable certificate file, a
     non-positive timeout) fails before any connection is made, listing every error with its option name.
+  - Nothing is concluded from no answer. When no endpoint answers, the preflight reports that alone (not a
+    member count), C(summary.quorum) and the counts are null, and O(fail_when_no_answer) decides whether the
+    task fails.
+  - Every key or certificate problem (an encrypted key, a key that does not belong to the certificate, a file
+    that is not PEM) fails before any connection is made, naming the file at fault.
   - When every endpoint refuses the TLS handshake (a wrong CA, an expired client certificate or one from
     another CA), the module fails with that message instead of reporting members that do not answer.
 seealso:
@@ -89,7 +102,9 @@ RETURN = r"""
 etcd:
   description:
     - The C(etcd) section of the observed snapshot (C(docs/snapshot.md)); ids are hex, as etcdctl prints them.
-  returned: success
+    - Returned also when no endpoint answered, each endpoint then as a nameless, unresponsive member with its
+      error, so the decisions read that nothing is known.
+  returned: always
   type: dict
   contains:
     external:
@@ -120,9 +135,97 @@ etcd:
           db_size: 20480
           raft_term: 4
           raft_index: 1234
+summary:
+  description:
+    - What an operator reads first. C(quorum) comes from health reads through quorum (a linearizable read of
+      the key C(health) on every voting member, as C(etcdctl endpoint health) does), not only from each
+      member's own status. C(quorum), C(voters), C(healthy_voters), C(quorum_size) and C(failures_tolerated)
+      are null when no voting member answered.
+  returned: always
+  type: dict
+  contains:
+    answered:
+      description: At least one endpoint answered.
+      type: bool
+    membership_confirmed:
+      description: The member list comes from a voting member that answered a read through quorum.
+      type: bool
+    leader:
+      description: Name (or id) of the leader, null when no healthy member leads.
+      type: str
+    quorum:
+      description: The healthy voting members reach a quorum.
+      type: bool
+    voters:
+      description: Voting members in the member list.
+      type: int
+    healthy_voters:
+      description: Voting members that answered every call, including the read through quorum, without error.
+      type: int
+    quorum_size:
+      description: Votes needed for a majority of the voters.
+      type: int
+    failures_tolerated:
+      description: Healthy voting members that may still fail before quorum is lost.
+      type: int
+    learners:
+      description: Names (or ids, when not started yet) of learners.
+      type: list
+      elements: str
+    alarms:
+      description: Active alarms on any member (V(NOSPACE), V(CORRUPT)).
+      type: list
+      elements: str
+    cluster_version:
+      description: The cluster version a member reports (C(GET /version)).
+      type: str
+    storage_version:
+      description: The storage version a member reports (etcd 3.6 and later; null before).
+      type: str
+    members:
+      description:
+        - Per member, C(healthy) and C(reason), C(leader), C(learner), C(answer_seconds) (how long its answers
+          took), C(raft_applied_index), C(db_size), C(db_size_in_use) and C(version).
+      type: list
+      elements: dict
+  sample:
+    answered: true
+    membership_confirmed: true
+    leader: cp-1
+    quorum: true
+    voters: 3
+    healthy_voters: 2
+    quorum_size: 2
+    failures_tolerated: 0
+    learners: []
+    alarms: []
+    cluster_version: 3.5.0
+    storage_version: null
+    members:
+      - {name: cp-1, id: 8e9e05c52164694d, healthy: true, reason: null, leader: true, learner: false,
+         answer_seconds: 0.011, raft_applied_index: 1234, db_size: 20480, db_size_in_use: 16384, version: 3.5.15}
+endpoints:
+  description:
+    - Every endpoint asked, given in O(endpoints) (C(given=true)) or found in a member list, with what it
+      answered. An endpoint that is not an etcd member (another service, a wrong port) shows up here with its
+      error, and a warning is given.
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - url: https://10.0.0.11:2379
+      given: true
+      answered: true
+      member: cp-1
+      error: null
+      seconds: 0.011
+      raft_applied_index: 1234
+      db_size_in_use: 16384
+      storage_version: null
+      cluster_version: 3.5.0
 preflight:
   description: Whether etcd is healthy enough for the control plane to scale or roll out, and if not, why.
-  returned: success
+  returned: always
   type: dict
   contains:
     ok:
@@ -153,6 +256,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_gateway
 ARGUMENT_SPEC = dict(
     external=dict(type="bool", default=False),
     expected_members=dict(type="list", elements="str"),
+    fail_when_no_answer=dict(type="bool", default=False),
     **etcd_client.CONNECTION_ARGUMENT_SPEC
 )
 
@@ -182,10 +286,26 @@ def main():
         with etcd_client.EtcdClient(
             params["endpoints"], params["ca_file"], params["cert_file"], params["key_file"], timeout=params["timeout"]
         ) as client:
-            section = client.gather(external=params["external"])
+            observation = client.observe(external=params["external"])
     except EtcdTLSError as exc:
         module.fail_json(msg="cannot talk to etcd: %s" % exc)
-    module.exit_json(changed=False, etcd=section, preflight=preflight(section, params["expected_members"]))
+    section = observation.section
+    result = dict(
+        changed=False,
+        etcd=section,
+        summary=etcd_health.summary(section, observation.endpoints),
+        endpoints=observation.endpoints,
+        preflight=preflight(section, params["expected_members"]),
+    )
+    if not result["summary"]["answered"]:
+        message = etcd_health.nothing_answered(section["members"])
+        if params["fail_when_no_answer"]:
+            module.fail_json(msg=message, **result)
+        module.warn(message)
+    for report in observation.endpoints:
+        if report["given"] and not report["answered"] and result["summary"]["answered"]:
+            module.warn("endpoint %s did not answer as an etcd member: %s" % (report["url"], report["error"]))
+    module.exit_json(**result)
 
 
 if __name__ == "__main__":

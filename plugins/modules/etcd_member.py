@@ -26,7 +26,15 @@ description:
     catches up with the leader), and while a learner to promote has not started answering yet, the module
     polls for up to O(retry_timeout) seconds.
   - Idempotent. A member that exists is found by name, or, before it has started and has no name yet, by
-    its peer URLs.
+    its peer URLs. One host holds one member; adding a member whose peer URL is on the host of an existing
+    member, started or not, is refused.
+  - Nothing is concluded from no answer. Whether a member is absent is only concluded from a member list
+    served by a voting member that answers a read through quorum; when no such member answers (nothing
+    listens, a silent port, a name that does not resolve, every member hung, or only a learner given), the
+    module fails and says what each endpoint answered.
+  - A removal while an alarm (such as V(NOSPACE)) is active is allowed without O(force) when the member
+    removed does not answer; etcd accepts it, and it is how an operator recovers. The quorum arithmetic still
+    applies.
 author:
   - kubeadm.control_plane contributors (!UNKNOWN)
 options:
@@ -49,14 +57,15 @@ options:
     default: present
   learner:
     description:
-      - With O(state=present), add a missing member as a non-voting learner. Set V(false) to add a voting
-        member directly, or to promote the member once it has started as a learner and caught up.
-      - A voting member is never turned back into a learner.
+      - With O(state=present), a missing member is added as a non-voting learner unless this is V(false). Set
+        V(false) to add a voting member directly, or to promote the member once it has started as a learner
+        and caught up.
+      - A voting member is never turned back into a learner; V(true) for a voting member gives a warning.
     type: bool
-    default: true
   leader:
     description:
-      - With O(state=present), move the leadership to this member. It must be a healthy voting member.
+      - With O(state=present), move the leadership to this member. It must be a healthy voting member; asking
+        it for a member that does not exist yet, or that stays a learner, is refused.
     type: bool
     default: false
   force:
@@ -82,10 +91,12 @@ attributes:
   check_mode:
     support: full
     description:
-      - Reports the steps it would take and the quorum verdict on the first one, without changing anything.
-        Later steps (such as a leadership move after a promotion) are checked when they run.
+      - Reports the steps it would take, the quorum verdict on the first one and the member that would take
+        the lead, without changing anything. Later steps (such as a leadership move after a promotion) are
+        checked when they run.
   diff_mode:
-    support: none
+    support: full
+    description: The member list before and after (in check mode, as it would be), one line per member.
   platform:
     platforms: posix
     description: Runs on the controller or on a control plane host; needs only the Python standard library.
@@ -93,7 +104,10 @@ extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - kubeadm.control_plane.etcd_connection
 notes:
-  - Bad input fails before any connection is made, listing every error with its option name.
+  - Bad input fails before any connection is made, listing every error with its option name; a key or
+    certificate problem names the file at fault.
+  - A refusal names what was asked (V(remove), V(add), V(promote)), even when the step refused is the
+    leadership move that comes first.
   - To add a member the kubeadm way, add it as a learner, start etcd on the new machine with
     C(--initial-cluster-state=existing), then run this module again with O(learner=false) to promote it.
   - Peer URLs of an existing member are not changed; remove the member and add it again.
@@ -156,6 +170,17 @@ member:
       when it does not exist. In check mode, as it is now.
   returned: always
   type: dict
+new_leader:
+  description:
+    - Name of the member that takes the lead in the steps taken (in check mode, that would be taken); null
+      when the leadership does not move.
+  returned: always
+  type: str
+  sample: cp-2
+diff:
+  description: The member list before and after, one line per member (name, id, voter or learner, peer URLs).
+  returned: in diff mode
+  type: dict
 verdict:
   description:
     - The quorum guard's verdict on the last step checked (null when there was nothing to do).
@@ -199,19 +224,20 @@ verdict:
 """
 
 import collections
+from urllib.parse import urlsplit
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_client
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_gateway import EtcdError, EtcdUnavailable
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_health import change_verdict
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_health import change_verdict, membership_confirmed
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_leadership import among_members
 
 ARGUMENT_SPEC = dict(
     name=dict(type="str", required=True),
     peer_urls=dict(type="list", elements="str"),
     state=dict(type="str", choices=["present", "absent"], default="present"),
-    learner=dict(type="bool", default=True),
+    learner=dict(type="bool"),
     leader=dict(type="bool", default=False),
     force=dict(type="bool", default=False),
     leader_candidate=dict(type="str"),
@@ -222,9 +248,16 @@ ARGUMENT_SPEC = dict(
 # One change: ``action``, the member it acts on (hex id; None for an add) and the change_verdict arguments.
 Step = collections.namedtuple("Step", "action member_id change")
 
+# What the operator asked for, in the words of a refusal ("refused to <intent> member X").
+INTENTS = {"add_learner": "add", "add": "add", "promote": "promote", "move_leader": "hand the leadership to"}
+
 
 class Refused(Exception):
-    """The quorum guard said no."""
+    """The quorum guard said no: ``(intent, verdict, actions taken)``."""
+
+
+class Unknown(Exception):
+    """Nothing to conclude from: no voting member in touch with a quorum served a member list."""
 
 
 def find_member(members, name, peer_urls):
@@ -239,6 +272,14 @@ def find_member(members, name, peer_urls):
                 raise ValueError("peer_urls: %s belong to member %s, not %s" % (", ".join(member["peer_urls"]), member["name"], name))
             return member
     return None
+
+
+def _hosts(urls):
+    return {urlsplit(url).hostname for url in urls or []}
+
+
+def _label(member):
+    return member["name"] or "%s (added, not started yet)" % member["id"]
 
 
 def successor(members, leaving, candidate=None):
@@ -256,30 +297,86 @@ def successor(members, leaving, candidate=None):
 
 
 def plan(members, name, peer_urls, state, learner, leader, leader_candidate=None):
-    """The steps from the member's current state to the declared one (empty = nothing to do)."""
+    """The steps from the member's current state to the declared one (empty = nothing to do), and warnings
+    for what was asked but means nothing here. Raises ValueError for requests that cannot be met."""
     member = find_member(members, name, peer_urls)
     if state == "absent":
         if member is None:
-            return []
+            unstarted = [m for m in members if not m["name"]]
+            if unstarted and not peer_urls:
+                raise ValueError(
+                    "name: no member is named %s, but %s added and never started, with no name yet: give its "
+                    "peer_urls to remove it" % (name, ", ".join("%s (peer URLs %s)" % (m["id"], ", ".join(m["peer_urls"])) for m in unstarted))
+                )
+            named = sorted(m["name"] for m in members if m["name"])
+            return [], ["no member is named %s (the members are %s): nothing to remove" % (name, ", ".join(named))]
         steps = []
         heir = successor(members, member, leader_candidate) if member["leader"] else None
         if heir is not None:
             steps.append(Step("move_leader", heir["id"], dict(remove=[member["id"]], lead_to=heir["id"])))
-        return steps + [Step("remove", member["id"], dict(remove=[member["id"]]))]
+        return steps + [Step("remove", member["id"], dict(remove=[member["id"]]))], []
+    as_learner = learner is not False
+    if leader and as_learner and (member is None or member["learner"]):
+        raise ValueError("leader: a learner cannot lead; set learner: false to promote %s first" % name)
     if member is None:
-        change = dict(add_learners=1) if learner else dict(add_voters=1)
-        return [Step("add_learner" if learner else "add", None, change)]
+        if leader:
+            raise ValueError(
+                "leader: member %s does not exist yet; it can take the lead once it has been added, started and has "
+                "caught up: ask for leader: true then" % name
+            )
+        same_host = [m for m in members if _hosts(m["peer_urls"]) & _hosts(peer_urls)]
+        if same_host:
+            raise ValueError(
+                "peer_urls: host %s already has member %s with peer URLs %s; one host holds one member "
+                "(remove it first)"
+                % (", ".join(sorted(_hosts(peer_urls))), _label(same_host[0]), ", ".join(same_host[0]["peer_urls"]))
+            )
+        change = dict(add_learners=1) if as_learner else dict(add_voters=1)
+        return [Step("add_learner" if as_learner else "add", None, change)], []
     if set(member["peer_urls"]) != set(peer_urls):
         raise ValueError(
             "peer_urls: member %s has peer URLs %s; this module does not change them (remove the member and add it again)"
             % (name, ", ".join(member["peer_urls"]))
         )
+    warnings = []
+    if learner and not member["learner"]:
+        warnings.append("learner: member %s is a voting member; etcd never turns a voter back into a learner" % name)
     steps = []
-    if member["learner"] and not learner:
+    if member["learner"] and learner is False:
         steps.append(Step("promote", member["id"], dict(promote=[member["id"]])))
     if leader and not member["leader"]:
         steps.append(Step("move_leader", member["id"], dict(lead_to=member["id"])))
-    return steps
+    return steps, warnings
+
+
+def new_leader(members, steps):
+    """Name of the member that takes the lead in ``steps`` (None = leadership does not move)."""
+    moves = [s.member_id for s in steps if s.action == "move_leader"]
+    return next((m["name"] or m["id"] for m in members if moves and m["id"] == moves[-1]), None)
+
+
+def membership_text(members):
+    """The member list as diff text: one line per member, sorted."""
+    lines = []
+    for m in members:
+        role = "learner" if m["learner"] else "voter"
+        lines.append("%s %s %s%s %s" % (m["name"] or "(not started)", m["id"] or "(new)", role, ", leader" if m["leader"] else "", ",".join(m["peer_urls"])))
+    return "".join(line + "\n" for line in sorted(lines))
+
+
+def projected(members, steps, peer_urls, learner):
+    """The member list once ``steps`` are done (what check mode shows as the diff's after)."""
+    after = [dict(m) for m in members]
+    for step in steps:
+        if step.action in ("add", "add_learner"):
+            after.append(dict(name="", id="", learner=step.action == "add_learner", leader=False, peer_urls=list(peer_urls)))
+        elif step.action == "remove":
+            after = [m for m in after if m["id"] != step.member_id]
+        elif step.action == "promote":
+            after = [dict(m, learner=False) if m["id"] == step.member_id else m for m in after]
+        elif step.action == "move_leader":
+            after = [dict(m, leader=m["id"] == step.member_id) for m in after]
+    return after
 
 
 def act(client, step, peer_urls, learner):
@@ -299,13 +396,36 @@ def answers(section, member_id):
     return any(m["id"] == member_id and m["responsive"] and not m["error"] for m in section["members"])
 
 
+def what_was_tried(observation):
+    """Each endpoint asked and what it answered, for a failure message."""
+    learners = {m["name"] or m["id"] for m in observation.section["members"] if m["learner"]}
+    parts = []
+    for report in observation.endpoints:
+        if report["error"]:
+            parts.append("%s: %s" % (report["url"], report["error"]))
+        elif report["member"] in learners:
+            parts.append("%s: learner %s, which serves no member list" % (report["url"], report["member"]))
+        else:
+            parts.append("%s: answered" % report["url"])
+    return "; ".join(parts)
+
+
 def run(client, params, check_mode):
     """Plan, then for each step: look at etcd again, ask the guard, act. Returns the module result."""
     name, peer_urls = params["name"], params["peer_urls"]
-    members = client.gather()["members"]
-    steps = plan(members, name, peer_urls, params["state"], params["learner"], params["leader"], params.get("leader_candidate"))
+    observation = client.observe()
+    members = observation.section["members"]
     found = find_member(members, name, peer_urls)
+    if found is None and not membership_confirmed(observation.section):
+        raise Unknown(
+            "cannot tell whether member %s exists: no voting member in touch with a quorum served a member list (%s)"
+            % (name, what_was_tried(observation))
+        )
+    steps, warnings = plan(members, name, peer_urls, params["state"], params["learner"], params["leader"],
+                           params.get("leader_candidate"))
+    intent = "remove" if params["state"] == "absent" else (INTENTS[steps[0].action] if steps else None)
     member_id = found["id"] if found else None
+    before = members
     taken, verdict = [], None
     for index, step in enumerate(steps):
         if step.action == "promote" and not check_mode:
@@ -316,15 +436,25 @@ def run(client, params, check_mode):
         if index == 0 or not check_mode:
             verdict = change_verdict({"members": members}, **step.change)
             if not verdict["ok"] and not params["force"]:
-                raise Refused(step.action, verdict, taken)
+                raise Refused(intent, verdict, taken)
         taken.append(step.action)
         if not check_mode:
-            acted_on = act(client, step, peer_urls, params["learner"])
+            acted_on = act(client, step, peer_urls, params["learner"] is not False)
             member_id = acted_on if step.action.startswith("add") else member_id
     if taken and not check_mode:
         members = client.gather()["members"]
+    after_list = projected(before, steps, peer_urls, params["learner"]) if check_mode else members
     after = next((m for m in members if m["id"] == member_id), None) if member_id else None
-    return dict(changed=bool(taken), actions=taken, id=member_id, member=after, verdict=verdict)
+    return dict(
+        changed=bool(taken),
+        actions=taken,
+        id=member_id,
+        member=after,
+        verdict=verdict,
+        new_leader=new_leader(before, steps),
+        warnings=warnings,
+        diff=dict(before_header="etcd members", after_header="etcd members", before=membership_text(before), after=membership_text(after_list)),
+    )
 
 
 def input_problems(params):
@@ -362,17 +492,23 @@ def main():
         ) as client:
             result = run(client, params, module.check_mode)
     except Refused as exc:
-        action, verdict, taken = exc.args
+        intent, verdict, taken = exc.args
         module.fail_json(
-            msg="refused to %s member %s: %s (force: true overrides)" % (action, params["name"], "; ".join(verdict["reasons"])),
+            msg="refused to %s member %s: %s (force: true overrides)" % (intent, params["name"], "; ".join(verdict["reasons"])),
             verdict=verdict,
             actions=taken,
             changed=bool(taken),
         )
+    except Unknown as exc:
+        module.fail_json(msg=str(exc))
     except ValueError as exc:
         module.fail_json(msg="invalid arguments: %s" % exc, errors=[str(exc)])
     except (EtcdError, EtcdUnavailable) as exc:
         module.fail_json(msg="etcd: %s" % exc)
+    for warning in result.pop("warnings"):
+        module.warn(warning)
+    if not module._diff:
+        result.pop("diff")
     module.exit_json(**result)
 
 

@@ -19,7 +19,7 @@ def cluster():
 
 
 def remove(members, candidate=None):
-    return plan(members, "cp-1", None, "absent", True, False, candidate)
+    return plan(members, "cp-1", None, "absent", True, False, candidate)[0]
 
 
 def test_removing_the_leader_hands_leadership_to_the_plans_candidate_first():
@@ -52,5 +52,5 @@ def test_a_candidate_that_cannot_be_the_heir_is_refused(candidate, message):
 
 def test_a_member_that_does_not_lead_is_removed_without_a_hand_over():
     members = cluster()
-    steps = plan(members, "cp-2", None, "absent", True, False, "cp-3")
+    steps = plan(members, "cp-2", None, "absent", True, False, "cp-3")[0]
     assert [s.action for s in steps] == ["remove"]
