@@ -10,8 +10,7 @@ import os
 
 import pytest
 
-from conftest import HERE, recap
-from test_node_software import newest
+from e2e_support import HERE, newest, recap
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-kroles", "172.31.242.0/24", 3)

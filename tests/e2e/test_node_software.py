@@ -10,15 +10,11 @@ import os
 
 import pytest
 
-from conftest import HERE, recap
+from e2e_support import HERE, newest, recap
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-nodesw", "172.31.244.0/24", 2)
 PLAYBOOK = os.path.join(HERE, "playbooks", "node_software.yml")
-
-
-def newest(mirror_dir):
-    return max(os.listdir(mirror_dir), key=lambda v: tuple(int(x) for x in v.lstrip("v").split(".")))
 
 
 def sha256(path):
