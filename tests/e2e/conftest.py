@@ -12,6 +12,7 @@ import pytest
 
 from e2e_support import CLI, E2ESandbox, state
 
+
 @pytest.fixture(scope="module")
 def bare_hosts(request):
     """A sandbox of bare hosts, named and placed by the test module's SANDBOX = (name, subnet, machines)."""
