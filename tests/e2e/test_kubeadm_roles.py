@@ -1,9 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""kubeadm_init and kubeadm_join on bare sandbox hosts, over SSH, after node_software: three control plane
-machines, a voting etcd member each, Nodes named and zoned from the spec; the configuration files that held the
-secrets are gone, no secret reaches the play's output, and a second run changes nothing."""
+"""kubeadm_init and kubeadm_join on bare sandbox hosts, over SSH, after node_software: check mode says what it
+would do and changes nothing; then three control plane machines, a voting etcd member each, Nodes named and
+zoned from the spec; the configuration files that held the secrets are gone, no secret reaches the play's
+output, and a second run changes nothing."""
 
 import json
 import os
@@ -23,6 +24,18 @@ def spec_vars(sandbox):
             "e2e_spec": {"cluster_name": "e2e", "replicas": 3, "version": version,
                          "endpoint": {"host": "172.31.242.100", "port": 6443},
                          "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"}}}}}
+
+
+def test_check_mode_on_bare_hosts_says_what_it_would_do_and_changes_nothing(bare_hosts):
+    done = bare_hosts.playbook(PLAYBOOK, spec_vars(bare_hosts), check=True)
+    assert done.returncode == 0, done.stdout[-6000:]
+    first, *others = bare_hosts.hosts()
+    assert "would run kubeadm init on %s" % first in done.stdout
+    for host in others:
+        assert "would run kubeadm join --control-plane on %s" % host in done.stdout
+    for host in bare_hosts.hosts():
+        assert bare_hosts.ssh(host, "test -e /usr/local/bin/kubeadm || test -e /etc/kubernetes/admin.conf",
+                              check=False).returncode == 1
 
 
 @pytest.fixture(scope="module")
