@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """How long gathering the etcd section of the snapshot takes on a real 5-member cluster, with 0, 1 and 2
 members stopped (SIGSTOP: they accept TCP connections and never answer, the slowest way to be dead).
 
