@@ -147,6 +147,38 @@ class GatewayClient:
         """POST ``body`` to ``/v3/<path>`` and return the decoded answer, or raise one of this module's errors."""
         return self._request("POST", "/v3/" + path, json.dumps(body or {}), timeout)
 
+    def stream(self, path, body=None, timeout=None):
+        """POST to a server-streaming ``/v3/<path>`` (the gateway sends one JSON object a line) and yield each
+        message's ``result``; an ``error`` message raises EtcdError. Uses a connection of its own."""
+        timeout = timeout or self.timeout
+        conn = http.client.HTTPSConnection(self.host, self.port, context=self.context, timeout=timeout)
+        try:
+            try:
+                conn.request("POST", "/v3/" + path, body=json.dumps(body or {}), headers={"Content-Type": "application/json"})
+                response = conn.getresponse()
+                if response.status != 200:
+                    raw = response.read()
+                    raise EtcdError(self.endpoint, -1, "HTTP %d: %s" % (response.status, raw[:200]))
+                for line in response:
+                    if not line.strip():
+                        continue
+                    try:
+                        message = json.loads(line)
+                    except ValueError:
+                        raise EtcdError(self.endpoint, -1, "a streamed message that is not JSON")
+                    if message.get("error"):
+                        error = message["error"]
+                        raise EtcdError(self.endpoint, error.get("code", -1), error.get("message") or str(error))
+                    yield message.get("result") or {}
+            except ssl.SSLError as exc:
+                raise EtcdTLSError(self.endpoint, _tls_failure(exc))
+            except (socket.timeout, TimeoutError):
+                raise EtcdUnavailable(self.endpoint, "no answer within %.1fs" % timeout)
+            except (http.client.HTTPException, OSError) as exc:
+                raise EtcdUnavailable(self.endpoint, getattr(exc, "strerror", None) or str(exc))
+        finally:
+            conn.close()
+
     def version(self, timeout=None):
         """``GET /version``: the member's own version and the cluster version (``etcdserver``, ``etcdcluster``)."""
         return self._request("GET", "/version", None, timeout)

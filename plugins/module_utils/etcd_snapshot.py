@@ -1,0 +1,82 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""An etcd snapshot saved to a file, as ``etcdctl snapshot save`` saves one: streamed from one member's
+Maintenance.Snapshot, checked against the SHA-256 etcd appends to the stream, written only under a temporary
+name (mode 0600, the snapshot holds every Secret of the cluster) and renamed into place once whole. The file keeps
+the trailing checksum, as etcdctl's does, so ``etcdutl snapshot restore`` verifies it. I/O only."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_gateway import (
+    EtcdError,
+    EtcdUnavailable,
+    GatewayClient,
+)
+
+DIGEST_SIZE = 32  # etcd ends the stream with the SHA-256 of everything before it
+
+
+class SnapshotFailed(Exception):
+    """No member gave a whole snapshot; the message says what each one answered."""
+
+
+def save(endpoints, context, dest, timeout):
+    """Save a snapshot from the first of ``endpoints`` that gives a whole one; returns {endpoint, bytes, sha256}.
+
+    ``timeout`` bounds each read, not the whole transfer (a large database takes longer than one read)."""
+    failures = []
+    for endpoint in endpoints:
+        try:
+            return dict(_save_from(GatewayClient(endpoint, context, timeout), dest), endpoint=endpoint)
+        except (EtcdError, EtcdUnavailable, ValueError) as exc:
+            failures.append("%s: %s" % (endpoint, exc))
+    raise SnapshotFailed("no etcd member gave a whole snapshot (%s)" % "; ".join(failures))
+
+
+def _save_from(gateway, dest):
+    partial = dest + ".part"
+    digest, whole = hashlib.sha256(), hashlib.sha256()  # of the database; of the file written
+    tail = b""
+    size = 0
+    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(descriptor, "wb") as out:
+            for result in gateway.stream("maintenance/snapshot"):
+                chunk = base64.b64decode(result.get("blob") or "")
+                # hold back the last 32 bytes seen: they are the checksum, not the database
+                data = tail + chunk
+                body, tail = data[:-DIGEST_SIZE], data[-DIGEST_SIZE:]
+                digest.update(body)
+                whole.update(body)
+                out.write(body)
+                size += len(body)
+            if len(tail) != DIGEST_SIZE or digest.digest() != tail:
+                raise ValueError("the snapshot's checksum does not match its content (%d bytes received)" % (size + len(tail)))
+            whole.update(tail)
+            out.write(tail)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(partial, 0o600)
+        os.replace(partial, dest)
+    except BaseException:
+        if os.path.exists(partial):
+            os.unlink(partial)
+        raise
+    return {"bytes": size + DIGEST_SIZE, "sha256": whole.hexdigest()}
+
+
+def rotate(directory, suffix, keep):
+    """Remove all but the ``keep`` newest files ending in ``suffix`` in ``directory`` (by modification time, then
+    name); returns the removed paths."""
+    names = [n for n in os.listdir(directory) if n.endswith(suffix) and os.path.isfile(os.path.join(directory, n))]
+    ordered = sorted(names, key=lambda n: (os.path.getmtime(os.path.join(directory, n)), n), reverse=True)
+    removed = []
+    for name in ordered[keep:]:
+        os.unlink(os.path.join(directory, name))
+        removed.append(os.path.join(directory, name))
+    return removed
