@@ -54,9 +54,19 @@ bench: setup
 	@set -e; for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b; done
 
 # The demo sandbox (test and demo infrastructure, tests/sandbox/README.md): 5 hosts over 3 failure domains.
-.PHONY: sandbox-up sandbox-down
+.PHONY: sandbox-up sandbox-down demo
 sandbox-up: setup
 	tests/sandbox/sandbox up --machines 5 --failure-domains 3
+
+# The main job on the demo sandbox: create a 3-machine control plane over the 3 failure domains, scale it to 5 and
+# back to 3, then print its status. The sandbox's inventory names the hosts and the bundle; tests/demo.yml holds
+# the spec.
+DEMO_INVENTORY := /srv/kcp-sandbox/kcp/inventory.ini
+demo: sandbox-up
+	$(BIN)/ansible-playbook -i $(DEMO_INVENTORY) playbooks/create.yml -e @tests/demo.yml -e kcp_replicas=3
+	$(BIN)/ansible-playbook -i $(DEMO_INVENTORY) playbooks/scale.yml -e @tests/demo.yml -e kcp_replicas=5
+	$(BIN)/ansible-playbook -i $(DEMO_INVENTORY) playbooks/scale.yml -e @tests/demo.yml -e kcp_replicas=3
+	$(BIN)/ansible-playbook -i $(DEMO_INVENTORY) playbooks/status.yml -e @tests/demo.yml -e kcp_replicas=3
 
 sandbox-down:
 	tests/sandbox/sandbox down

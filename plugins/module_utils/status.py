@@ -231,3 +231,34 @@ def control_plane_status(spec, snapshot):
     summarized = [c for c in conditions if c["type"] not in ("ScalingUp", "ScalingDown")]
     conditions.append(aggregate("Ready", summarized))
     return {"conditions": conditions, "machines": dict(entries)}
+
+
+def status_table(snapshot, status):
+    """The compact table an operator reads in the play output: one line a machine (name, failure domain, version,
+    etcd role, its conditions that are not True, else Ready), under a line with the control plane's own
+    conditions that are not True. ``snapshot`` normalized; ``status`` from :func:`control_plane_status`."""
+    roles = {}
+    for member in (snapshot.get("etcd") or {}).get("members") or []:
+        if member.get("name"):
+            roles[member["name"]] = "learner" if member.get("learner") else ("leader" if member.get("leader") else "voter")
+    rows = [("MACHINE", "FAILURE DOMAIN", "VERSION", "ETCD", "CONDITIONS")]
+    for machine in snapshot["machines"]:
+        node = (machine.get("node") or {}).get("name")
+        rows.append((
+            machine["name"] + (" (deleting)" if machine.get("deleting") else ""),
+            machine.get("failure_domain") or "-",
+            machine.get("version") or "?",
+            roles.get(node or machine["name"], "-"),
+            _not_true(status["machines"].get(machine["name"]) or []) or "Ready",
+        ))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["control plane: %s" % (_not_true(status["conditions"]) or "Ready")]
+    lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    return lines
+
+
+def _not_true(conditions):
+    """The conditions that are not True, as Type=Status (Reason); Ready sums them up and ScalingUp / ScalingDown
+    are False at rest, so neither is listed."""
+    return ", ".join("%s=%s%s" % (c["type"], c["status"], " (%s)" % c["reason"] if c["reason"] else "")
+                     for c in conditions if c["status"] != "True" and c["type"] not in ("Ready", "ScalingUp", "ScalingDown"))

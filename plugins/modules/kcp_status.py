@@ -98,6 +98,18 @@ machines:
     cp-1:
       - {type: NodeHealthy, status: "True", reason: "", message: "", severity: null}
       - {type: APIServerPodHealthy, status: "False", reason: PodFailed, message: pod unhealthy, severity: Error}
+table:
+  description:
+    - The compact table an operator reads first, one line a string. The first line lists the control plane's
+      conditions that are not V(True) (or says C(Ready)); then one line a machine with its failure domain,
+      version, etcd role (leader, voter, learner, or - for none) and its conditions that are not V(True).
+  returned: success
+  type: list
+  elements: str
+  sample:
+    - "control plane: Ready"
+    - "MACHINE  FAILURE DOMAIN  VERSION  ETCD    CONDITIONS"
+    - "cp-1     fd-1            v1.37.1  leader  Ready"
 ready:
   description: Whether the control plane's V(Ready) condition is V(True).
   returned: success
@@ -113,7 +125,7 @@ errors:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_spec_and_snapshot
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.status import control_plane_status
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.status import control_plane_status, status_table
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe
 
 
@@ -122,7 +134,8 @@ def status_from_raw(raw_spec, raw_observed):
     spec, snapshot, errors = normalize_spec_and_snapshot(raw_spec, raw_observed)
     if errors:
         return None, errors
-    return control_plane_status(spec, snapshot), []
+    status = control_plane_status(spec, snapshot)
+    return dict(status, table=status_table(snapshot, status)), []
 
 
 def main():

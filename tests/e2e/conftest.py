@@ -15,10 +15,11 @@ from e2e_support import CLI, E2ESandbox, state
 
 @pytest.fixture(scope="module")
 def bare_hosts(request):
-    """A sandbox of bare hosts, named and placed by the test module's SANDBOX = (name, subnet, machines)."""
+    """A sandbox of bare hosts, named and placed by the test module's SANDBOX = (name, subnet, machines[, failure
+    domains]); one failure domain per machine unless given."""
     if os.geteuid() != 0:
         pytest.skip("the sandbox needs root")
-    name, subnet, machines = request.module.SANDBOX
+    name, subnet, machines, *domains = request.module.SANDBOX
 
     def cli(*argv, timeout=180):
         return subprocess.run([CLI, "--name", name] + list(argv), stdin=subprocess.DEVNULL, capture_output=True,
@@ -26,7 +27,7 @@ def bare_hosts(request):
 
     with state.lock_for_test_run(name):
         cli("down")
-        up = cli("up", "--machines", str(machines), "--failure-domains", str(machines), "--subnet", subnet)
+        up = cli("up", "--machines", str(machines), "--failure-domains", str(domains[0] if domains else machines), "--subnet", subnet)
         try:
             assert up.returncode == 0, up.stdout + up.stderr
             yield E2ESandbox(name)

@@ -4,18 +4,24 @@
 """kubeadm_init and kubeadm_join on bare sandbox hosts, over SSH, after node_software: check mode says what it
 would do and changes nothing; then three control plane machines, a voting etcd member each, Nodes named and
 zoned from the spec; the configuration files that held the secrets are gone, no secret reaches the play's
-output, and a second run changes nothing."""
+output, and a second run changes nothing.
+
+The observe role's contract on the same hosts: its snapshot, before the cluster exists and once it does, goes
+to kcp_plan verbatim and is accepted, with the plan an operator expects (init first, then nothing to do)."""
 
 import json
 import os
+import time
 
 import pytest
 
+from ansible_run import run
 from e2e_support import HERE, newest, recap
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-kroles", "172.31.242.0/24", 3)
 PLAYBOOK = os.path.join(HERE, "playbooks", "kubeadm_roles.yml")
+OBSERVE_PLAN = os.path.join(HERE, "playbooks", "observe_plan.yml")
 
 
 def spec_vars(sandbox):
@@ -36,6 +42,23 @@ def test_check_mode_on_bare_hosts_says_what_it_would_do_and_changes_nothing(bare
     for host in bare_hosts.hosts():
         assert bare_hosts.ssh(host, "test -e /usr/local/bin/kubeadm || test -e /etc/kubernetes/admin.conf",
                               check=False).returncode == 1
+
+
+def observe_and_plan(sandbox, tmp_path):
+    """(snapshot, plan) of the observe role and kcp_plan on it, run by ansible-playbook over SSH."""
+    out = tmp_path / "observed.json"
+    done = sandbox.playbook(OBSERVE_PLAN, dict(spec_vars(sandbox), e2e_out=str(out)))
+    assert done.returncode == 0, done.stdout[-6000:]
+    assert "-----BEGIN" not in done.stdout and "client-key-data" not in done.stdout
+    result = json.loads(out.read_text())
+    return result["observed"], result["plan"]
+
+
+def test_observed_bare_hosts_are_no_cluster_and_the_plan_starts_one(bare_hosts, tmp_path):
+    observed, plan = observe_and_plan(bare_hosts, tmp_path)
+    assert (observed["initialized"], observed["machines"], observed["etcd"]["members"]) == (False, [], [])
+    assert [fd["name"] for fd in observed["failure_domains"]] == ["fd-1", "fd-2", "fd-3"]
+    assert plan["action"] == "scale_up" and plan["init"] is True, plan
 
 
 @pytest.fixture(scope="module")
@@ -77,3 +100,52 @@ def test_a_second_run_changes_nothing(bare_hosts, created):
     again = bare_hosts.playbook(PLAYBOOK, spec_vars(bare_hosts))
     assert again.returncode == 0, again.stdout[-6000:]
     assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
+
+
+def test_the_observed_cluster_is_accepted_by_the_plan_verbatim_and_needs_nothing(bare_hosts, created, tmp_path):
+    # the last machine's pods may still be starting right after its join, as on a real cluster
+    deadline = time.monotonic() + 60
+    observed, plan = observe_and_plan(bare_hosts, tmp_path)
+    while plan["blocked_by"] and time.monotonic() < deadline:
+        time.sleep(1)
+        observed, plan = observe_and_plan(bare_hosts, tmp_path)
+    hosts = bare_hosts.hosts()
+    assert observed["initialized"] is True and observed["endpoint_ready"] is True
+    assert observed["kubeadm_config"] == {"kubernetes_version": newest(bare_hosts.mirror_dir)}
+    machines = {m["name"]: m for m in observed["machines"]}
+    assert sorted(machines) == hosts
+    for index, host in enumerate(hosts):
+        machine = machines[host]
+        assert machine["failure_domain"] == "fd-%d" % (index + 1) and machine["provisioned"] is True
+        assert machine["components"] == {"api_server": "healthy", "controller_manager": "healthy",
+                                         "scheduler": "healthy", "etcd": "healthy"}, machine
+    members = observed["etcd"]["members"]
+    assert sorted(m["name"] for m in members) == hosts
+    assert all(m["responsive"] and not m["learner"] and m["error"] is None for m in members), members
+    assert (plan["action"], plan["blocked_by"]) == ("none", []), plan
+
+
+@pytest.fixture()
+def admin_kubeconfig(bare_hosts, created, tmp_path):
+    path = tmp_path / "admin.conf"
+    path.write_text(bare_hosts.ssh(bare_hosts.hosts()[0], "cat /etc/kubernetes/admin.conf").stdout)
+    path.chmod(0o600)
+    return str(path)
+
+
+def test_the_cluster_lock_is_held_by_one_run_at_a_time_and_a_dead_runs_lock_expires(admin_kubeconfig):
+    def lock(holder, **args):
+        return run("kcp_lock", dict(kubeconfig=admin_kubeconfig, holder=holder, **args))[:2]
+
+    assert lock("awx job 7", action="scale") == ("CHANGED", {"changed": True, "decision": "take", "lock": None,
+                                                             "reason": "the lock is free"})
+    outcome, refused = lock("alice@laptop", action="create")
+    assert outcome == "FAILED!" and refused["msg"].startswith("the control plane is locked by awx job 7, running scale since")
+    assert lock("alice@laptop", state="absent")[1]["decision"] == "leave"
+    assert lock("awx job 7", state="absent")[1]["decision"] == "release"
+    # a run that dies holding the lock: once it has not been renewed for its duration, the next run takes it
+    assert lock("awx job 8", action="scale", duration=1)[1]["decision"] == "take"
+    time.sleep(1.5)
+    outcome, taken = lock("alice@laptop", action="create")
+    assert taken["decision"] == "take_over" and "held by awx job 8 (scale, since" in taken["reason"], taken
+    assert lock("alice@laptop", state="absent")[1]["decision"] == "release"

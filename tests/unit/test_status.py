@@ -6,7 +6,7 @@
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.status import aggregate, condition, control_plane_status
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.status import aggregate, condition, control_plane_status, status_table
 
 from builders import at, machine, member, snapshot, spec
 
@@ -247,3 +247,19 @@ def test_machines_ready_names_the_machine_summaries_that_made_it():
 def test_certificates_expiring_exactly_at_the_threshold_are_expiring():
     got = of(status_of(snapshot(three(cp_2={"certificates_expire": at(-60 * 24 * 7)})))["conditions"], "CertificatesNotExpiring")
     assert brief(got) == ("False", "CertificatesExpiring", "Warning")
+
+
+def test_the_status_table_has_a_line_a_machine_with_what_is_not_true():
+    machines = three()
+    machines[0]["failure_domain"] = "fd-1"
+    machines[1]["components"]["scheduler"] = "unhealthy"
+    snap = snapshot(machines)
+    assert status_table(snap, status_of(snap)) == [
+        "control plane: MachinesReady=False (PodFailed), ControlPlaneComponentsHealthy=False (PodFailed)",
+        "MACHINE  FAILURE DOMAIN  VERSION  ETCD    CONDITIONS",
+        "cp-1     fd-1            v1.36.4  leader  Ready",
+        "cp-2     -               v1.36.4  voter   SchedulerPodHealthy=False (PodFailed)",
+        "cp-3     -               v1.36.4  voter   Ready",
+    ]
+    healthy = snapshot(three())
+    assert status_table(healthy, status_of(healthy))[0] == "control plane: Ready"

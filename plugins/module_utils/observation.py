@@ -1,0 +1,174 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The observed snapshot (docs/snapshot.md) put together from what the observe module fetched. Pure, no I/O.
+
+:func:`assemble` maps raw API objects (Nodes, the control plane's mirror pods, ConfigMaps, as the Kubernetes
+API returns them), the etcd section and the hosts' own records to the snapshot's fields, following
+docs/state.md: which fact lives where, and which source wins when two disagree. The one judgement it
+borrows, a pod's state, is ``component_health.classify_pod``'s.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import classify_pod, ready_status
+
+PREFIX = "control-plane.kubeadm.io/"
+CREATED, SPEC_HASH, BOOTSTRAP = PREFIX + "created", PREFIX + "spec-hash", PREFIX + "bootstrap"
+DELETE_MACHINE, REMEDIATE_MACHINE = PREFIX + "delete-machine", PREFIX + "remediate-machine"
+REMEDIATION, DELETING = PREFIX + "remediation", PREFIX + "deleting"
+ZONE_LABEL = "topology.kubernetes.io/zone"
+CONTROL_PLANE_LABEL = "node-role.kubernetes.io/control-plane"
+STATE_OBJECT = "control-plane-kubeadm-io"  # the kube-system ConfigMap (and Lease) of cluster-level facts
+HOST_RECORD_PATH = "/etc/kubernetes/control-plane-machine.json"
+# The host record's steps; "deleting" makes the machine one whose removal a later run finishes.
+HOST_STEPS = ("installing", "joining", "joined", "deleting")
+# The mirror pods of a control plane node, by snapshot component (kubeadm names them <component>-<node name>).
+MIRROR_PODS = {"api_server": "kube-apiserver", "controller_manager": "kube-controller-manager",
+               "scheduler": "kube-scheduler", "etcd": "etcd"}
+
+
+def is_control_plane(node):
+    return CONTROL_PLANE_LABEL in ((node.get("metadata") or {}).get("labels") or {})
+
+
+def etcd_client_urls(pods, nodes):
+    """The client URLs of the stacked etcd members: what kubeadm's annotation on each etcd pod advertises,
+    else port 2379 on the node's InternalIP. Sorted, without duplicates."""
+    urls = set()
+    by_name = {(p.get("metadata") or {}).get("name"): p for p in pods}
+    for node in nodes:
+        name = node["metadata"]["name"]
+        pod = by_name.get("etcd-" + name) or {}
+        advertised = ((pod.get("metadata") or {}).get("annotations") or {}).get("kubeadm.kubernetes.io/etcd.advertise-client-urls")
+        if advertised:
+            urls.update(u.strip() for u in advertised.split(",") if u.strip())
+            continue
+        address = _internal_ip(node)
+        if address:
+            urls.add("https://%s:2379" % (("[%s]" % address) if ":" in address else address))
+    return sorted(urls)
+
+
+def assemble(now, hosts, failure_domains, nodes=(), pods=(), kubeadm_config=None, state_config_map=None,
+             etcd=None, endpoint_ready=False, initialized=None, external_etcd=False):
+    """The snapshot.
+
+    ``hosts``: the inventory's candidates, each ``{name, address, failure_domain, record}``, ``record`` being
+    the parsed host record (None: the host has none). ``nodes`` / ``pods``: Nodes and kube-system Pods as the
+    API returns them (dicts). ``kubeadm_config``: ``{"kubernetes_version": ...}`` or None when not read.
+    ``state_config_map``: the ``data`` of kube-system/control-plane-kubeadm-io, or None. ``etcd``: the etcd
+    section as ``etcd_client`` gathers it, or None before the cluster exists. ``initialized``: kubeadm init has
+    completed (kubeadm-config exists); None means "as kubeadm_config says".
+    """
+    by_host = {h["name"]: h for h in hosts}
+    control_plane_nodes = sorted((n for n in nodes if is_control_plane(n)), key=lambda n: n["metadata"]["name"])
+    pods_by_name = {(p.get("metadata") or {}).get("name"): p for p in pods}
+    machines = []
+    for node in control_plane_nodes:
+        name = node["metadata"]["name"]
+        machines.append(_machine_from_node(node, by_host.get(name) or {}, pods_by_name))
+    with_node = {m["name"] for m in machines}
+    for host in sorted(hosts, key=lambda h: h["name"]):
+        if host["name"] not in with_node and host.get("record"):
+            machines.append(_machine_from_record(host))
+    return {
+        "now": now,
+        "initialized": bool(kubeadm_config) if initialized is None else initialized,
+        "kubeadm_config": kubeadm_config,
+        "endpoint_ready": bool(endpoint_ready),
+        "failure_domains": [{"name": fd, "control_plane": True} for fd in failure_domains],
+        "remediation_in_progress": _remediation_in_progress(state_config_map),
+        "machines": machines,
+        "etcd": etcd if etcd is not None else {"external": external_etcd, "members": []},
+    }
+
+
+def _machine_from_node(node, host, pods_by_name):
+    """A machine that has a Node: the Node wins for what it carries; the host record and the inventory fill in
+    what it does not have yet (docs/state.md "When two sources disagree")."""
+    meta = node["metadata"]
+    name = meta["name"]
+    labels, annotations = meta.get("labels") or {}, meta.get("annotations") or {}
+    record = host.get("record") or {}
+    conditions = [
+        {"type": c["type"], "status": c["status"], "last_transition": c.get("lastTransitionTime")}
+        for c in (node.get("status") or {}).get("conditions") or []
+        if c.get("type") and c.get("status") in ("True", "False", "Unknown")
+    ]
+    snapshot_node = {"name": name, "conditions": [_drop_none(c) for c in conditions]}
+    ready = ready_status(snapshot_node)
+    components = {}
+    for component, prefix in MIRROR_PODS.items():
+        pod = pods_by_name.get("%s-%s" % (prefix, name))
+        components[component] = classify_pod(pod.get("status") if pod is not None else None, ready)[0]
+    return {
+        "name": name,
+        "host": host.get("address") or _internal_ip(node),
+        "failure_domain": labels.get(ZONE_LABEL) or host.get("failure_domain"),
+        "created": annotations.get(CREATED) or record.get("created") or meta["creationTimestamp"],
+        "version": ((node.get("status") or {}).get("nodeInfo") or {}).get("kubeletVersion"),
+        "spec_hash": annotations.get(SPEC_HASH),
+        "bootstrap": annotations.get(BOOTSTRAP) or record.get("bootstrap"),
+        "provisioned": True,
+        "deleting": DELETING in annotations or record.get("step") == "deleting",
+        "delete_requested": DELETE_MACHINE in annotations,
+        "failure": record.get("failure"),
+        "remediation": _remediation(annotations),
+        "node": snapshot_node,
+        "components": components,
+        "certificates_expire": host.get("certificates_expire"),
+    }
+
+
+def _machine_from_record(host):
+    """A machine known only by its host record: not registered yet, or its Node was lost (``joined`` then:
+    provisioned with no node, which the decisions read as "node is gone")."""
+    record = host["record"]
+    return {
+        "name": host["name"],
+        "host": host.get("address"),
+        "failure_domain": record.get("failure_domain") or host.get("failure_domain"),
+        "created": record.get("created"),
+        "version": record.get("version"),
+        "spec_hash": record.get("spec_hash"),
+        "bootstrap": record.get("bootstrap"),
+        "provisioned": record.get("step") in ("joined", "deleting") and record.get("joined") is not None,
+        "deleting": record.get("step") == "deleting",
+        "failure": record.get("failure"),
+        "node": None,
+        "certificates_expire": host.get("certificates_expire"),
+    }
+
+
+def _remediation(annotations):
+    record = _json_object(annotations.get(REMEDIATION))
+    return {
+        "requested": REMEDIATE_MACHINE in annotations,
+        "retries": int(record.get("retries") or 0),
+        "last": record.get("last"),
+    }
+
+
+def _remediation_in_progress(data):
+    record = _json_object((data or {}).get("remediation"))
+    return record or None
+
+
+def _json_object(text):
+    """A JSON object written by a flow; anything else (absent, not JSON, not an object) reads as empty."""
+    try:
+        value = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _internal_ip(node):
+    return next((a["address"] for a in (node.get("status") or {}).get("addresses") or [] if a.get("type") == "InternalIP"), None)
+
+
+def _drop_none(mapping):
+    return {k: v for k, v in mapping.items() if v is not None}

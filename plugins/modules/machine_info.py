@@ -1,0 +1,216 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: machine_info
+short_description: Read what a control plane host knows about its machine, in one round trip
+version_added: "0.1.0"
+description:
+  - Runs on a control plane candidate host and returns, for the observed snapshot (C(docs/snapshot.md)) -
+  - the machine record the host keeps (C(/etc/kubernetes/control-plane-machine.json), C(docs/state.md));
+  - whether the host holds an admin kubeconfig (C(/etc/kubernetes/admin.conf)), which says a cluster exists;
+  - when the machine's kubeadm certificates expire, as C(kubeadm certs check-expiration) lists them (the
+    certificates under C(pki/) and C(pki/etcd/) but the CAs, and the client certificates embedded in the
+    kubeconfigs), and the earliest of them.
+  - Reads only. Returns no key and no certificate, only names and dates.
+author:
+  - kubeadm.control_plane contributors (!UNKNOWN)
+options:
+  kubernetes_dir:
+    description: kubeadm's directory.
+    type: path
+    default: /etc/kubernetes
+attributes:
+  check_mode:
+    support: full
+    description: The module only reads, so check mode returns the same answer.
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+    description: Runs on the host; needs only the Python standard library.
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+notes:
+  - A record that is not a JSON object is returned as null with C(record_error) saying why, so the observation
+    names the host at fault instead of failing on it.
+  - A certificate that cannot be read is listed with C(error) instead of a date; it is not counted in
+    C(certificates_expire).
+seealso:
+  - module: kubeadm.control_plane.kcp_observe
+"""
+
+EXAMPLES = r"""
+- name: Read what each candidate host knows about its machine
+  kubeadm.control_plane.machine_info:
+  register: machine
+"""
+
+RETURN = r"""
+record:
+  description: The machine record, or null when the host has none (or it is not a JSON object).
+  returned: always
+  type: dict
+record_error:
+  description: Why the record could not be read; null when it was read or is absent.
+  returned: always
+  type: str
+admin_kubeconfig:
+  description: Whether C(admin.conf) exists in O(kubernetes_dir).
+  returned: always
+  type: bool
+certificates_expire:
+  description: The earliest expiry of the machine's kubeadm certificates (RFC 3339, UTC); null when it has none.
+  returned: always
+  type: str
+certificates:
+  description: Each certificate read, with C(name) and C(expires), or C(error) when it could not be read.
+  returned: always
+  type: list
+  elements: dict
+"""
+
+import base64
+import json
+import os
+import re
+from datetime import datetime, timezone
+
+from ansible.module_utils.basic import AnsibleModule
+
+RECORD = "control-plane-machine.json"
+KUBECONFIGS = ("admin.conf", "super-admin.conf", "controller-manager.conf", "scheduler.conf")
+PEM = re.compile(rb"-----BEGIN CERTIFICATE-----(.+?)-----END CERTIFICATE-----", re.S)
+CLIENT_CERTIFICATE = re.compile(r"client-certificate-data:\s*(\S+)")
+
+
+class NotACertificate(ValueError):
+    pass
+
+
+def _tlv(data, pos):
+    """(tag, start of content, end of content) of the DER element at ``pos``."""
+    if pos + 2 > len(data):
+        raise NotACertificate("truncated")
+    tag, length = data[pos], data[pos + 1]
+    pos += 2
+    if length & 0x80:
+        count = length & 0x7F
+        if count == 0 or count > 4 or pos + count > len(data):
+            raise NotACertificate("bad length")
+        length = int.from_bytes(data[pos:pos + count], "big")
+        pos += count
+    if pos + length > len(data):
+        raise NotACertificate("truncated")
+    return tag, pos, pos + length
+
+
+def not_after(der):
+    """The notAfter of a DER X.509 certificate, as an aware datetime (RFC 5280 4.1)."""
+    tag, start, _end = _tlv(der, 0)  # Certificate
+    tag, start, _end = _tlv(der, start)  # tbsCertificate
+    if tag != 0x30:
+        raise NotACertificate("no tbsCertificate")
+    pos = start
+    tag, _s, end = _tlv(der, pos)
+    if tag == 0xA0:  # [0] version
+        pos = end
+    for _field in ("serialNumber", "signature", "issuer"):
+        _tag, _s, pos = _tlv(der, pos)
+    tag, start, _end = _tlv(der, pos)  # validity
+    _tag, _s, after = _tlv(der, start)  # notBefore
+    tag, start, end = _tlv(der, after)  # notAfter
+    text = der[start:end].decode("ascii")
+    if tag == 0x17:  # UTCTime: years 1950-2049 (RFC 5280)
+        year = int(text[:2])
+        text = "%d%s" % (1900 + year if year >= 50 else 2000 + year, text[2:])
+    elif tag != 0x18:
+        raise NotACertificate("no notAfter")
+    return datetime.strptime(text, "%Y%m%d%H%M%SZ").replace(tzinfo=timezone.utc)
+
+
+def _first_pem_certificate(text):
+    match = PEM.search(text)
+    if not match:
+        raise NotACertificate("no PEM certificate")
+    return base64.b64decode(b"".join(match.group(1).split()))
+
+
+def certificate_files(kubernetes_dir):
+    """(name, path) of kubeadm's leaf certificates under pki/ and pki/etcd/ (not the CAs)."""
+    found = []
+    for sub in ("pki", os.path.join("pki", "etcd")):
+        directory = os.path.join(kubernetes_dir, sub)
+        if not os.path.isdir(directory):
+            continue
+        for name in sorted(os.listdir(directory)):
+            if name.endswith(".crt") and not name.endswith("ca.crt"):
+                found.append((os.path.join(sub, name), os.path.join(directory, name)))
+    return found
+
+
+def read_certificates(kubernetes_dir):
+    certificates = []
+    for name, path in certificate_files(kubernetes_dir):
+        try:
+            with open(path, "rb") as handle:
+                expires = not_after(_first_pem_certificate(handle.read()))
+            certificates.append({"name": name, "expires": expires})
+        except (OSError, ValueError) as exc:
+            certificates.append({"name": name, "error": str(exc)})
+    for name in KUBECONFIGS:
+        path = os.path.join(kubernetes_dir, name)
+        if not os.path.exists(path):
+            continue
+        try:
+            with open(path, encoding="utf-8") as handle:
+                match = CLIENT_CERTIFICATE.search(handle.read())
+            if match:  # a kubeconfig whose client certificate is a file has nothing embedded to read
+                certificates.append({"name": name, "expires": not_after(_first_pem_certificate(base64.b64decode(match.group(1))))})
+        except (OSError, ValueError) as exc:
+            certificates.append({"name": name, "error": str(exc)})
+    return certificates
+
+
+def read_record(kubernetes_dir):
+    """(record or None, why it could not be read or None)."""
+    path = os.path.join(kubernetes_dir, RECORD)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            record = json.load(handle)
+    except FileNotFoundError:
+        return None, None
+    except (OSError, ValueError) as exc:
+        return None, "%s: %s" % (path, exc)
+    if not isinstance(record, dict):
+        return None, "%s: not a JSON object" % path
+    return record, None
+
+
+def main():
+    module = AnsibleModule(argument_spec=dict(kubernetes_dir=dict(type="path", default="/etc/kubernetes")),
+                           supports_check_mode=True)
+    directory = module.params["kubernetes_dir"]
+    record, record_error = read_record(directory)
+    certificates = read_certificates(directory)
+    dates = [c["expires"] for c in certificates if "expires" in c]
+    stamp = "%Y-%m-%dT%H:%M:%SZ"
+    module.exit_json(
+        changed=False,
+        record=record,
+        record_error=record_error,
+        admin_kubeconfig=os.path.exists(os.path.join(directory, "admin.conf")),
+        certificates_expire=min(dates).strftime(stamp) if dates else None,
+        certificates=[dict(c, expires=c["expires"].strftime(stamp)) if "expires" in c else c for c in certificates],
+    )
+
+
+if __name__ == "__main__":
+    main()

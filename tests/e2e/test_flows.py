@@ -1,0 +1,168 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The create, scale and status playbooks end to end on 5 bare sandbox hosts over 3 failure domains, run by path
+over SSH as an operator runs them: check mode prints the plan and changes nothing; create 1, then scale 1 -> 3 ->
+5 -> 3 spread over the failure domains, each machine annotated and recorded, an etcd snapshot before every
+membership change; a second run changes nothing; what was written to the cluster before a flow is still there
+after it; a run that was killed after starting a machine is finished by the next one; a run refused while
+another holds the cluster lock, naming it; status prints the table."""
+
+import json
+import os
+import shutil
+import stat
+
+import pytest
+
+from ansible_run import run
+from e2e_support import ROOT, newest, recap
+
+pytestmark = pytest.mark.sandbox
+SANDBOX = ("t-flows", "172.31.243.0/24", 5, 3)
+CREATE = os.path.join(ROOT, "playbooks", "create.yml")
+SCALE = os.path.join(ROOT, "playbooks", "scale.yml")
+ADMIN = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
+
+
+SNAPSHOTS = "/tmp/kcp-e2e-flows-etcd-snapshots"
+
+
+def flow_vars(sandbox, replicas):
+    version = newest(sandbox.mirror_dir)
+    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": SNAPSHOTS,
+            "kcp": {"cluster_name": "flows", "replicas": replicas, "version": version,
+                    "endpoint": {"host": "172.31.243.100", "port": 6443},
+                    "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"}}}}}
+
+
+def flow(sandbox, playbook, replicas, check=False):
+    done = sandbox.playbook(playbook, flow_vars(sandbox, replicas), check=check, timeout=1200)
+    assert done.returncode == 0, done.stdout[-8000:]
+    return done
+
+
+def kubectl(sandbox, args):
+    """kubectl's output on the first host that holds an admin kubeconfig (scaling down retires any machine)."""
+    for host in sandbox.hosts():
+        got = sandbox.ssh(host, ADMIN + args, check=False)
+        if got.returncode == 0:
+            return got.stdout
+    raise AssertionError("no host answers kubectl %s" % args)
+
+
+def control_plane_nodes(sandbox):
+    """{node: (zone, annotations)} of the control plane Nodes."""
+    return {n["metadata"]["name"]: (n["metadata"]["labels"].get("topology.kubernetes.io/zone"), n["metadata"].get("annotations") or {})
+            for n in json.loads(kubectl(sandbox, "get nodes -l node-role.kubernetes.io/control-plane -o json"))["items"]}
+
+
+def record(sandbox, host):
+    return json.loads(sandbox.ssh(host, "cat /etc/kubernetes/control-plane-machine.json").stdout)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def snapshot_dir():
+    shutil.rmtree(SNAPSHOTS, ignore_errors=True)
+    yield SNAPSHOTS
+    shutil.rmtree(SNAPSHOTS, ignore_errors=True)
+
+
+def test_check_mode_on_bare_hosts_prints_the_plan_and_changes_nothing(bare_hosts):
+    done = flow(bare_hosts, CREATE, 1, check=True)
+    assert "no control plane machine exists: create the first one with kubeadm init" in done.stdout
+    assert "would run kubeadm init on cp-1" in done.stdout
+    for host in bare_hosts.hosts():
+        assert bare_hosts.ssh(host, "test -e /usr/local/bin/kubeadm || test -e /etc/kubernetes/control-plane-machine.json",
+                              check=False).returncode == 1
+
+
+def test_a_run_killed_after_starting_the_first_machine_is_finished_by_the_next(bare_hosts):
+    # what a run killed right after its first step leaves: the host record of a machine being installed
+    bare_hosts.ssh("cp-1", "mkdir -p /etc/kubernetes && umask 077 && echo '%s' > /etc/kubernetes/control-plane-machine.json"
+                   % json.dumps({"name": "cp-1", "failure_domain": "fd-1", "created": "2026-11-26T10:00:00Z",
+                                 "bootstrap": "init", "step": "installing"}))
+    done = flow(bare_hosts, CREATE, 1)
+    assert "machine cp-1 was started and not finished: finish it first" in done.stdout
+    nodes = control_plane_nodes(bare_hosts)
+    assert list(nodes) == ["cp-1"]
+    zone, annotations = nodes["cp-1"]
+    assert zone == "fd-1" and annotations["control-plane.kubeadm.io/bootstrap"] == "init"
+    # the machine keeps the creation time it was started with
+    assert annotations["control-plane.kubeadm.io/created"] == "2026-11-26T10:00:00Z"
+    written = record(bare_hosts, "cp-1")
+    assert written["step"] == "joined" and written["spec_hash"] == annotations["control-plane.kubeadm.io/spec-hash"]
+    assert bare_hosts.ssh("cp-1", "stat -c %a /etc/kubernetes/control-plane-machine.json").stdout.strip() == "600"
+
+
+def test_a_second_create_changes_nothing(bare_hosts):
+    done = flow(bare_hosts, CREATE, 1)
+    assert all(counts["changed"] == 0 for counts in recap(done.stdout).values()), done.stdout[-6000:]
+    assert "next step: none (the control plane is as declared)" in done.stdout
+
+
+def test_scale_up_spreads_over_the_failure_domains_and_keeps_what_the_cluster_holds(bare_hosts):
+    bare_hosts.ssh("cp-1", ADMIN + "create configmap written-before-scale --from-literal=k=v")
+    flow(bare_hosts, SCALE, 3)
+    nodes = control_plane_nodes(bare_hosts)
+    assert sorted(zone for zone, _annotations in nodes.values()) == ["fd-1", "fd-2", "fd-3"], nodes
+    for name, (_zone, annotations) in nodes.items():
+        assert annotations["control-plane.kubeadm.io/bootstrap"] == ("init" if name == "cp-1" else "join")
+        assert record(bare_hosts, name)["step"] == "joined"
+    assert kubectl(bare_hosts, "get configmap written-before-scale -o jsonpath={.data.k}") == "v"
+    # an etcd snapshot from just before each join, private, holding what the cluster held then
+    snapshots = sorted(os.listdir(os.path.join(SNAPSHOTS, "flows")))
+    assert [name.split("-", 1)[1] for name in snapshots] == ["before-join-cp-2.db", "before-join-cp-3.db"], snapshots
+    for name in snapshots:
+        path = os.path.join(SNAPSHOTS, "flows", name)
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+        with open(path, "rb") as snapshot:
+            assert b"written-before-scale" in snapshot.read()
+    again = flow(bare_hosts, SCALE, 3)
+    assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
+
+
+def test_a_run_is_refused_while_another_holds_the_lock_and_changes_nothing(bare_hosts, tmp_path):
+    kubeconfig = tmp_path / "admin.conf"
+    kubeconfig.write_text(bare_hosts.ssh("cp-1", "cat /etc/kubernetes/admin.conf").stdout)
+    kubeconfig.chmod(0o600)
+    lock = dict(kubeconfig=str(kubeconfig), holder="awx job 12 on awx-1", action="scale")
+    assert run("kcp_lock", lock)[0] == "CHANGED"
+    try:
+        refused = bare_hosts.playbook(SCALE, flow_vars(bare_hosts, 5), timeout=600)
+        assert refused.returncode != 0
+        assert "the control plane is locked by awx job 12 on awx-1, running scale since" in refused.stdout
+        assert len(control_plane_nodes(bare_hosts)) == 3
+    finally:
+        assert run("kcp_lock", dict(lock, state="absent"))[1]["decision"] == "release"
+
+
+def status_table(sandbox, replicas):
+    """The status playbook's table lines (changing nothing), the first one the control plane's conditions."""
+    done = sandbox.playbook(os.path.join(ROOT, "playbooks", "status.yml"), flow_vars(sandbox, replicas))
+    assert done.returncode == 0, done.stdout[-6000:]
+    assert all(counts["changed"] == 0 for counts in recap(done.stdout).values())
+    shown = done.stdout.split("Show where the control plane stands", 1)[1]
+    return [line.strip()[2:].strip("'") for line in shown.splitlines() if line.strip().startswith("- ")]
+
+
+def test_scale_to_five_and_back_to_three_keeps_the_spread_and_returns_hosts_to_the_pool(bare_hosts):
+    flow(bare_hosts, SCALE, 5)
+    assert sorted(zone for zone, _annotations in control_plane_nodes(bare_hosts).values()) == ["fd-1", "fd-1", "fd-2", "fd-2", "fd-3"]
+    bare_hosts.ssh("cp-1", ADMIN + "create configmap written-before-scale-down --from-literal=k=v")
+    done = flow(bare_hosts, SCALE, 3)
+    assert "next step: none (the control plane is as declared)" in done.stdout
+    nodes = control_plane_nodes(bare_hosts)
+    assert sorted(zone for zone, _annotations in nodes.values()) == ["fd-1", "fd-2", "fd-3"], nodes
+    retired = sorted(set(bare_hosts.hosts()) - set(nodes))
+    for host in retired:
+        assert bare_hosts.ssh(host, "test -e /etc/kubernetes/control-plane-machine.json || test -e /etc/kubernetes/admin.conf",
+                              check=False).returncode == 1
+    removals = sorted(name.split("-", 1)[1] for name in os.listdir(os.path.join(SNAPSHOTS, "flows")) if "before-remove" in name)
+    assert removals == ["before-remove-%s.db" % host for host in retired]
+    assert kubectl(bare_hosts, "get configmap written-before-scale-down -o jsonpath={.data.k}") == "v"
+    # status reads etcd itself: one voting member a machine, no stray, the control plane Ready
+    table = status_table(bare_hosts, 3)
+    assert table[0] == "next step: none (the control plane is as declared)" and table[1] == "control plane: Ready", table
+    rows = [line.split() for line in table[3:]]
+    assert sorted(row[0] for row in rows) == sorted(nodes) and sorted(row[3] for row in rows) == ["leader", "voter", "voter"]

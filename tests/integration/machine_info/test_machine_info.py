@@ -1,0 +1,69 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""machine_info run as a user runs it (`ansible localhost -m`) on a kubeadm directory built with real X.509
+certificates: the earliest expiry of the leaf certificates and the kubeconfigs' client certificates (not the CAs),
+both X.509 time encodings, the record, and what it says about files it cannot read. No key is ever returned."""
+
+import base64
+import datetime
+import json
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from ansible_run import run
+
+NOW = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+
+
+def certificate_pem(days):
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "test")])
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(NOW - datetime.timedelta(days=1))
+            .not_valid_after(NOW + datetime.timedelta(days=days)).sign(key, hashes.SHA256()))
+    return cert.public_bytes(serialization.Encoding.PEM)
+
+
+def stamp(days):
+    return (NOW + datetime.timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def kubernetes_dir(tmp_path, record):
+    (tmp_path / "pki" / "etcd").mkdir(parents=True)
+    (tmp_path / "pki" / "apiserver.crt").write_bytes(certificate_pem(365))
+    (tmp_path / "pki" / "etcd" / "server.crt").write_bytes(certificate_pem(30))
+    (tmp_path / "pki" / "ca.crt").write_bytes(certificate_pem(3))  # a CA: not the machine's to renew
+    (tmp_path / "pki" / "etcd" / "ca.crt").write_bytes(certificate_pem(3))
+    (tmp_path / "pki" / "front-proxy-client.crt").write_bytes(certificate_pem(365 * 30))  # GeneralizedTime (2050+)
+    (tmp_path / "pki" / "broken.crt").write_bytes(b"not a certificate")
+    (tmp_path / "admin.conf").write_text("users:\n- name: admin\n  user:\n    client-certificate-data: %s\n"
+                                         "    client-key-data: c2VjcmV0LWtleQ==\n"
+                                         % base64.b64encode(certificate_pem(100)).decode())
+    (tmp_path / "control-plane-machine.json").write_text(record)
+    return str(tmp_path)
+
+
+def test_the_earliest_leaf_expiry_the_record_and_nothing_secret(tmp_path):
+    record = {"name": "cp-1", "created": "2026-11-26T10:00:00Z", "step": "joined"}
+    outcome, result, _rc, output = run("machine_info", {"kubernetes_dir": kubernetes_dir(tmp_path, json.dumps(record))})
+    assert outcome == "SUCCESS", result
+    assert result["certificates_expire"] == stamp(30)
+    expires = {c["name"]: c.get("expires") for c in result["certificates"]}
+    assert expires == {"pki/apiserver.crt": stamp(365), "pki/broken.crt": None, "pki/front-proxy-client.crt": stamp(365 * 30),
+                       "pki/etcd/server.crt": stamp(30), "admin.conf": stamp(100)}
+    assert "no PEM certificate" in next(c["error"] for c in result["certificates"] if c["name"] == "pki/broken.crt")
+    assert (result["record"], result["record_error"], result["admin_kubeconfig"]) == (record, None, True)
+    assert "c2VjcmV0LWtleQ" not in output and "BEGIN" not in output
+
+
+def test_a_record_that_is_not_an_object_is_named_and_a_bare_host_has_nothing(tmp_path):
+    outcome, result = run("machine_info", {"kubernetes_dir": kubernetes_dir(tmp_path, "[1, 2]")})[:2]
+    assert outcome == "SUCCESS" and result["record"] is None and "not a JSON object" in result["record_error"]
+    outcome, result = run("machine_info", {"kubernetes_dir": str(tmp_path / "absent")})[:2]
+    assert outcome == "SUCCESS"
+    assert (result["record"], result["record_error"], result["admin_kubeconfig"], result["certificates_expire"],
+            result["certificates"]) == (None, None, False, None, [])

@@ -1,0 +1,121 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The snapshot put together from raw API objects and host records (docs/state.md): which source wins, what an
+adopted machine looks like, and that every snapshot it makes is one the decisions accept."""
+
+import json
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import observation
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_snapshot
+
+NOW = "2026-11-26T12:00:00Z"
+READY = {"type": "Ready", "status": "True", "lastTransitionTime": "2026-11-26T10:00:00Z"}
+RUNNING = {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
+
+
+def node(name, zone=None, annotations=None, ready="default", ip="10.0.0.1", control_plane=True, version="v1.37.1"):
+    ready = READY if ready == "default" else ready
+    labels = {observation.CONTROL_PLANE_LABEL: ""} if control_plane else {}
+    if zone:
+        labels[observation.ZONE_LABEL] = zone
+    return {
+        "metadata": {"name": name, "labels": labels, "annotations": annotations or {},
+                     "creationTimestamp": "2026-11-26T09:00:00Z"},
+        "status": {"conditions": [ready] if ready else [], "nodeInfo": {"kubeletVersion": version},
+                   "addresses": [{"type": "InternalIP", "address": ip}]},
+    }
+
+
+def mirror_pods(node_name, etcd_urls=None):
+    pods = []
+    for prefix in observation.MIRROR_PODS.values():
+        pod = {"metadata": {"name": "%s-%s" % (prefix, node_name), "annotations": {}}, "status": RUNNING}
+        if prefix == "etcd" and etcd_urls:
+            pod["metadata"]["annotations"]["kubeadm.kubernetes.io/etcd.advertise-client-urls"] = etcd_urls
+        pods.append(pod)
+    return pods
+
+
+def host(name, fd="fd-1", record=None, address="10.0.0.1"):
+    return {"name": name, "address": address, "failure_domain": fd, "record": record}
+
+
+def test_a_machine_built_by_the_collection_reads_its_facts_from_the_node():
+    annotations = {observation.CREATED: "2026-11-26T08:00:00Z", observation.SPEC_HASH: "abc",
+                   observation.BOOTSTRAP: "init", observation.DELETE_MACHINE: "",
+                   observation.REMEDIATION: json.dumps({"retries": 2, "last": "2026-11-25T00:00:00Z"})}
+    record = {"created": "2026-01-01T00:00:00Z", "bootstrap": "join"}
+    snap = observation.assemble(NOW, [host("cp-1", fd="fd-inventory", record=record)],
+                                ["fd-1"], nodes=[node("cp-1", zone="fd-1", annotations=annotations)],
+                                pods=mirror_pods("cp-1"), kubeadm_config={"kubernetes_version": "v1.37.1"})
+    [machine] = snap["machines"]
+    # the Node wins over the host record and the inventory for everything it carries
+    assert (machine["failure_domain"], machine["created"], machine["bootstrap"]) == ("fd-1", "2026-11-26T08:00:00Z", "init")
+    assert machine["spec_hash"] == "abc" and machine["delete_requested"] is True and machine["deleting"] is False
+    assert machine["remediation"] == {"requested": False, "retries": 2, "last": "2026-11-25T00:00:00Z"}
+    assert machine["components"] == dict.fromkeys(observation.MIRROR_PODS, "healthy")
+    assert machine["version"] == "v1.37.1" and machine["provisioned"] is True and snap["initialized"] is True
+    normalize_snapshot(snap)
+
+
+def test_an_adopted_machine_takes_the_inventory_zone_and_the_node_creation_time_and_no_hash():
+    snap = observation.assemble(NOW, [host("cp-1", fd="fd-2")], ["fd-2"], nodes=[node("cp-1")], pods=mirror_pods("cp-1"),
+                                kubeadm_config={"kubernetes_version": "v1.36.4"})
+    [machine] = snap["machines"]
+    assert (machine["failure_domain"], machine["created"]) == ("fd-2", "2026-11-26T09:00:00Z")
+    assert machine["spec_hash"] is None and machine["bootstrap"] is None
+    normalize_snapshot(snap)
+
+
+def test_only_control_plane_nodes_are_machines_and_free_hosts_are_not():
+    snap = observation.assemble(NOW, [host("cp-1"), host("spare", fd="fd-2")], ["fd-1", "fd-2"],
+                                nodes=[node("cp-1"), node("worker-1", control_plane=False)], pods=mirror_pods("cp-1"),
+                                kubeadm_config={"kubernetes_version": "v1.37.1"})
+    assert [m["name"] for m in snap["machines"]] == ["cp-1"]
+    assert snap["failure_domains"] == [{"name": "fd-1", "control_plane": True}, {"name": "fd-2", "control_plane": True}]
+
+
+def test_a_missing_pod_and_a_stale_node_read_as_the_decision_core_says():
+    pods = [p for p in mirror_pods("cp-1") if not p["metadata"]["name"].startswith("kube-scheduler")]
+    stale = dict(READY, status="Unknown")
+    snap = observation.assemble(NOW, [], [], nodes=[node("cp-1"), node("cp-2", ready=stale)],
+                                pods=pods + mirror_pods("cp-2"), kubeadm_config={"kubernetes_version": "v1.37.1"})
+    first, second = snap["machines"]
+    assert first["components"]["scheduler"] == "missing" and first["components"]["api_server"] == "healthy"
+    assert set(second["components"].values()) == {"unknown"}
+    normalize_snapshot(snap)
+
+
+def test_a_machine_known_only_by_its_host_record():
+    joining = {"created": "2026-11-26T11:00:00Z", "bootstrap": "join", "step": "joining", "failure_domain": "fd-3"}
+    lost = {"created": "2026-11-20T11:00:00Z", "bootstrap": "join", "step": "joined", "joined": "2026-11-20T11:05:00Z"}
+    retiring = {"created": "2026-11-20T11:00:00Z", "bootstrap": "join", "step": "deleting", "joined": "2026-11-20T11:05:00Z"}
+    snap = observation.assemble(NOW, [host("cp-2", record=joining), host("cp-3", record=lost), host("cp-4", record=retiring)],
+                                ["fd-1", "fd-3"], kubeadm_config={"kubernetes_version": "v1.37.1"})
+    by_name = {m["name"]: m for m in snap["machines"]}
+    assert by_name["cp-2"]["provisioned"] is False and by_name["cp-2"]["failure_domain"] == "fd-3"
+    # a machine that joined and has no Node has lost it: provisioned, node gone
+    assert by_name["cp-3"]["provisioned"] is True and by_name["cp-3"]["node"] is None
+    assert by_name["cp-4"]["deleting"] is True
+    normalize_snapshot(snap)
+
+
+def test_before_kubeadm_init_there_is_no_cluster_and_no_etcd():
+    snap = observation.assemble(NOW, [host("cp-1")], ["fd-1"])
+    assert (snap["initialized"], snap["kubeadm_config"], snap["machines"]) == (False, None, [])
+    assert snap["etcd"] == {"external": False, "members": []}
+    normalize_snapshot(snap)
+
+
+def test_remediation_in_progress_comes_from_the_state_config_map_and_nonsense_reads_as_none():
+    record = {"machine": "cp-2", "timestamp": "2026-11-26T11:00:00Z", "retry_count": 1}
+    snap = observation.assemble(NOW, [], [], kubeadm_config={}, state_config_map={"remediation": json.dumps(record)})
+    assert snap["remediation_in_progress"] == record
+    assert observation.assemble(NOW, [], [], state_config_map={"remediation": "{not json"})["remediation_in_progress"] is None
+
+
+def test_etcd_client_urls_prefer_what_kubeadm_advertises():
+    nodes = [node("cp-1", ip="10.0.0.1"), node("cp-2", ip="fd00::2")]
+    pods = mirror_pods("cp-1", etcd_urls="https://10.9.9.1:2379")
+    assert observation.etcd_client_urls(pods, nodes) == ["https://10.9.9.1:2379", "https://[fd00::2]:2379"]
