@@ -150,7 +150,14 @@ def test_scale_to_five_and_back_to_three_keeps_the_spread_and_returns_hosts_to_t
     flow(bare_hosts, SCALE, 5)
     assert sorted(zone for zone, _annotations in control_plane_nodes(bare_hosts).values()) == ["fd-1", "fd-1", "fd-2", "fd-2", "fd-3"]
     bare_hosts.ssh("cp-1", ADMIN + "create configmap written-before-scale-down --from-literal=k=v")
+    # what a scale down killed after the drain and before the member removal leaves on cp-5: the machine marked
+    # deleting (Node annotation and host record) and drained
+    bare_hosts.ssh("cp-1", ADMIN + "annotate node cp-5 control-plane.kubeadm.io/deleting=2026-11-26T10:00:00Z")
+    bare_hosts.ssh("cp-1", ADMIN + "drain cp-5 --ignore-daemonsets --delete-emptydir-data --timeout=60s")
+    bare_hosts.ssh("cp-5", "sed -i 's/\"step\": \"joined\"/\"step\": \"deleting\"/' /etc/kubernetes/control-plane-machine.json")
+    assert record(bare_hosts, "cp-5")["step"] == "deleting"
     done = flow(bare_hosts, SCALE, 3)
+    assert "cp-5 is being deleted: finish that first" in done.stdout
     assert "next step: none (the control plane is as declared)" in done.stdout
     nodes = control_plane_nodes(bare_hosts)
     assert sorted(zone for zone, _annotations in nodes.values()) == ["fd-1", "fd-2", "fd-3"], nodes
