@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import classify_pod, ready_status
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import format_time, parse_time
 
 PREFIX = "control-plane.kubeadm.io/"
 CREATED, SPEC_HASH, BOOTSTRAP = PREFIX + "created", PREFIX + "spec-hash", PREFIX + "bootstrap"
@@ -32,24 +33,6 @@ MIRROR_PODS = {"api_server": "kube-apiserver", "controller_manager": "kube-contr
 
 def is_control_plane(node):
     return CONTROL_PLANE_LABEL in ((node.get("metadata") or {}).get("labels") or {})
-
-
-def etcd_client_urls(pods, nodes):
-    """The client URLs of the stacked etcd members: what kubeadm's annotation on each etcd pod advertises,
-    else port 2379 on the node's InternalIP. Sorted, without duplicates."""
-    urls = set()
-    by_name = {(p.get("metadata") or {}).get("name"): p for p in pods}
-    for node in nodes:
-        name = node["metadata"]["name"]
-        pod = by_name.get("etcd-" + name) or {}
-        advertised = ((pod.get("metadata") or {}).get("annotations") or {}).get("kubeadm.kubernetes.io/etcd.advertise-client-urls")
-        if advertised:
-            urls.update(u.strip() for u in advertised.split(",") if u.strip())
-            continue
-        address = _internal_ip(node)
-        if address:
-            urls.add("https://%s:2379" % (("[%s]" % address) if ":" in address else address))
-    return sorted(urls)
 
 
 def assemble(now, hosts, failure_domains, nodes=(), pods=(), kubeadm_config=None, state_config_map=None,
@@ -86,6 +69,22 @@ def assemble(now, hosts, failure_domains, nodes=(), pods=(), kubeadm_config=None
     }
 
 
+def unrecorded(nodes, hosts):
+    """What a flow records on control plane Nodes that carry nothing of this collection's (adopted machines,
+    docs/state.md): ``[{name, created, failure_domain}]``, ``created`` the Node's creation time, ``failure_domain``
+    the inventory's when the Node has no zone label (else None). Sorted by name."""
+    by_host = {h["name"]: h for h in hosts}
+    found = []
+    for node in sorted((n for n in nodes if is_control_plane(n)), key=lambda n: n["metadata"]["name"]):
+        meta = node["metadata"]
+        if CREATED in (meta.get("annotations") or {}):
+            continue
+        labelled = ZONE_LABEL in (meta.get("labels") or {})
+        found.append({"name": meta["name"], "created": _timestamp(meta["creationTimestamp"]),
+                      "failure_domain": None if labelled else (by_host.get(meta["name"]) or {}).get("failure_domain")})
+    return found
+
+
 def _machine_from_node(node, host, pods_by_name):
     """A machine that has a Node: the Node wins for what it carries; the host record and the inventory fill in
     what it does not have yet (docs/state.md "When two sources disagree")."""
@@ -108,7 +107,7 @@ def _machine_from_node(node, host, pods_by_name):
         "name": name,
         "host": host.get("address") or _internal_ip(node),
         "failure_domain": labels.get(ZONE_LABEL) or host.get("failure_domain"),
-        "created": annotations.get(CREATED) or record.get("created") or meta["creationTimestamp"],
+        "created": annotations.get(CREATED) or record.get("created") or _timestamp(meta["creationTimestamp"]),
         "version": ((node.get("status") or {}).get("nodeInfo") or {}).get("kubeletVersion"),
         "spec_hash": annotations.get(SPEC_HASH),
         "bootstrap": annotations.get(BOOTSTRAP) or record.get("bootstrap"),
@@ -164,6 +163,11 @@ def _json_object(text):
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
+
+
+def _timestamp(value):
+    """An API timestamp in the snapshot's form (the Python client writes ``+00:00`` where the API wrote ``Z``)."""
+    return format_time(parse_time(value))
 
 
 def _internal_ip(node):

@@ -19,7 +19,7 @@ description:
   - The cluster is read through the Kubernetes Python client with O(kubeconfig) (the Nodes, the control
     plane's mirror pods in C(kube-system), kubeadm's C(kubeadm-config) ConfigMap and this collection's
     C(kube-system/control-plane-kubeadm-io) ConfigMap); the stable endpoint's C(/readyz) is asked through
-    the same client; etcd is read as M(kubeadm.control_plane.etcd_info) reads it.
+    the same client; the etcd section is M(kubeadm.control_plane.etcd_info)'s, passed in as O(etcd).
   - The hosts that hold or may hold control plane machines come from the inventory (O(hosts)), each with
     the machine record kept on the host itself (C(/etc/kubernetes/control-plane-machine.json)), read by an
     earlier task. Where each fact lives and which source wins is C(docs/state.md).
@@ -72,32 +72,15 @@ options:
     elements: str
   etcd:
     description:
-      - The etcd section, as M(kubeadm.control_plane.etcd_info) returns it (its C(etcd) result), read elsewhere,
-        such as on a control plane host with its own etcd client certificate. When given, this module does not
-        contact etcd and the O(etcd_endpoints) and certificate options are not used.
+      - The etcd section, as M(kubeadm.control_plane.etcd_info) returns it (its C(etcd) result), read on a control
+        plane host with that host's own etcd client certificate, so etcd's credentials never leave the hosts.
+      - Required once the cluster exists (kubeadm's C(kubeadm-config) is there); the snapshot of a cluster whose
+        etcd was not read would say nothing about quorum, and nothing is concluded from no answer.
     type: dict
   external_etcd:
-    description: The control plane uses an external etcd cluster instead of stacked members.
+    description: The control plane uses an external etcd cluster instead of stacked members (used before the cluster exists, when there is no etcd section).
     type: bool
     default: false
-  etcd_endpoints:
-    description:
-      - etcd client URLs to start from. Defaults to what kubeadm advertises on each etcd pod, else port 2379 on
-        each control plane Node's internal address and on each recorded host's address.
-    type: list
-    elements: str
-  etcd_ca_file:
-    description: The etcd CA certificate, the only trust anchor for etcd.
-    type: path
-    default: /etc/kubernetes/pki/etcd/ca.crt
-  etcd_cert_file:
-    description: A client certificate signed by the etcd CA.
-    type: path
-    default: /etc/kubernetes/pki/etcd/healthcheck-client.crt
-  etcd_key_file:
-    description: The private key of O(etcd_cert_file); read, never logged or returned.
-    type: path
-    default: /etc/kubernetes/pki/etcd/healthcheck-client.key
   timeout:
     description: Seconds each request (to the API server, to each etcd member) has to answer.
     type: float
@@ -118,21 +101,24 @@ requirements:
 notes:
   - Nothing is concluded from no answer. When the API server does not answer, or answers with an error, the
     module fails saying where it asked and what came back, rather than reporting a cluster without machines.
-    An etcd member that does not answer is in the snapshot with its error.
-  - TLS is verified as the kubeconfig says; the etcd CA is O(etcd_ca_file) alone.
+  - TLS is verified as the kubeconfig says.
 seealso:
   - module: kubeadm.control_plane.kcp_plan
   - module: kubeadm.control_plane.etcd_info
 """
 
 EXAMPLES = r"""
-- name: Observe the control plane (the kubeconfig and etcd client files were copied from a control plane host)
+- name: Read etcd on a control plane host, with its own certificate
+  kubeadm.control_plane.etcd_info:
+    endpoints: ["https://10.0.0.11:2379"]
+  register: etcd
+  delegate_to: cp-1
+
+- name: Observe the control plane (the kubeconfig was copied from cp-1)
   kubeadm.control_plane.kcp_observe:
     kubeconfig: "{{ work_dir }}/admin.conf"
     hosts: "{{ groups['control_plane_candidates'] | map('extract', hostvars) | map(attribute='machine') }}"
-    etcd_ca_file: "{{ work_dir }}/etcd-ca.crt"
-    etcd_cert_file: "{{ work_dir }}/etcd-client.crt"
-    etcd_key_file: "{{ work_dir }}/etcd-client.key"
+    etcd: "{{ etcd.etcd }}"
   register: observe
 
 - name: Plan the next step from it
@@ -150,8 +136,16 @@ api_server:
   description: The server the cluster was read through (from the kubeconfig); null without one.
   returned: always
   type: str
-etcd_endpoints:
-  description: The etcd client URLs the etcd section was read from; empty when it was given (O(etcd)) or there is no cluster.
+unrecorded:
+  description:
+    - The control plane Nodes this collection has recorded nothing on (an adopted control plane), each with what
+      a flow records on it - C(created), the Node's creation time, and C(failure_domain), the inventory's, when
+      the Node has no zone label (else null).
+  returned: always
+  type: list
+  elements: dict
+worker_nodes:
+  description: The names of the cluster's Nodes that are not control plane Nodes (the delete flow refuses while any remain).
   returned: always
   type: list
   elements: str
@@ -163,8 +157,7 @@ from datetime import datetime, timezone
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_client, kube_api, observation
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_gateway import EtcdTLSError
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import kube_api, observation
 
 try:
     import yaml
@@ -192,10 +185,6 @@ ARGUMENT_SPEC = dict(
     failure_domains=dict(type="list", elements="str"),
     etcd=dict(type="dict"),
     external_etcd=dict(type="bool", default=False),
-    etcd_endpoints=dict(type="list", elements="str"),
-    etcd_ca_file=dict(type="path", default=etcd_client.DEFAULT_CA_FILE),
-    etcd_cert_file=dict(type="path", default=etcd_client.DEFAULT_CERT_FILE),
-    etcd_key_file=dict(type="path", default=etcd_client.DEFAULT_KEY_FILE, no_log=False),
     timeout=dict(type="float", default=5.0),
 )
 
@@ -266,13 +255,6 @@ def endpoint_ready(api, timeout):
         return False
 
 
-def default_etcd_endpoints(nodes, pods, hosts):
-    control_plane_nodes = [n for n in nodes if observation.is_control_plane(n)]
-    urls = set(observation.etcd_client_urls(pods, control_plane_nodes))
-    urls.update("https://%s:2379" % h["address"] for h in hosts if h.get("record") and h.get("address"))
-    return sorted(urls)
-
-
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
@@ -284,7 +266,8 @@ def main():
             if host.get("failure_domain") and host["failure_domain"] not in failure_domains:
                 failure_domains.append(host["failure_domain"])
     if not params["kubeconfig"]:
-        joined = sorted(h["name"] for h in hosts if h["record"] and h["record"].get("step") in ("joined", "deleting"))
+        # a "deleting" record without a cluster is the last machine a killed delete run had started to reset
+        joined = sorted(h["name"] for h in hosts if h["record"] and h["record"].get("step") == "joined")
         if joined:
             problems.append("kubeconfig: required, the host records of %s say they joined a cluster" % ", ".join(joined))
     if problems:
@@ -293,33 +276,24 @@ def main():
         module.fail_json(msg=missing_required_lib("kubernetes"), exception=KUBERNETES_IMPORT_ERROR)
 
     now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    server, etcd_endpoints, etcd = None, [], None
-    nodes, pods, kubeadm_config, state, ready = [], [], None, None, False
+    server, nodes, pods, kubeadm_config, state, ready = None, [], [], None, None, False
     if params["kubeconfig"]:
         try:
             server, nodes, pods, kubeadm_config, state, ready = read_cluster(params["kubeconfig"], params["timeout"])
         except kube_api.ClusterUnreadable as exc:
             module.fail_json(msg="cannot read the cluster: %s" % exc)
-        if kubeadm_config is not None and params["etcd"] is not None:
-            etcd = params["etcd"]
-        elif kubeadm_config is not None:
-            etcd_endpoints = params["etcd_endpoints"] or default_etcd_endpoints(nodes, pods, hosts)
-    if etcd_endpoints:
-        problems = etcd_client.connection_problems(etcd_endpoints, params["etcd_ca_file"], params["etcd_cert_file"],
-                                                   params["etcd_key_file"], params["timeout"])
-        if problems:
-            module.fail_json(msg="invalid arguments: " + "; ".join(problems), errors=problems)
-        try:
-            etcd = etcd_client.gather(etcd_endpoints, params["etcd_ca_file"], params["etcd_cert_file"],
-                                      params["etcd_key_file"], timeout=params["timeout"], external=params["external_etcd"])
-        except EtcdTLSError as exc:
-            module.fail_json(msg="cannot talk to etcd: %s" % exc)
+    etcd = params["etcd"] if kubeadm_config is not None else None
+    if kubeadm_config is not None and etcd is None:
+        module.fail_json(msg="etcd: required, the cluster at %s exists (read it with kubeadm.control_plane.etcd_info on a "
+                             "control plane host)" % server)
 
     observed = observation.assemble(
         now, hosts, failure_domains, nodes=nodes, pods=pods, kubeadm_config=kubeadm_config, state_config_map=state,
         etcd=etcd, endpoint_ready=ready, external_etcd=params["external_etcd"],
     )
-    module.exit_json(changed=False, observed=observed, api_server=server, etcd_endpoints=etcd_endpoints)
+    workers = sorted(n["metadata"]["name"] for n in nodes if not observation.is_control_plane(n))
+    module.exit_json(changed=False, observed=observed, api_server=server, worker_nodes=workers,
+                     unrecorded=observation.unrecorded(nodes, hosts))
 
 
 if __name__ == "__main__":

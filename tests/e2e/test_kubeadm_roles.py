@@ -149,3 +149,12 @@ def test_the_cluster_lock_is_held_by_one_run_at_a_time_and_a_dead_runs_lock_expi
     outcome, taken = lock("alice@laptop", action="create")
     assert taken["decision"] == "take_over" and "held by awx job 8 (scale, since" in taken["reason"], taken
     assert lock("alice@laptop", state="absent")[1]["decision"] == "release"
+
+
+def test_observing_a_cluster_without_its_etcd_section_is_refused_and_worker_nodes_are_named(bare_hosts, admin_kubeconfig):
+    hosts = [{"name": name, "address": name} for name in bare_hosts.hosts()]
+    outcome, refused = run("kcp_observe", {"kubeconfig": admin_kubeconfig, "hosts": hosts})[:2]
+    assert outcome == "FAILED!" and refused["msg"].startswith("etcd: required, the cluster at https://"), refused
+    outcome, observed = run("kcp_observe", {"kubeconfig": admin_kubeconfig, "hosts": hosts,
+                                            "etcd": {"external": False, "members": []}})[:2]
+    assert outcome == "SUCCESS" and observed["worker_nodes"] == [], observed

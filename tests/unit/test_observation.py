@@ -27,14 +27,9 @@ def node(name, zone=None, annotations=None, ready="default", ip="10.0.0.1", cont
     }
 
 
-def mirror_pods(node_name, etcd_urls=None):
-    pods = []
-    for prefix in observation.MIRROR_PODS.values():
-        pod = {"metadata": {"name": "%s-%s" % (prefix, node_name), "annotations": {}}, "status": RUNNING}
-        if prefix == "etcd" and etcd_urls:
-            pod["metadata"]["annotations"]["kubeadm.kubernetes.io/etcd.advertise-client-urls"] = etcd_urls
-        pods.append(pod)
-    return pods
+def mirror_pods(node_name):
+    return [{"metadata": {"name": "%s-%s" % (prefix, node_name), "annotations": {}}, "status": RUNNING}
+            for prefix in observation.MIRROR_PODS.values()]
 
 
 def host(name, fd="fd-1", record=None, address="10.0.0.1"):
@@ -115,7 +110,20 @@ def test_remediation_in_progress_comes_from_the_state_config_map_and_nonsense_re
     assert observation.assemble(NOW, [], [], state_config_map={"remediation": "{not json"})["remediation_in_progress"] is None
 
 
-def test_etcd_client_urls_prefer_what_kubeadm_advertises():
-    nodes = [node("cp-1", ip="10.0.0.1"), node("cp-2", ip="fd00::2")]
-    pods = mirror_pods("cp-1", etcd_urls="https://10.9.9.1:2379")
-    assert observation.etcd_client_urls(pods, nodes) == ["https://10.9.9.1:2379", "https://[fd00::2]:2379"]
+def test_unrecorded_names_control_plane_nodes_without_this_collections_record_and_what_to_write():
+    nodes = [node("cp-1", zone="fd-1"), node("cp-2"), node("cp-3", annotations={observation.CREATED: "2026-11-26T10:00:00Z"}),
+             node("worker-1", control_plane=False)]
+    hosts = [host("cp-1", fd="fd-9"), host("cp-2", fd="fd-2"), host("cp-3", fd="fd-3")]
+    assert observation.unrecorded(nodes, hosts) == [
+        {"name": "cp-1", "created": "2026-11-26T09:00:00Z", "failure_domain": None},  # the zone label stands
+        {"name": "cp-2", "created": "2026-11-26T09:00:00Z", "failure_domain": "fd-2"},
+    ]
+    assert observation.unrecorded([node("cp-4")], []) == [{"name": "cp-4", "created": "2026-11-26T09:00:00Z", "failure_domain": None}]
+
+
+def test_an_api_timestamp_the_python_client_wrote_with_an_offset_reads_as_the_snapshots_form():
+    written = node("cp-1")
+    written["metadata"]["creationTimestamp"] = "2026-11-26T09:00:00+00:00"
+    snap = observation.assemble(NOW, [host("cp-1")], ["fd-1"], nodes=[written], kubeadm_config={})
+    assert snap["machines"][0]["created"] == "2026-11-26T09:00:00Z"
+    assert observation.unrecorded([written], [])[0]["created"] == "2026-11-26T09:00:00Z"

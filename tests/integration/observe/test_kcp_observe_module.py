@@ -67,3 +67,13 @@ def test_a_record_the_host_could_not_read_fails_naming_the_host():
     outcome, result = run("kcp_observe", {"hosts": hosts})[:2]
     assert outcome == "FAILED!"
     assert "hosts[cp-2].record: /etc/kubernetes/control-plane-machine.json: not a JSON object" in result["msg"]
+
+
+def test_a_deleting_record_without_a_cluster_is_the_last_machine_a_killed_delete_left():
+    record = {"name": "cp-2", "created": "2026-11-26T10:00:00Z", "bootstrap": "init", "step": "deleting",
+              "joined": "2026-11-26T10:01:00Z"}
+    outcome, result = run("kcp_observe", {"hosts": [HOSTS[0], dict(HOSTS[1], record=json.dumps(record))]})[:2]
+    assert outcome == "SUCCESS", result
+    [machine] = result["observed"]["machines"]
+    assert (machine["name"], machine["deleting"], machine["node"]) == ("cp-2", True, None)
+    assert result["worker_nodes"] == []
