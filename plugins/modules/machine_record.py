@@ -1,0 +1,185 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: machine_record
+short_description: Write or remove the record a control plane host keeps of its machine
+version_added: "0.1.0"
+description:
+  - The host record (C(/etc/kubernetes/control-plane-machine.json), C(docs/state.md)) says which step a machine
+    being built or removed has reached, so a run killed at any task is finished by the next one;
+    M(kubeadm.control_plane.machine_info) reads it back.
+  - Written whole or not at all (a temporary file renamed into place), mode 0600, in one round trip; unchanged
+    when the record already says the same.
+author:
+  - kubeadm.control_plane contributors (!UNKNOWN)
+options:
+  state:
+    description: V(present) writes O(record); V(absent) removes the record (the host is back in the pool).
+    type: str
+    choices: [present, absent]
+    default: present
+  record:
+    description:
+      - The machine's record. Required with O(state=present).
+    type: dict
+    suboptions:
+      name:
+        description: The machine (the inventory host and Node name).
+        type: str
+        required: true
+      failure_domain:
+        description: Its failure domain.
+        type: str
+      created:
+        description: When the machine was started (RFC 3339, UTC); kept across the steps.
+        type: str
+        required: true
+      bootstrap:
+        description: How it joins the cluster.
+        type: str
+        choices: [init, join]
+        required: true
+      version:
+        description: The Kubernetes version it runs.
+        type: str
+      spec_hash:
+        description: The hash of the spec it was built from (C(docs/spec.md)).
+        type: str
+      step:
+        description: The step it has reached.
+        type: str
+        choices: [installing, joining, joined, deleting]
+        required: true
+      joined:
+        description: When it finished joining (RFC 3339, UTC).
+        type: str
+  kubernetes_dir:
+    description: kubeadm's directory, which holds the record.
+    type: path
+    default: /etc/kubernetes
+attributes:
+  check_mode:
+    support: full
+    description: Says whether the record would change, and how with C(--diff), without writing it.
+  diff_mode:
+    support: full
+    description: The record before and after, as JSON.
+  platform:
+    platforms: posix
+    description: Runs on the host; needs only the Python standard library.
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+seealso:
+  - module: kubeadm.control_plane.machine_info
+"""
+
+EXAMPLES = r"""
+- name: Record that the machine is joining
+  kubeadm.control_plane.machine_record:
+    record:
+      name: cp-2
+      failure_domain: fd-2
+      created: "2026-11-26T10:00:00Z"
+      bootstrap: join
+      version: v1.37.1
+      spec_hash: 1f0c2d9e
+      step: joining
+
+- name: Give the host back to the pool
+  kubeadm.control_plane.machine_record:
+    state: absent
+"""
+
+RETURN = r"""
+record:
+  description: The record the host keeps now (null once removed).
+  returned: always
+  type: dict
+path:
+  description: The record's file.
+  returned: always
+  type: str
+"""
+
+import json
+import os
+import tempfile
+
+from ansible.module_utils.basic import AnsibleModule
+
+RECORD = "control-plane-machine.json"
+FIELDS = dict(
+    name=dict(type="str", required=True),
+    failure_domain=dict(type="str"),
+    created=dict(type="str", required=True),
+    bootstrap=dict(type="str", required=True, choices=["init", "join"]),
+    version=dict(type="str"),
+    spec_hash=dict(type="str"),
+    step=dict(type="str", required=True, choices=["installing", "joining", "joined", "deleting"]),
+    joined=dict(type="str"),
+)
+
+
+def read(path):
+    """The record's text, or None when there is none."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
+def write(path, text):
+    directory = os.path.dirname(path)
+    os.makedirs(directory, mode=0o755, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=".%s." % RECORD, dir=directory)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, 0o600)
+        os.rename(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            state=dict(type="str", choices=["present", "absent"], default="present"),
+            record=dict(type="dict", options=FIELDS),
+            kubernetes_dir=dict(type="path", default="/etc/kubernetes"),
+        ),
+        required_if=[("state", "present", ["record"])],
+        supports_check_mode=True,
+    )
+    path = os.path.join(module.params["kubernetes_dir"], RECORD)
+    before = read(path)
+    wanted = None
+    if module.params["state"] == "present":
+        wanted = json.dumps(module.params["record"], indent=2, sort_keys=True) + "\n"
+    changed = before != wanted
+    if changed and not module.check_mode:
+        try:
+            if wanted is None:
+                os.unlink(path)
+            else:
+                write(path, wanted)
+        except OSError as exc:
+            module.fail_json(msg="cannot write the host record %s: %s" % (path, exc))
+    module.exit_json(changed=changed, path=path, record=json.loads(wanted) if wanted else None,
+                     diff=dict(before=before or "", after=wanted or "", before_header=path, after_header=path))
+
+
+if __name__ == "__main__":
+    main()

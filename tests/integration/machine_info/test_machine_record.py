@@ -1,0 +1,61 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""machine_record run as a user runs it (`ansible localhost -m`): the record is written private and whole, a
+second write of the same record changes nothing, check mode writes nothing but shows the diff, a wrong step is
+refused before anything is written, and machine_info reads back exactly what was written (the seam the next
+run's observation crosses)."""
+
+import json
+import os
+import stat
+
+from ansible_run import run
+
+RECORD = {"name": "cp-2", "failure_domain": "fd-2", "created": "2026-11-26T10:00:00Z", "bootstrap": "join",
+          "version": "v1.37.1", "spec_hash": "1f0c2d9e", "step": "joining"}
+
+
+def write(tmp_path, record, check=False, state="present"):
+    return run("machine_record", {"kubernetes_dir": str(tmp_path / "kubernetes"), "record": record, "state": state},
+               check=check, extra=("--diff",))
+
+
+def test_the_record_is_written_private_and_read_back_by_machine_info(tmp_path):
+    done = write(tmp_path, RECORD)
+    assert done.outcome == "CHANGED"
+    path = tmp_path / "kubernetes" / "control-plane-machine.json"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert os.listdir(path.parent) == [path.name]  # no temporary file left
+    expected = dict(RECORD, joined=None)
+    assert done.result["record"] == expected
+    read = run("machine_info", {"kubernetes_dir": str(tmp_path / "kubernetes")})
+    assert read.result["record"] == expected and read.result["record_error"] is None
+
+
+def test_the_same_record_twice_changes_nothing_and_a_new_step_shows_in_the_diff(tmp_path):
+    write(tmp_path, RECORD)
+    assert write(tmp_path, RECORD).outcome == "SUCCESS"
+    joined = dict(RECORD, step="joined", joined="2026-11-26T10:05:00Z")
+    checked = write(tmp_path, joined, check=True)
+    assert checked.outcome == "CHANGED"
+    assert '"step": "joining"' in checked.output and '"step": "joined"' in checked.output
+    on_disk = json.loads((tmp_path / "kubernetes" / "control-plane-machine.json").read_text())
+    assert on_disk["step"] == "joining"
+    assert write(tmp_path, joined).outcome == "CHANGED"
+    assert json.loads((tmp_path / "kubernetes" / "control-plane-machine.json").read_text())["joined"] == "2026-11-26T10:05:00Z"
+
+
+def test_absent_removes_the_record_once(tmp_path):
+    write(tmp_path, RECORD)
+    assert write(tmp_path, None, state="absent").outcome == "CHANGED"
+    assert not (tmp_path / "kubernetes" / "control-plane-machine.json").exists()
+    again = write(tmp_path, None, state="absent")
+    assert again.outcome == "SUCCESS" and again.result["record"] is None
+
+
+def test_a_step_the_flows_do_not_know_is_refused_naming_it(tmp_path):
+    done = write(tmp_path, dict(RECORD, step="halfway"))
+    assert done.outcome == "FAILED!"
+    assert "step" in done.result["msg"] and "halfway" in done.result["msg"]
+    assert not (tmp_path / "kubernetes").exists()
