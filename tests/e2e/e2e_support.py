@@ -13,10 +13,13 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SANDBOX_DIR = os.path.join(ROOT, "tests", "sandbox")
-if SANDBOX_DIR not in sys.path:
-    sys.path.insert(0, SANDBOX_DIR)
+for _path in (SANDBOX_DIR, os.path.join(SANDBOX_DIR, "tests", "walk")):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
 
 from kcpsandbox import state  # noqa: E402  (the sandbox's package, found through SANDBOX_DIR)
+# the manual walk's operator steps (a cluster built by hand with kubeadm), for the tests that need them
+import walk_support as walk  # noqa: E402  # pylint: disable=unused-import
 
 CLI = os.path.join(SANDBOX_DIR, "sandbox")
 BIN = os.path.dirname(sys.executable)
@@ -46,6 +49,12 @@ class E2ESandbox:
         if check and done.returncode != 0:
             raise AssertionError("ssh %s %r failed (exit %d): %s" % (host, command, done.returncode, done.stderr))
         return done
+
+    def fault(self, kind, host):
+        """Inject a sandbox fault (etcd-stop, etcd-start, ...; tests/sandbox/README.md) on a host."""
+        done = subprocess.run([CLI, "--name", self.name, "fault", kind, host], stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
 
     def playbook(self, playbook, extra_vars=None, limit=None, check=False, timeout=900):
         """ansible-playbook against the sandbox's inventory; the CompletedProcess (stdout: the play's output)."""

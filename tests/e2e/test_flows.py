@@ -12,15 +12,17 @@ import json
 import os
 import shutil
 import stat
+import time
 
 import pytest
 
 from ansible_run import run
-from e2e_support import ROOT, newest, recap
+from e2e_support import ROOT, newest, recap, walk
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-flows", "172.31.243.0/24", 5, 3)
 CREATE = os.path.join(ROOT, "playbooks", "create.yml")
+DELETE = os.path.join(ROOT, "playbooks", "delete.yml")
 SCALE = os.path.join(ROOT, "playbooks", "scale.yml")
 ADMIN = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
 
@@ -28,11 +30,11 @@ ADMIN = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
 SNAPSHOTS = "/tmp/kcp-e2e-flows-etcd-snapshots"
 
 
-def flow_vars(sandbox, replicas):
+def flow_vars(sandbox, replicas, endpoint="172.31.243.100"):
     version = newest(sandbox.mirror_dir)
     return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": SNAPSHOTS,
             "kcp": {"cluster_name": "flows", "replicas": replicas, "version": version,
-                    "endpoint": {"host": "172.31.243.100", "port": 6443},
+                    "endpoint": {"host": endpoint, "port": 6443},
                     "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"}}}}}
 
 
@@ -75,6 +77,20 @@ def test_check_mode_on_bare_hosts_prints_the_plan_and_changes_nothing(bare_hosts
     for host in bare_hosts.hosts():
         assert bare_hosts.ssh(host, "test -e /usr/local/bin/kubeadm || test -e /etc/kubernetes/control-plane-machine.json",
                               check=False).returncode == 1
+
+
+def nothing_on(sandbox, host):
+    """The host holds no machine: no record, no kubeconfig, no static pod manifest."""
+    return sandbox.ssh(host, "test -e /etc/kubernetes/control-plane-machine.json || test -e /etc/kubernetes/admin.conf"
+                             " || test -e /etc/kubernetes/manifests/kube-apiserver.yaml", check=False).returncode == 1
+
+
+def test_create_is_refused_when_nothing_accepts_connections_at_the_endpoint(bare_hosts):
+    refused = bare_hosts.playbook(CREATE, flow_vars(bare_hosts, 1, endpoint="172.31.243.99"), timeout=600)
+    assert refused.returncode != 0
+    assert "nothing accepts connections at the API endpoint 172.31.243.99:6443 from cp-1" in refused.stdout
+    assert all(nothing_on(bare_hosts, host) for host in bare_hosts.hosts())
+    assert bare_hosts.ssh("cp-1", "test -e /usr/local/bin/kubeadm", check=False).returncode == 1
 
 
 def test_a_run_killed_after_starting_the_first_machine_is_finished_by_the_next(bare_hosts):
@@ -173,3 +189,93 @@ def test_scale_to_five_and_back_to_three_keeps_the_spread_and_returns_hosts_to_t
     assert table[0] == "next step: none (the control plane is as declared)" and table[1] == "control plane: Ready", table
     rows = [line.split() for line in table[3:]]
     assert sorted(row[0] for row in rows) == sorted(nodes) and sorted(row[3] for row in rows) == ["leader", "voter", "voter"]
+
+
+def test_a_join_killed_half_way_is_undone_and_done_again_by_the_next_run(bare_hosts):
+    nodes = control_plane_nodes(bare_hosts)
+    via = sorted(nodes)[0]
+    host = sorted(set(bare_hosts.hosts()) - set(nodes))[0]
+    # what a run killed inside kubeadm join leaves: the host record at joining, the etcd member added and started,
+    # the kubelet registered, the Node not yet marked a control plane Node
+    uploaded = bare_hosts.ssh(via, "kubeadm init phase upload-certs --upload-certs").stdout
+    printed = bare_hosts.ssh(via, "kubeadm token create --print-join-command").stdout
+    join = walk.with_certificate_key(printed, walk.certificate_key(uploaded))
+    bare_hosts.ssh(host, "%s --skip-phases control-plane-join,wait-control-plane" % join, timeout=300)
+    bare_hosts.ssh(host, "umask 077 && echo '%s' > /etc/kubernetes/control-plane-machine.json"
+                   % json.dumps({"name": host, "created": "2026-11-26T10:00:00Z", "bootstrap": "join", "step": "joining"}))
+    assert host not in control_plane_nodes(bare_hosts)
+    done = flow(bare_hosts, SCALE, 3)
+    assert "machine %s was started and not finished: finish it first" % host in done.stdout
+    assert "next step: none (the control plane is as declared)" in done.stdout
+    after = control_plane_nodes(bare_hosts)
+    assert sorted(zone for zone, _annotations in after.values()) == ["fd-1", "fd-2", "fd-3"], after
+    # one voting etcd member a machine: the half-done join's member did not stay behind
+    table = status_table(bare_hosts, 3)
+    assert table[1] == "control plane: Ready", table
+    assert sorted(line.split()[3] for line in table[3:]) == ["leader", "voter", "voter"], table
+
+
+def etcd_ready(sandbox, host):
+    pod = json.loads(kubectl(sandbox, "-n kube-system get pod etcd-%s -o json" % host))
+    return any(c["type"] == "Ready" and c["status"] == "True" for c in pod["status"].get("conditions") or [])
+
+
+def test_scale_down_is_refused_while_another_etcd_member_is_down_and_changes_nothing(bare_hosts):
+    nodes = control_plane_nodes(bare_hosts)
+    # the scale down would remove the fd-1 machine (rules.md FD5/FD6): stop the etcd member of another one
+    [down] = [name for name, (zone, _annotations) in nodes.items() if zone == "fd-3"]
+    bare_hosts.fault("etcd-stop", down)
+    try:
+        refused = bare_hosts.playbook(SCALE, flow_vars(bare_hosts, 1), timeout=600)
+        assert refused.returncode != 0
+        assert "the plan waits" in refused.stdout and down in refused.stdout.split("the plan waits", 1)[1][:2000]
+        after = control_plane_nodes(bare_hosts)
+        assert sorted(after) == sorted(nodes)
+        assert not any("control-plane.kubeadm.io/deleting" in annotations for _zone, annotations in after.values())
+    finally:
+        bare_hosts.fault("etcd-start", down)
+    deadline = time.monotonic() + 180
+    while not etcd_ready(bare_hosts, down):
+        assert time.monotonic() < deadline, "etcd on %s did not come back" % down
+        time.sleep(2)
+
+
+def test_delete_is_refused_while_a_worker_node_remains(bare_hosts):
+    worker = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker-1"}}
+    kubectl(bare_hosts, "create -f - <<'EOF'\n%s\nEOF" % json.dumps(worker))
+    try:
+        refused = bare_hosts.playbook(DELETE, flow_vars(bare_hosts, 3), timeout=600)
+        assert refused.returncode != 0
+        assert "worker Nodes remain: worker-1" in refused.stdout
+        assert len(control_plane_nodes(bare_hosts)) == 3
+    finally:
+        kubectl(bare_hosts, "delete node worker-1")
+
+
+def test_scale_down_to_one(bare_hosts):
+    flow(bare_hosts, SCALE, 1)
+    assert len(control_plane_nodes(bare_hosts)) == 1
+
+
+def test_delete_tears_the_control_plane_down_and_returns_every_host_to_the_pool(bare_hosts):
+    flow(bare_hosts, SCALE, 3)
+    kubectl(bare_hosts, "create configmap written-before-delete --from-literal=k=v")
+    check = flow(bare_hosts, DELETE, 3, check=True)
+    assert "would remove" in check.stdout and len(control_plane_nodes(bare_hosts)) == 3
+    done = flow(bare_hosts, DELETE, 3)
+    assert "the last machine" in done.stdout
+    assert all(nothing_on(bare_hosts, host) for host in bare_hosts.hosts())
+    # the state from just before the cluster went: a last etcd snapshot, holding what the cluster held
+    [last] = [name for name in os.listdir(os.path.join(SNAPSHOTS, "flows")) if name.endswith("before-delete.db")]
+    with open(os.path.join(SNAPSHOTS, "flows", last), "rb") as snapshot:
+        assert b"written-before-delete" in snapshot.read()
+    again = flow(bare_hosts, DELETE, 3)
+    assert "no control plane machine is left: nothing to delete" in again.stdout
+    assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
+
+
+def test_create_three_on_the_hosts_delete_returned(bare_hosts):
+    flow(bare_hosts, CREATE, 3)
+    nodes = control_plane_nodes(bare_hosts)
+    assert sorted(zone for zone, _annotations in nodes.values()) == ["fd-1", "fd-2", "fd-3"], nodes
+    assert [name for name, (_zone, annotations) in nodes.items() if annotations["control-plane.kubeadm.io/bootstrap"] == "init"]
