@@ -8,7 +8,7 @@ every membership change; a second run changes nothing; what was written to the c
 there after it; a run killed after starting a machine, one killed during a scale down and one killed inside
 kubeadm join are finished by the next one; the refusals (no load balancer at the endpoint, the lock held by
 another run, an etcd member down, worker Nodes left at delete); delete 3 -> 0; create 3 on the hosts delete gave
-back; scale 3 -> 1; status prints the table."""
+back; status prints the table. (Scale 3 -> 1 runs in test_providers.py.)"""
 
 import json
 import os
@@ -275,8 +275,3 @@ def test_create_three_on_the_hosts_delete_returned(bare_hosts):
     nodes = control_plane_nodes(bare_hosts)
     assert sorted(zone for zone, _annotations in nodes.values()) == ["fd-1", "fd-2", "fd-3"], nodes
     assert [name for name, (_zone, annotations) in nodes.items() if annotations["control-plane.kubeadm.io/bootstrap"] == "init"]
-
-
-def test_scale_down_from_three_to_one(bare_hosts):
-    flow(bare_hosts, SCALE, 1)
-    assert len(control_plane_nodes(bare_hosts)) == 1
