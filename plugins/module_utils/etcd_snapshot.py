@@ -17,6 +17,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_gateway
     EtcdUnavailable,
     GatewayClient,
 )
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.private_file import replaced_whole
 
 DIGEST_SIZE = 32  # etcd ends the stream with the SHA-256 of everything before it
 
@@ -39,34 +40,23 @@ def save(endpoints, context, dest, timeout):
 
 
 def _save_from(gateway, dest):
-    partial = dest + ".part"
     digest, whole = hashlib.sha256(), hashlib.sha256()  # of the database; of the file written
     tail = b""
     size = 0
-    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(descriptor, "wb") as out:
-            for result in gateway.stream("maintenance/snapshot"):
-                chunk = base64.b64decode(result.get("blob") or "")
-                # hold back the last 32 bytes seen: they are the checksum, not the database
-                data = tail + chunk
-                body, tail = data[:-DIGEST_SIZE], data[-DIGEST_SIZE:]
-                digest.update(body)
-                whole.update(body)
-                out.write(body)
-                size += len(body)
-            if len(tail) != DIGEST_SIZE or digest.digest() != tail:
-                raise ValueError("the snapshot's checksum does not match its content (%d bytes received)" % (size + len(tail)))
-            whole.update(tail)
-            out.write(tail)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(partial, 0o600)
-        os.replace(partial, dest)
-    except BaseException:
-        if os.path.exists(partial):
-            os.unlink(partial)
-        raise
+    with replaced_whole(dest) as out:
+        for result in gateway.stream("maintenance/snapshot"):
+            chunk = base64.b64decode(result.get("blob") or "")
+            # hold back the last 32 bytes seen: they are the checksum, not the database
+            data = tail + chunk
+            body, tail = data[:-DIGEST_SIZE], data[-DIGEST_SIZE:]
+            digest.update(body)
+            whole.update(body)
+            out.write(body)
+            size += len(body)
+        if len(tail) != DIGEST_SIZE or digest.digest() != tail:
+            raise ValueError("the snapshot's checksum does not match its content (%d bytes received)" % (size + len(tail)))
+        whole.update(tail)
+        out.write(tail)
     return {"bytes": size + DIGEST_SIZE, "sha256": whole.hexdigest()}
 
 

@@ -111,9 +111,10 @@ path:
 
 import json
 import os
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.private_file import replaced_whole
 
 RECORD = "control-plane-machine.json"
 FIELDS = dict(
@@ -138,19 +139,9 @@ def read(path):
 
 
 def write(path, text):
-    directory = os.path.dirname(path)
-    os.makedirs(directory, mode=0o755, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=".%s." % RECORD, dir=directory)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, 0o600)
-        os.rename(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+    with replaced_whole(path) as out:
+        out.write(text.encode("utf-8"))
 
 
 def main():
