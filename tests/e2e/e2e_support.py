@@ -5,10 +5,18 @@
 newest version the mirror offers. A module of its own, not conftest, because every test directory has a conftest
 and only one of them can be imported under that name in a whole-suite run."""
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import tempfile
+import threading
+import time
+
+import yaml
+from kubernetes import client as k8s
+from kubernetes import config as k8s_config
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -56,6 +64,25 @@ class E2ESandbox:
                               capture_output=True, text=True, timeout=120, check=False)
         assert done.returncode == 0, done.stdout + done.stderr
 
+    def admin_conf(self):
+        """/etc/kubernetes/admin.conf of the first host that holds one; None when none does (no cluster yet)."""
+        for host in self.hosts():
+            got = self.ssh(host, "cat /etc/kubernetes/admin.conf", check=False)
+            if got.returncode == 0:
+                return got.stdout
+        return None
+
+    @contextlib.contextmanager
+    def writing(self, endpoint):
+        """A BackgroundWriter through ``endpoint`` (host:port) for the time of the ``with`` block, or None when
+        there is no cluster to write to."""
+        admin_conf = self.admin_conf()
+        if admin_conf is None:
+            yield None
+            return
+        with BackgroundWriter(admin_conf, endpoint) as writer:
+            yield writer
+
     def playbook(self, playbook, extra_vars=None, limit=None, check=False, timeout=900):
         """ansible-playbook against the sandbox's inventory; the CompletedProcess (stdout: the play's output)."""
         argv = [os.path.join(BIN, "ansible-playbook"), "-i", self.inventory, playbook]
@@ -84,6 +111,111 @@ def recap(output):
     return totals
 
 
+def _versions(mirror_dir):
+    return sorted(os.listdir(mirror_dir), key=lambda v: tuple(int(x) for x in v.lstrip("v").split(".")))
+
+
 def newest(mirror_dir):
     """The newest Kubernetes version the sandbox's mirror offers."""
-    return max(os.listdir(mirror_dir), key=lambda v: tuple(int(x) for x in v.lstrip("v").split(".")))
+    return _versions(mirror_dir)[-1]
+
+
+def previous_minor(mirror_dir):
+    """The newest version of the minor before the newest one (a minor-to-minor rollout's starting point)."""
+    minor = newest(mirror_dir).split(".")[:2]
+    return [v for v in _versions(mirror_dir) if v.split(".")[:2] != minor][-1]
+
+
+class BackgroundWriter:
+    """Writes a ConfigMap through the load balancer (the API endpoint in admin.conf) every ``period`` seconds
+    while a flow runs, as a workload's controller would, and keeps when each write finished or failed.
+
+    ``longest_gap()`` is the longest time without a successful write; ``written`` the last value the API server
+    accepted, which the ConfigMap must still hold afterwards (nothing acknowledged is lost)."""
+
+    NAME = "e2e-background-writer"
+
+    def __init__(self, admin_conf, endpoint, period=0.1, timeout=(1.0, 3.0)):
+        config = yaml.safe_load(admin_conf)
+        servers = [cluster["cluster"]["server"] for cluster in config["clusters"]]
+        assert servers == ["https://%s" % endpoint], "admin.conf does not go through the load balancer: %s" % servers
+        handle, self._kubeconfig = tempfile.mkstemp(prefix="kcp-e2e-writer-", suffix=".conf")
+        with os.fdopen(handle, "w") as out:
+            out.write(admin_conf)
+        self._core = k8s.CoreV1Api(k8s_config.new_client_from_config(config_file=self._kubeconfig))
+        self._period, self._timeout = period, timeout
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="background-writer", daemon=True)
+        self.successes, self.failures, self.errors = [], 0, []
+        self.written = None
+        self.started = self.stopped = None
+
+    def _write(self, value):
+        body = {"metadata": {"name": self.NAME}, "data": {"n": str(value)}}
+        try:
+            self._core.replace_namespaced_config_map(self.NAME, "default", body, _request_timeout=self._timeout)
+        except k8s.exceptions.ApiException as exc:
+            if exc.status != 404:
+                raise
+            self._core.create_namespaced_config_map("default", body, _request_timeout=self._timeout)
+
+    def _run(self):
+        value = 0
+        while not self._stop.is_set():
+            began = time.monotonic()
+            value += 1
+            try:
+                self._write(value)
+            except Exception as exc:  # noqa: BLE001 - every failed write counts, whatever failed
+                self.failures += 1
+                if len(self.errors) < 5:
+                    self.errors.append("%.1f s: %s" % (began - self.started, str(exc).splitlines()[0][:200]))
+            else:
+                self.successes.append(time.monotonic())
+                self.written = value
+            self._stop.wait(max(0.0, self._period - (time.monotonic() - began)))
+
+    def __enter__(self):
+        self.started = time.monotonic()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self._stop.set()
+        self._thread.join(timeout=30)
+        self.stopped = time.monotonic()
+        os.unlink(self._kubeconfig)
+        return False
+
+    def longest_gap(self, outage_at_end_allowed=False):
+        """The longest time without a successful write, from the start to the stop; the time after the last
+        success is left out when ``outage_at_end_allowed`` (a flow that takes the API down on purpose)."""
+        marks = [self.started] + self.successes + ([] if outage_at_end_allowed else [self.stopped])
+        return max((later - earlier for earlier, later in zip(marks, marks[1:])), default=0.0)
+
+    def read_back(self):
+        """The value the ConfigMap holds now (read through the load balancer)."""
+        return int(self._core.read_namespaced_config_map(self.NAME, "default", _request_timeout=self._timeout).data["n"])
+
+
+# The longest a flow may leave a workload unable to write (docs/flows.md "What a workload sees"): one etcd
+# leader election (kubeadm leaves etcd's election timeout at 1 s; a candidate waits 1-2 s, randomised) plus the
+# load balancer's time to take a stopped API server out (fall 2 x inter 500 ms) plus one write's timeout (3 s).
+WRITE_GAP_BOUND = 2.0 + 1.0 + 3.0
+
+
+def assert_writes_survived(writer, what, outage_at_end_allowed=False):
+    """The writer of a flow's run saw no longer gap than WRITE_GAP_BOUND and nothing it wrote was lost; no-op when
+    there was no cluster to write to. A flow that takes the API down on purpose (delete) is judged up to its last
+    successful write."""
+    if writer is None:
+        return
+    gap = writer.longest_gap(outage_at_end_allowed)
+    print("background writer during %s: %d writes, %d failed, longest without a successful write %.2f s"
+          % (what, writer.failures + len(writer.successes), writer.failures, gap))
+    assert writer.successes, "%s: no write through the load balancer succeeded (%s)" % (what, writer.errors)
+    assert gap <= WRITE_GAP_BOUND, "%s: no write succeeded for %.1f s (%d of %d failed; first errors: %s)" % (
+        what, gap, writer.failures, writer.failures + len(writer.successes), writer.errors)
+    if not outage_at_end_allowed:
+        # a write that timed out may still have been applied: the ConfigMap holds the last acknowledged value or later
+        assert writer.read_back() >= writer.written, "%s: an acknowledged write was lost" % what

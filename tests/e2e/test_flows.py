@@ -8,7 +8,8 @@ every membership change; a second run changes nothing; what was written to the c
 there after it; a run killed after starting a machine, one killed during a scale down and one killed inside
 kubeadm join are finished by the next one; the refusals (no load balancer at the endpoint, the lock held by
 another run, an etcd member down, worker Nodes left at delete); delete 3 -> 0; create 3 on the hosts delete gave
-back; status prints the table. (Scale 3 -> 1 runs in test_providers.py.)"""
+back; status prints the table. Once a cluster exists, every flow runs with a background writer through the load
+balancer (docs/flows.md "What a workload sees"). (Scale 3 -> 1 runs in test_providers.py.)"""
 
 import json
 import os
@@ -19,13 +20,14 @@ import time
 import pytest
 
 from ansible_run import run
-from e2e_support import ROOT, newest, recap, walk
+from e2e_support import ROOT, assert_writes_survived, newest, recap, walk
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-flows", "172.31.243.0/24", 5, 3)
 CREATE = os.path.join(ROOT, "playbooks", "create.yml")
 DELETE = os.path.join(ROOT, "playbooks", "delete.yml")
 SCALE = os.path.join(ROOT, "playbooks", "scale.yml")
+ENDPOINT = "172.31.243.100:6443"
 ADMIN = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
 
 
@@ -41,8 +43,11 @@ def flow_vars(sandbox, replicas, endpoint="172.31.243.100"):
 
 
 def flow(sandbox, playbook, replicas, check=False):
-    done = sandbox.playbook(playbook, flow_vars(sandbox, replicas), check=check, timeout=1200)
+    """The flow's run, with a workload writing through the load balancer all along once a cluster exists."""
+    with sandbox.writing(ENDPOINT) as writer:
+        done = sandbox.playbook(playbook, flow_vars(sandbox, replicas), check=check, timeout=1200)
     assert done.returncode == 0, done.stdout[-8000:]
+    assert_writes_survived(writer, "%s to %d" % (os.path.basename(playbook), replicas), outage_at_end_allowed=playbook == DELETE)
     return done
 
 
