@@ -2,15 +2,16 @@
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The node_software role on bare sandbox hosts, over SSH: the bundle's software installed with its checksums,
-the runtime started and the kubelet enabled; a second run changes nothing; a host with someone else's kubeadm is
-refused and left as it was; check mode changes nothing."""
+the runtime started and the kubelet enabled; a second run changes nothing; another version replaces what the role
+installed; a host with someone else's kubectl is refused and left as it was; check mode changes nothing."""
 
 import hashlib
+import json
 import os
 
 import pytest
 
-from e2e_support import HERE, newest, recap
+from e2e_support import HERE, newest, previous_minor, recap
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-nodesw", "172.31.244.0/24", 2)
@@ -52,13 +53,25 @@ def test_a_second_run_changes_nothing(bare_hosts):
     assert all(counts["changed"] == 0 for counts in recap(done.stdout).values()), done.stdout[-4000:]
 
 
+def test_another_version_replaces_what_the_role_installed(bare_hosts):
+    # a host back in the pool is given to a machine of another version (a rollout; docs/node-software.md)
+    host = bare_hosts.hosts()[1]
+    for version in (previous_minor(bare_hosts.mirror_dir), newest(bare_hosts.mirror_dir)):
+        done = bare_hosts.playbook(PLAYBOOK, {"node_software_version": version}, limit=host)
+        assert done.returncode == 0, done.stdout[-4000:]
+        assert bare_hosts.ssh(host, "kubeadm version -o short").stdout.strip() == version
+        record = json.loads(bare_hosts.ssh(host, "cat /var/lib/kubeadm-control-plane/node-software.json").stdout)
+        assert record["version"] == version
+        assert record["sha256"]["kubelet"] == bare_hosts.ssh(host, "sha256sum /usr/local/bin/kubelet").stdout.split()[0]
+
+
 def test_a_host_with_someone_elses_kubectl_is_refused_and_left_as_it_was(bare_hosts):
     host = bare_hosts.hosts()[0]
     bare_hosts.ssh(host, "printf 'not the bundle' > /usr/local/bin/kubectl")
     kubeadm_before = bare_hosts.ssh(host, "stat -c %Y /usr/local/bin/kubeadm").stdout
     done = bare_hosts.playbook(PLAYBOOK, {"node_software_version": newest(bare_hosts.mirror_dir)}, limit=host)
     assert done.returncode != 0
-    assert "/usr/local/bin/kubectl is not the bundle's" in done.stdout
+    assert "/usr/local/bin/kubectl is not the bundle's" in done.stdout and "not one this role installed" in done.stdout
     assert hashlib.sha256(b"not the bundle").hexdigest() in done.stdout
     assert bare_hosts.ssh(host, "cat /usr/local/bin/kubectl").stdout == "not the bundle"
     assert bare_hosts.ssh(host, "stat -c %Y /usr/local/bin/kubeadm").stdout == kubeadm_before
