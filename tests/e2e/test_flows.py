@@ -1,15 +1,16 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The create, scale, delete and status playbooks end to end on 5 bare sandbox hosts over 3 failure domains, run by
-path over SSH as an operator runs them: check mode prints the plan and changes nothing; create 1, then scale
-1 -> 3 -> 5 -> 3 spread over the failure domains, each machine annotated and recorded, an etcd snapshot before
-every membership change; a second run changes nothing; what was written to the cluster before a flow is still
-there after it; a run killed after starting a machine, one killed during a scale down and one killed inside
-kubeadm join are finished by the next one; the refusals (no load balancer at the endpoint, the lock held by
-another run, an etcd member down, worker Nodes left at delete); delete 3 -> 0; create 3 on the hosts delete gave
-back; status prints the table. Once a cluster exists, every flow runs with a background writer through the load
-balancer (docs/flows.md "What a workload sees"). (Scale 3 -> 1 runs in test_providers.py.)"""
+"""The create, scale, rollout, delete and status playbooks end to end on 5 bare sandbox hosts over 3 failure
+domains, run by path over SSH as an operator runs them: check mode prints the plan and changes nothing; create 1,
+then scale 1 -> 3 -> 5 -> 3 spread over the failure domains, each machine annotated and recorded, an etcd snapshot
+before every membership change; a second run changes nothing; what was written to the cluster before a flow is
+still there after it; a run killed after starting a machine, one killed during a scale down and one killed inside
+kubeadm join are finished by the next one; the refusals (no load balancer at the endpoint, the lock held by another
+run, an etcd member down, worker Nodes left at delete); delete 3 -> 0; create 3 of the previous minor on the hosts
+delete gave back, then a rollout to the newest with max_surge 0; status prints the table. Once a cluster exists,
+every flow runs with a background writer through the load balancer (docs/flows.md "What a workload sees").
+(Scale 3 -> 1 runs in test_providers.py.)"""
 
 import json
 import os
@@ -20,12 +21,13 @@ import time
 import pytest
 
 from ansible_run import run
-from e2e_support import ROOT, assert_writes_survived, newest, recap, walk
+from e2e_support import ROOT, assert_writes_survived, newest, previous_minor, recap, walk
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-flows", "172.31.243.0/24", 5, 3)
 CREATE = os.path.join(ROOT, "playbooks", "create.yml")
 DELETE = os.path.join(ROOT, "playbooks", "delete.yml")
+ROLLOUT = os.path.join(ROOT, "playbooks", "rollout.yml")
 SCALE = os.path.join(ROOT, "playbooks", "scale.yml")
 ENDPOINT = "172.31.243.100:6443"
 ADMIN = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
@@ -34,18 +36,17 @@ ADMIN = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
 SNAPSHOTS = "/tmp/kcp-e2e-flows-etcd-snapshots"
 
 
-def flow_vars(sandbox, replicas, endpoint="172.31.243.100"):
-    version = newest(sandbox.mirror_dir)
+def flow_vars(sandbox, replicas, endpoint="172.31.243.100", version=None, max_surge=1):
     return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": SNAPSHOTS,
-            "kcp": {"cluster_name": "flows", "replicas": replicas, "version": version,
-                    "endpoint": {"host": endpoint, "port": 6443},
+            "kcp": {"cluster_name": "flows", "replicas": replicas, "version": version or newest(sandbox.mirror_dir),
+                    "endpoint": {"host": endpoint, "port": 6443}, "rollout": {"max_surge": max_surge},
                     "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"}}}}}
 
 
-def flow(sandbox, playbook, replicas, check=False):
+def flow(sandbox, playbook, replicas, check=False, **spec):
     """The flow's run, with a workload writing through the load balancer all along once a cluster exists."""
     with sandbox.writing(ENDPOINT) as writer:
-        done = sandbox.playbook(playbook, flow_vars(sandbox, replicas), check=check, timeout=1200)
+        done = sandbox.playbook(playbook, flow_vars(sandbox, replicas, **spec), check=check, timeout=1200)
     assert done.returncode == 0, done.stdout[-8000:]
     assert_writes_survived(writer, "%s to %d" % (os.path.basename(playbook), replicas), outage_at_end_allowed=playbook == DELETE)
     return done
@@ -255,6 +256,9 @@ def test_delete_is_refused_while_a_worker_node_remains(bare_hosts):
         assert refused.returncode != 0
         assert "worker Nodes remain: worker-1" in refused.stdout
         assert len(control_plane_nodes(bare_hosts)) == 3
+        # the refused run gave the lock back at once: another run need not wait for it to expire
+        assert "control-plane-kubeadm-io" not in kubectl(bare_hosts, "-n kube-system get leases -o name")
+        assert "control plane: Ready" in refused.stdout.split("Show where the control plane stands", 1)[1]
     finally:
         kubectl(bare_hosts, "delete node worker-1")
 
@@ -276,7 +280,37 @@ def test_delete_tears_the_control_plane_down_and_returns_every_host_to_the_pool(
 
 
 def test_create_three_on_the_hosts_delete_returned(bare_hosts):
-    flow(bare_hosts, CREATE, 3)
+    # of the minor before the newest, for the rollout that follows
+    flow(bare_hosts, CREATE, 3, version=previous_minor(bare_hosts.mirror_dir))
     nodes = control_plane_nodes(bare_hosts)
     assert sorted(zone for zone, _annotations in nodes.values()) == ["fd-1", "fd-2", "fd-3"], nodes
     assert [name for name, (_zone, annotations) in nodes.items() if annotations["control-plane.kubeadm.io/bootstrap"] == "init"]
+
+
+def test_rollout_to_the_next_minor_with_max_surge_0_replaces_every_machine_on_the_same_pool(bare_hosts):
+    old, new = previous_minor(bare_hosts.mirror_dir), newest(bare_hosts.mirror_dir)
+    before = control_plane_nodes(bare_hosts)
+    kubectl(bare_hosts, "create configmap written-before-rollout --from-literal=k=v")
+    # the scale flow does not roll out: it names the step and the flow that takes it
+    refused = bare_hosts.playbook(SCALE, flow_vars(bare_hosts, 3), timeout=600)
+    assert refused.returncode != 0 and "the scale flow takes only" in refused.stdout
+    check = flow(bare_hosts, ROLLOUT, 3, check=True, max_surge=0)
+    assert "rolling out" in check.stdout and control_plane_nodes(bare_hosts) == before
+    # max_surge 0: remove an outdated machine first, then build its replacement (here on a host a removal freed)
+    done = flow(bare_hosts, ROLLOUT, 3, max_surge=0)
+    assert "next step: none (the control plane is as declared)" in done.stdout, done.stdout[-6000:]
+    assert "the cluster's kubeadm configuration says %s" % old in done.stdout
+    nodes = json.loads(kubectl(bare_hosts, "get nodes -l node-role.kubernetes.io/control-plane -o json"))["items"]
+    assert sorted(n["metadata"]["labels"]["topology.kubernetes.io/zone"] for n in nodes) == ["fd-1", "fd-2", "fd-3"]
+    assert {n["status"]["nodeInfo"]["kubeletVersion"] for n in nodes} == {new}
+    # every machine is new: created by this rollout, after the ones it replaced
+    created_before = max(annotations["control-plane.kubeadm.io/created"] for _zone, annotations in before.values())
+    assert all(n["metadata"]["annotations"]["control-plane.kubeadm.io/created"] > created_before for n in nodes)
+    config = kubectl(bare_hosts, "-n kube-system get configmap kubeadm-config -o jsonpath={.data.ClusterConfiguration}")
+    assert "kubernetesVersion: %s" % new in config
+    assert kubectl(bare_hosts, "get configmap written-before-rollout -o jsonpath={.data.k}") == "v"
+    table = status_table(bare_hosts, 3)
+    assert table[1] == "control plane: Ready", table
+    assert sorted(line.split()[3] for line in table[3:]) == ["leader", "voter", "voter"], table
+    again = flow(bare_hosts, ROLLOUT, 3, max_surge=0)
+    assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
