@@ -1,0 +1,200 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Writes awx/job_templates/<flow>.json, one AWX job template a flow with its survey (docs/awx.md).
+
+Each file holds the parameters of module awx.awx.job_template (the names AWX's API gives a job template), its
+survey_spec included. The survey's questions are made from the roles' meta/argument_specs.yml: which options a
+flow asks is listed below (QUESTIONS), what each question says, its type, default and choices come from the
+option's argument spec, so the two cannot drift (tests/unit/test_awx_job_templates.py regenerates and compares).
+
+    python awx/generate.py           # write the files
+    python awx/generate.py --check   # exit 1, naming them, when a file is not what this would write
+
+Types: str and path are text (multiple choice when the spec gives choices), int is integer, float is float;
+bool, list and dict are answered as text (multiple choice true/false, or a textarea holding YAML or JSON), so
+they are asked under the name kcp_survey_<option>, which awx/playbooks/survey_answers.yml reads into <option>.
+Pure Python and PyYAML, no network.
+"""
+
+import json
+import os
+import re
+import sys
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+OUT = os.path.join(HERE, "job_templates")
+
+FLOWS = ("create", "scale", "rollout", "delete", "status")
+
+# A question: (variable, role, entry point, option[, overrides]). The variable is what the flow reads (an option
+# itself, or the playbook variable that feeds it: kcp -> flow_spec, kcp_bundle_dir -> machine_create_bundle_dir,
+# kcp_etcd_snapshot_dir -> the snapshot directory). Overrides change what the spec says for AWX, with the reason.
+SPEC = ("kcp", "flow", "main", "flow_spec")
+# the controller is the job's container: a snapshot directory that is not a mounted volume is gone with the job
+SNAPSHOTS = ("kcp_etcd_snapshot_dir", "machine_create", "main", "machine_create_snapshot_dir", {"required": True})
+REMOVAL_SNAPSHOTS = ("kcp_etcd_snapshot_dir", "machine_delete", "main", "machine_delete_snapshot_dir", {"required": True})
+BUNDLE = ("kcp_bundle_dir", "machine_create", "main", "machine_create_bundle_dir")
+OBSERVE = [("flow_group", "flow", "main", "flow_group"), ("flow_failure_domains", "flow", "main", "flow_failure_domains"),
+           ("observe_timeout", "observe", "main", "observe_timeout")]
+BUILD = [("machine_create_ready_timeout", "machine_create", "main", "machine_create_ready_timeout"),
+         ("node_software_arch", "node_software", "main", "node_software_arch"),
+         ("node_software_replace", "node_software", "main", "node_software_replace")]
+FIRST = [("machine_create_endpoint_timeout", "machine_create", "main", "machine_create_endpoint_timeout")]
+REMOVE = [("machine_delete_drain_timeout", "machine_delete", "main", "machine_delete_drain_timeout"),
+          ("machine_delete_drain_retries", "machine_delete", "main", "machine_delete_drain_retries")]
+KEEP = [("etcd_snapshot_keep", "etcd_snapshot", "main", "etcd_snapshot_keep")]
+
+QUESTIONS = {
+    "create": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + FIRST + BUILD + KEEP,
+    "scale": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + FIRST + BUILD + REMOVE + KEEP,
+    "rollout": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + BUILD + REMOVE + KEEP,
+    "delete": [SPEC, REMOVAL_SNAPSHOTS] + OBSERVE + REMOVE + KEEP + [("kcp_delete_force", None, None, None)],
+    "status": [SPEC] + OBSERVE,
+}
+
+# Variables a playbook reads that no argument spec describes (the playbook's own, in playbooks/<flow>.yml).
+PLAYBOOK_VARIABLES = {
+    "kcp_delete_force": {
+        "type": "bool", "default": False,
+        "description": "Delete the control plane even while worker Nodes remain; they are left without one (playbooks/delete.yml).",
+    },
+}
+
+MARKUP = re.compile(r"\b[OVCMIBU]\(([^()]*)\)")
+LINK = re.compile(r"\bL\(([^(),]*),[^()]*\)")
+
+
+def plain(description):
+    """An argument spec's description (a string or a list of them) as plain text, without ansible-doc markup."""
+    text = " ".join(description) if isinstance(description, list) else str(description or "")
+    text = LINK.sub(r"\1", MARKUP.sub(r"\1", text))
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def argument_spec(role, entry_point, option, root=ROOT):
+    with open(os.path.join(root, "roles", role, "meta", "argument_specs.yml"), encoding="utf-8") as spec_file:
+        specs = yaml.safe_load(spec_file)["argument_specs"]
+    return specs[entry_point]["options"][option]
+
+
+def as_text(value):
+    """A default for a question answered as text: YAML flow style, one line (true, [], {a: 1})."""
+    return yaml.safe_dump(value, default_flow_style=True, width=1000).strip().removesuffix("...").strip()
+
+
+def question(variable, role, entry_point, option, overrides=None, root=ROOT):
+    """One survey question (AWX survey_spec item) for ``variable``, from the option's argument spec."""
+    if role is None:
+        spec, source = dict(PLAYBOOK_VARIABLES[variable]), "playbook variable"
+    else:
+        spec, source = dict(argument_spec(role, entry_point, option, root)), "%s %s: %s" % (role, entry_point, option)
+    spec.update(overrides or {})
+    kind = spec.get("type", "str")
+    item = {
+        "question_name": variable,
+        "question_description": "%s (%s)" % (plain(spec.get("description")), source),
+        "variable": variable,
+        "type": "text",
+        "required": bool(spec.get("required", False)),
+        "default": "",
+        "choices": "",
+    }
+    default = spec.get("default")
+    if kind in ("bool", "boolean"):
+        item.update(type="multiplechoice", choices=["true", "false"], variable="kcp_survey_" + variable,
+                    default=as_text(bool(default)))
+    elif kind in ("list", "dict"):
+        item.update(type="textarea", variable="kcp_survey_" + variable,
+                    default="" if default is None else as_text(default))
+    elif kind == "int":
+        item.update(type="integer", default="" if default is None else int(default))
+    elif kind == "float":
+        item.update(type="float", default="" if default is None else float(default))
+    elif kind in ("str", "path", "raw"):
+        if spec.get("choices"):
+            item.update(type="multiplechoice", choices=[str(choice) for choice in spec["choices"]])
+        item["default"] = "" if default is None else str(default)
+    else:
+        raise ValueError("%s: no survey type for argument spec type %s" % (variable, kind))
+    return item
+
+
+def playbook_summary(flow, root=ROOT):
+    """What the collection's playbook says it does: its opening comment, after 'kubeadm.control_plane.<flow> - '."""
+    lines = []
+    with open(os.path.join(root, "playbooks", flow + ".yml"), encoding="utf-8") as playbook:
+        for line in playbook:
+            if line.startswith("---"):
+                continue
+            if not line.startswith("#"):
+                break
+            lines.append(line[1:].strip())
+    text = " ".join(lines)
+    return text.split(" - ", 1)[1] if " - " in text else text
+
+
+def job_template(flow, root=ROOT):
+    """The awx.awx.job_template parameters of ``flow``'s job template, its survey_spec included."""
+    name = "kubeadm control plane: %s" % flow
+    return {
+        "name": name,
+        "description": playbook_summary(flow, root),
+        "job_type": "run",
+        "project": "kubeadm.control_plane",
+        "playbook": "awx/playbooks/%s.yml" % flow,
+        # the inventory holds the group control_plane_candidates, each host with failure_domain (docs/awx.md)
+        "inventory": "kubeadm control plane",
+        "execution_environment": "kubeadm.control_plane",
+        "credentials": ["kubeadm control plane hosts"],
+        "become_enabled": False,
+        "ask_variables_on_launch": True,
+        "ask_limit_on_launch": False,
+        "ask_inventory_on_launch": False,
+        "allow_simultaneous": False,
+        "job_slice_count": 1,
+        "use_fact_cache": False,
+        # a fixed holder of the cluster lock for this template: a rerun after a killed job renews it at once
+        "extra_vars": {"flow_holder": "awx-kubeadm-control-plane-%s" % flow},
+        "survey_enabled": True,
+        "survey_spec": {
+            "name": name,
+            "description": "The spec and options of the %s flow, from the roles' argument specs (awx/generate.py)" % flow,
+            "spec": [question(*entry, root=root) for entry in QUESTIONS[flow]],
+        },
+    }
+
+
+def render(flow, root=ROOT):
+    return json.dumps(job_template(flow, root), indent=2, sort_keys=False) + "\n"
+
+
+def main(argv):
+    check = "--check" in argv
+    stale = []
+    os.makedirs(OUT, exist_ok=True)
+    for flow in FLOWS:
+        path = os.path.join(OUT, flow + ".json")
+        text = render(flow)
+        current = None
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as existing:
+                current = existing.read()
+        if current == text:
+            continue
+        stale.append(os.path.relpath(path, ROOT))
+        if not check:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text)
+    if check and stale:
+        print("not what awx/generate.py writes: %s" % ", ".join(stale))
+        return 1
+    print(("written: %s" % ", ".join(stale)) if stale else "up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
