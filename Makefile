@@ -13,8 +13,11 @@ setup:
 	@tests/setup.sh
 
 # The whole suite. The sandbox's tests (tests/sandbox) and the end-to-end tests on it (tests/e2e) need root.
+# Two workers, a test module whole on each (tests/conftest.py): the end-to-end tests mostly wait on SSH and on
+# the hosts, so two sandboxes at once take about half the time of one after the other.
+TEST_WORKERS ?= 2
 test: setup lint sanity docs-check
-	$(BIN)/pytest tests/unit tests/integration tests/sandbox tests/e2e $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup tests/unit tests/integration tests/sandbox tests/e2e $(PYTEST_ARGS)
 
 test-sandbox: setup
 	$(BIN)/pytest tests/sandbox $(PYTEST_ARGS)
