@@ -13,11 +13,11 @@ setup:
 	@tests/setup.sh
 
 # The whole suite. The sandbox's tests (tests/sandbox) and the end-to-end tests on it (tests/e2e) need root.
-# Two workers, a test module whole on each (tests/conftest.py): the end-to-end tests mostly wait on SSH and on
-# the hosts, so two sandboxes at once take about half the time of one after the other.
-TEST_WORKERS ?= 2
+# The end-to-end modules, each with a sandbox of its own, run on two workers a module each (--dist loadfile): they
+# mostly wait on SSH and the hosts, and one after the other they no longer fit CI's hour.
 test: setup lint sanity docs-check
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup tests/unit tests/integration tests/sandbox tests/e2e $(PYTEST_ARGS)
+	$(BIN)/pytest tests/unit tests/integration tests/sandbox $(PYTEST_ARGS)
+	$(BIN)/pytest -n 2 --dist loadfile tests/e2e $(PYTEST_ARGS)
 
 test-sandbox: setup
 	$(BIN)/pytest tests/sandbox $(PYTEST_ARGS)
