@@ -7,4 +7,3 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COLLECTIONS = os.path.join(ROOT, ".collections")
 if COLLECTIONS not in sys.path:
     sys.path.insert(0, COLLECTIONS)
-
