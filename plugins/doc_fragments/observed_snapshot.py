@@ -15,6 +15,9 @@ options:
     description:
       - The observed snapshot of the control plane, as the info modules produce it (C(docs/snapshot.md)).
       - Needs C(now) and C(machines); each machine needs C(name) and C(created).
+      - C(kubeadm_config) holds what the C(kube-system/kubeadm-config) ConfigMap says - C(kubernetes_version) and
+        C(cluster_configuration), its ClusterConfiguration as a mapping (null = not read; the plan then compares
+        only the version with the spec).
     type: dict
     required: true
 """

@@ -8,6 +8,12 @@
 collection sets what is its to set: the version, endpoint and cluster name (ClusterConfiguration), the node's
 name, advertise address and failure-domain label (nodeRegistration, localAPIEndpoint), and the per-run secrets
 (bootstrap token, certificate key, CA hashes), which only ever reach the rendered file (mode 0600).
+
+The cluster's own copy, the ClusterConfiguration in the ``kube-system/kubeadm-config`` ConfigMap, is what
+``kubeadm join --control-plane`` and ``kubeadm upgrade`` build a machine's control plane from. Like KCP before
+it scales up, the collection keeps the fields of that copy that a spec may change (:data:`MANAGED_FIELDS`) equal
+to the spec's: :func:`cluster_configuration_differences` names those that differ, and
+:func:`updated_cluster_configuration` returns the copy with them set from the spec, the rest as observed.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -16,8 +22,14 @@ __metaclass__ = type
 
 import copy
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.kubeadm_releases import V1BETA3
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external
+
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REDACTED = "<redacted>"
+# kubeadm writes this into the stored ClusterConfiguration when the configuration names no repository
+# (every supported kubeadm, 1.33 to 1.37).
+DEFAULT_IMAGE_REPOSITORY = "registry.k8s.io"
 
 
 def endpoint_address(spec):
@@ -112,3 +124,162 @@ def _with_zone(labels, label):
     """``--node-labels`` with the machine's zone label in place of any other zone label."""
     kept = [item for item in (labels or "").split(",") if item and not item.startswith(ZONE_LABEL + "=")]
     return ",".join(kept + [label])
+
+
+# --- the cluster's stored ClusterConfiguration ------------------------------------------------------------
+
+# How a managed field compares and is written:
+#   version     kubernetesVersion: the spec's version, with or without the leading v;
+#   scalar      a string override: unset and empty mean kubeadm's default (the third item), which is what kubeadm
+#               stores or derives when the configuration names none, so a removed override is set back;
+#   collection  a list or a mapping, compared exactly, a missing one equal to an empty one;
+#   args        extraArgs: a v1beta3 map or a v1beta4 list, compared as {name, value} pairs in name order (the
+#               relative order of a repeated flag kept), as the spec hash counts them;
+#   section     apiServer, controllerManager, scheduler: every field inside, each compared as above.
+VERSION_FIELD, SCALAR, COLLECTION, ARGS, SECTION = "version", "scalar", "collection", "args", "section"
+LOCAL, EXTERNAL = "local", "external"
+
+# KCP's mutable cluster configuration paths (spec_update.MUTABLE_PATHS) that a joining or upgrading machine reads
+# from the ConfigMap, with the etcd topology each applies to. The etcd certificate SANs go beyond KCP's update (a
+# joining member's certificates are made from them); etcd.local.dataDir is left out, as KCP leaves it: ``kubeadm
+# upgrade`` re-renders a running member's etcd from the ConfigMap, and a changed data directory would start that
+# member on an empty one.
+MANAGED_FIELDS = (
+    (("kubernetesVersion",), VERSION_FIELD, None, None),
+    (("imageRepository",), SCALAR, DEFAULT_IMAGE_REPOSITORY, None),
+    (("featureGates",), COLLECTION, None, None),
+    (("apiServer",), SECTION, None, None),
+    (("controllerManager",), SECTION, None, None),
+    (("scheduler",), SECTION, None, None),
+    (("etcd", "local", "imageRepository"), SCALAR, None, LOCAL),
+    (("etcd", "local", "imageTag"), SCALAR, None, LOCAL),
+    (("etcd", "local", "extraArgs"), ARGS, None, LOCAL),
+    (("etcd", "local", "serverCertSANs"), COLLECTION, None, LOCAL),
+    (("etcd", "local", "peerCertSANs"), COLLECTION, None, LOCAL),
+    (("etcd", "external", "endpoints"), COLLECTION, None, EXTERNAL),
+    (("etcd", "external", "caFile"), SCALAR, None, EXTERNAL),
+    (("etcd", "external", "certFile"), SCALAR, None, EXTERNAL),
+    (("etcd", "external", "keyFile"), SCALAR, None, EXTERNAL),
+    (("dns", "imageRepository"), SCALAR, None, None),
+    (("dns", "imageTag"), SCALAR, None, None),
+)
+
+# v1beta3 kept the control plane's start-up timeout in apiServer; it is an init setting no joining machine reads,
+# and v1beta4 (what kubeadm stores since 1.31) moved it out of the ClusterConfiguration.
+_NOT_COMPARED = ("timeoutForControlPlane",)
+
+
+def cluster_configuration_differences(spec, observed):
+    """The managed fields (dotted paths, :data:`MANAGED_FIELDS` order; a section's fields one by one) in which
+    ``observed``, a stored ClusterConfiguration, differs from what the normalized ``spec`` says."""
+    wanted = cluster_configuration(spec)
+    fields = []
+    for keys, kind, default in _managed(spec, observed):
+        mine, theirs = _get(wanted, keys), _get(observed, keys)
+        if kind == SECTION:
+            mine, theirs = _section(mine), _section(theirs)
+            fields.extend(_dotted(keys + (key,)) for key in sorted(set(mine) | set(theirs))
+                          if _canonical(key, mine.get(key)) != _canonical(key, theirs.get(key)))
+        elif _compared(kind, default, mine) != _compared(kind, default, theirs):
+            fields.append(_dotted(keys))
+    return fields
+
+
+def updated_cluster_configuration(spec, observed):
+    """``observed`` (a stored ClusterConfiguration, not changed) with every managed field set from the normalized
+    ``spec``, written the way ``observed`` is (a v1beta3 document gets maps of extraArgs, any other lists); every
+    other field as observed. Applied to its own result it changes nothing."""
+    wanted = cluster_configuration(spec)
+    updated = copy.deepcopy(observed)
+    as_map = observed.get("apiVersion") == V1BETA3
+    for keys, kind, default in _managed(spec, observed):
+        value = copy.deepcopy(_get(wanted, keys))
+        if kind == SECTION:
+            before = _get(observed, keys)
+            value = dict((key, _written(key, item, as_map)) for key, item in (value or {}).items() if key not in _NOT_COMPARED)
+            value.update((key, item) for key, item in (before if isinstance(before, dict) else {}).items() if key in _NOT_COMPARED)
+            _put(updated, keys, value if value or before is not None else None)
+        elif kind == ARGS:
+            _put(updated, keys, _written(keys[-1], value, as_map) if value else None)
+        elif kind == SCALAR:
+            _put(updated, keys, value or default)
+        else:
+            _put(updated, keys, value or None)
+    return updated
+
+
+def _managed(spec, observed):
+    """The managed fields for the spec's etcd topology; none of etcd's when the observed one is the other topology
+    (the spec may not switch it, and this is not the place to)."""
+    topology, other = (EXTERNAL, LOCAL) if etcd_is_external(spec) else (LOCAL, EXTERNAL)
+    switched = _get(observed, ("etcd", other)) is not None
+    return [(keys, kind, default) for keys, kind, default, applies_to in MANAGED_FIELDS
+            if applies_to is None or (applies_to == topology and not switched)]
+
+
+def _compared(kind, default, value):
+    if kind == VERSION_FIELD:
+        return value if not isinstance(value, str) or value.startswith("v") else "v" + value
+    if kind == SCALAR:
+        return value if value not in (None, "") else default
+    if kind == ARGS:
+        return _args(value)
+    return value or None
+
+
+def _section(value):
+    """A component section without the fields it holds empty (missing == empty) and without those not compared."""
+    if not isinstance(value, dict):
+        return {}
+    return dict((key, item) for key, item in value.items() if key not in _NOT_COMPARED and item not in (None, "", [], {}))
+
+
+def _canonical(key, value):
+    return _args(value) if key == "extraArgs" else value
+
+
+def _args(value):
+    """extraArgs as (name, value) pairs in name order, whichever way they are written; missing == empty."""
+    if isinstance(value, dict):
+        pairs = list(value.items())
+    else:
+        pairs = [(arg.get("name"), arg.get("value")) for arg in value or () if isinstance(arg, dict)]
+    return sorted(pairs, key=lambda pair: str(pair[0]))
+
+
+def _written(key, value, as_map):
+    """A section field as the stored document's API version writes it (only extraArgs differ)."""
+    if key != "extraArgs" or value is None:
+        return value
+    if as_map:
+        return dict(value) if isinstance(value, dict) else dict((arg["name"], arg["value"]) for arg in value)
+    if isinstance(value, dict):  # a v1beta3 spec: kubeadm converts its map to a list in name order
+        return [{"name": name, "value": arg} for name, arg in sorted(value.items())]
+    return value
+
+
+def _get(document, keys):
+    for key in keys:
+        if not isinstance(document, dict):
+            return None
+        document = document.get(key)
+    return document
+
+
+def _put(document, keys, value):
+    """Sets ``keys`` to ``value``, creating parents; None removes the field (and creates nothing)."""
+    *parents, last = keys
+    for key in parents:
+        if not isinstance(document.get(key), dict):
+            if value is None:
+                return
+            document[key] = {}
+        document = document[key]
+    if value is None:
+        document.pop(last, None)
+    else:
+        document[last] = value
+
+
+def _dotted(keys):
+    return ".".join(keys)

@@ -41,7 +41,7 @@ def assemble(now, hosts, failure_domains, nodes=(), pods=(), kubeadm_config=None
 
     ``hosts``: the inventory's candidates, each ``{name, address, failure_domain, record}``, ``record`` being
     the parsed host record (None: the host has none). ``nodes`` / ``pods``: Nodes and kube-system Pods as the
-    API returns them (dicts). ``kubeadm_config``: ``{"kubernetes_version": ...}`` or None when not read.
+    API returns them (dicts). ``kubeadm_config``: ``{"kubernetes_version": ..., "cluster_configuration": {...}}`` or None when not read.
     ``state_config_map``: the ``data`` of kube-system/control-plane-kubeadm-io, or None. ``etcd``: the etcd
     section as ``etcd_client`` gathers it, or None before the cluster exists. ``initialized``: kubeadm init has
     completed (kubeadm-config exists); None means "as kubeadm_config says".
@@ -115,7 +115,7 @@ def _machine_from_node(node, host, pods_by_name):
         "deleting": DELETING in annotations or record.get("step") == "deleting",
         "delete_requested": DELETE_MACHINE in annotations,
         "failure": record.get("failure"),
-        "remediation": _remediation(annotations),
+        "remediation": _remediation(annotations, record),
         "node": snapshot_node,
         "components": components,
         "certificates_expire": host.get("certificates_expire"),
@@ -137,13 +137,15 @@ def _machine_from_record(host):
         "provisioned": record.get("step") in ("joined", "deleting") and record.get("joined") is not None,
         "deleting": record.get("step") == "deleting",
         "failure": record.get("failure"),
+        "remediation": _remediation({}, record),
         "node": None,
         "certificates_expire": host.get("certificates_expire"),
     }
 
 
-def _remediation(annotations):
-    record = _json_object(annotations.get(REMEDIATION))
+def _remediation(annotations, host_record):
+    """The Node's remediation annotation; until the Node has it, what the host record carries (a replacement)."""
+    record = _json_object(annotations.get(REMEDIATION)) or (host_record.get("remediation") or {})
     return {
         "requested": REMEDIATE_MACHINE in annotations,
         "retries": int(record.get("retries") or 0),

@@ -30,11 +30,15 @@ executes it and observes again):
    scale up; more → scale down (SD1 with no outdated machine).
 6. ``none`` — the control plane is as declared.
 
-Before a machine of a new Kubernetes version joins (any ``scale_up`` but the first) or is upgraded in place,
-the cluster's kubeadm configuration (the ``kubeadm-config`` ConfigMap: ``kubernetesVersion`` and with it the
-image repository, etcd and DNS settings) must say that version, or ``kubeadm join`` renders the old one:
-``update_kubeadm_config`` comes first, behind the full preflight. When the snapshot does not say which
-version the ConfigMap holds, that is a ``wait`` (``kubeadm_config_not_observed``).
+Before a machine joins (any ``scale_up`` but the first) or is upgraded in place, the cluster's kubeadm
+configuration (the ClusterConfiguration in the ``kubeadm-config`` ConfigMap, which ``kubeadm join`` and
+``kubeadm upgrade`` build the control plane from) must say the spec's version and agree with the spec in every
+field the spec may change (``kubeadm_config.MANAGED_FIELDS``: image repositories, feature gates, the API
+server, controller manager and scheduler sections, etcd and DNS settings), or the machine is built from the
+old configuration while its spec hash claims the new one: ``update_kubeadm_config`` comes first, behind the
+full preflight, its reason naming the fields. When the snapshot does not say which version the ConfigMap
+holds, that is a ``wait`` (``kubeadm_config_not_observed``); when it has no ``cluster_configuration`` (an older
+snapshot), only the version is compared.
 
 Every step that creates or removes a machine runs preflight first (PF, excluding the machine a scale down
 removes) and every step that removes an etcd member projects quorum first; a scale up projects the join
@@ -55,6 +59,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils import (
     etcd_leadership,
     failure_domains,
     health_check,
+    kubeadm_config,
     preflight,
     remediation,
     rollout,
@@ -105,6 +110,7 @@ class _View:
         self.replace, self.in_place = rollout.split_by_strategy(self.outdated, (spec.get("upgrade") or {}).get("strategy"))
         self.health = health
         self.flagged = remediation.flagged_names(health)
+        self.remediation_in_progress = remediation.in_progress(snapshot.get("remediation_in_progress"), self.machines)
         self.remediation = remediation.decide(
             self.machines,
             health,
@@ -113,7 +119,7 @@ class _View:
             self.now,
             bool(snapshot.get("initialized")),
             self.etcd_managed,
-            snapshot.get("remediation_in_progress"),
+            self.remediation_in_progress,
         )
 
     def _physical_member_health(self):
@@ -127,8 +133,8 @@ class _View:
         undeleted = [dict(m, deleting=False) for m in self.machines]
         return etcd_health.evaluate(self.snapshot.get("etcd") or {}, undeleted)["members_by_machine"]
 
-    def preflight(self, exclude=None):
-        return preflight.check(self.snapshot, self.etcd_managed, exclude)
+    def preflight(self, excluded=()):
+        return preflight.check(self.snapshot, self.etcd_managed, excluded)
 
     def member_of(self, machine_name):
         """The etcd member named after the machine's node, or None."""
@@ -274,8 +280,8 @@ def _upgrade_in_place(view):
 
 
 def _kubeadm_config_first(view, what):
-    """The kubeadm-config update a new-version machine needs first (module docstring), or None when it says
-    the spec's version already."""
+    """The kubeadm-config update a joining or upgrading machine needs first (module docstring), or None when the
+    ConfigMap already says what the spec does."""
     if not view.snapshot.get("initialized"):
         return None
     config = view.snapshot.get("kubeadm_config")
@@ -284,14 +290,31 @@ def _kubeadm_config_first(view, what):
             "%s: the kubeadm-config ConfigMap's kubernetesVersion must say %s first, and it was not observed" % (what, view.spec["version"]),
             [preflight.blocker("kubeadm_config_not_observed", "the snapshot has no kubeadm_config.kubernetes_version", [])],
         )
-    current = config["kubernetes_version"]
-    if not rollout.version_differs(current, view.spec["version"]):
+    current, version = config["kubernetes_version"], view.spec["version"]
+    version_differs = rollout.version_differs(current, version)
+    # Without the stored ClusterConfiguration (an older snapshot) only the version can be compared.
+    stored = config.get("cluster_configuration")
+    fields = [] if stored is None else [
+        field for field in kubeadm_config.cluster_configuration_differences(view.spec, stored) if field != "kubernetesVersion"
+    ]
+    if not version_differs and not fields:
         return None
-    reason = "the cluster's kubeadm configuration says %s; before a machine of %s joins or is upgraded it must say %s" % (
-        current,
-        view.spec["version"],
-        view.spec["version"],
-    )
+    if not fields:
+        reason = "the cluster's kubeadm configuration says %s; before a machine of %s joins or is upgraded it must say %s" % (
+            current,
+            version,
+            version,
+        )
+    elif version_differs:
+        reason = (
+            "the cluster's kubeadm configuration says %s and differs from the spec in %s; before a machine of %s joins or is "
+            "upgraded it must say %s and match the spec" % (current, ", ".join(fields), version, version)
+        )
+    else:
+        reason = (
+            "the cluster's kubeadm configuration differs from the spec in %s; before a machine joins or is upgraded it must "
+            "match the spec (kubeadm builds the machine's control plane from it)" % ", ".join(fields)
+        )
     report = view.preflight()
     if not report["ok"]:
         return _wait(reason + ", once preflight passes", report["failures"], preflight=report, details=[what])
@@ -335,13 +358,16 @@ def _existing_cluster(view):
 
 
 def _scale_up(view, reason):
-    """Scale up behind the kubeadm-config update, preflight (PF5: nothing excluded) and the projection of a
-    kubeadm join."""
+    """Scale up behind the kubeadm-config update, preflight (PF5: nothing excluded; RM11: a remediation's
+    replacement leaves the machines flagged for remediation out) and the projection of a kubeadm join."""
     config = _kubeadm_config_first(view, reason)
     if config is not None:
         return config
     choice = _placement(view)
-    report = view.preflight()
+    # RM11: a remediation's replacement does not wait for the machines flagged for remediation to heal (seed
+    # scenario 2 replaces two unhealthy machines one after the other); the join's quorum projection still counts
+    # their etcd members as they answer.
+    report = view.preflight(excluded=sorted(view.flagged) if view.remediation_in_progress else ())
     details = ["%s: %s" % (choice.rule, choice.detail)]
     if not report["ok"]:
         return _wait(
@@ -370,7 +396,7 @@ def _scale_up(view, reason):
         failure_domain=choice.domain,
         preflight=report,
         quorum=verdict.as_dict() if verdict else None,
-        remediation_for=view.snapshot.get("remediation_in_progress"),
+        remediation_for=view.remediation_in_progress,
         details=details,
     )
 
@@ -378,7 +404,7 @@ def _scale_up(view, reason):
 def _scale_down(view, outdated, reason):
     """SD1–SD4: select the machine, then preflight without it (SD3), then the quorum projection."""
     selection = scale_down.select_machine(view.snapshot.get("failure_domains"), view.machines, outdated, view.conditions)
-    report = view.preflight(exclude=selection.machine)
+    report = view.preflight(excluded=[selection.machine])
     if not report["ok"]:
         return _wait(
             reason + " (%s), once preflight passes" % selection.machine,
@@ -425,7 +451,8 @@ def _settled(view):
     """Nothing to do: ``none``, or ``wait`` while a remediation is held back (RM10)."""
     decision = view.remediation
     if decision.status in (remediation.SKIP, remediation.FAIL):
-        return _wait(decision.reason, [preflight.blocker(decision.rule, decision.reason, [decision.machine] if decision.machine else [])])
+        blocker = preflight.blocker(decision.rule, decision.reason, [decision.machine] if decision.machine else [])
+        return _wait(remediation.held_back(decision), [blocker])
     report = view.preflight()
     return _step(NONE, "the control plane is as declared", preflight=report, blocked_by=report["failures"])
 

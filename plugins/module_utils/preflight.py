@@ -20,7 +20,8 @@ named by its rule:
   reports the same member list, no alarm), or, for external etcd, that an endpoint answers.
 
 Every failure is listed (PF4), with the machines it concerns. A scale down excludes the machine it removes
-(PF5): the checks then look at the cluster as it will be without that machine and its etcd member.
+(PF5): the checks then look at the cluster as it will be without that machine and its etcd member. The scale up
+that creates a remediation's replacement excludes the machines flagged for remediation (RM11, docs/rules.md).
 """
 
 from __future__ import annotations
@@ -34,15 +35,15 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_he
 )
 
 
-def check(snapshot, etcd_managed, exclude=None):
+def check(snapshot, etcd_managed, excluded=()):
     """The preflight report ``{ok, excluded, failures: [{rule, message, machines}]}`` for ``snapshot``.
 
-    ``exclude``: the name of the machine a scale down is about to remove, or None.
+    ``excluded``: the names of the machines the checks leave out, with their etcd members (PF5, RM11).
     """
     machines = snapshot.get("machines") or []
     failures = []
     if not machines:
-        return _report(failures, exclude)
+        return _report(failures, excluded)
     etcd = snapshot.get("etcd") or {}
     if bool(etcd.get("external")) == etcd_managed:
         failures.append(
@@ -59,9 +60,9 @@ def check(snapshot, etcd_managed, exclude=None):
     if deleting:
         failures.append(blocker("machines_deleting", "%s being deleted; wait until that finishes" % _is_are(deleting), deleting))
 
-    kept = [m for m in machines if m["name"] != exclude]
-    excluded_node = next((node_name(m) for m in machines if m["name"] == exclude), None)
-    members = [mb for mb in etcd.get("members") or [] if excluded_node is None or mb.get("name") != excluded_node]
+    kept = [m for m in machines if m["name"] not in excluded]
+    excluded_nodes = {node_name(m) for m in machines if m["name"] in excluded} - {None}
+    members = [mb for mb in etcd.get("members") or [] if mb.get("name") not in excluded_nodes]
     health = etcd_health.evaluate(dict(etcd, members=members), kept)
     conditions = all_conditions(kept, etcd_managed, health["members_by_machine"])
 
@@ -78,7 +79,7 @@ def check(snapshot, etcd_managed, exclude=None):
             failures.append(blocker("etcd_members_not_healthy", _describe(members_down), sorted(members_down)))
     if health["problems"]:
         failures.append(blocker("etcd_cluster", "; ".join(health["problems"])))
-    return _report(failures, exclude)
+    return _report(failures, excluded)
 
 
 def _not_true(conditions, names, wanted):
@@ -103,8 +104,8 @@ def blocker(rule, message, machines=()):
     return {"rule": rule, "message": message, "machines": list(machines)}
 
 
-def _report(failures, exclude):
-    return {"ok": not failures, "excluded": [exclude] if exclude else [], "failures": failures}
+def _report(failures, excluded):
+    return {"ok": not failures, "excluded": sorted(excluded), "failures": failures}
 
 
 def _topology(external):

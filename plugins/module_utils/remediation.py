@@ -12,7 +12,8 @@ RM3  No flagged machine → nothing to do.
 RM4  Selection: the oldest flagged machine without a node; if none, the oldest flagged machine.
 RM5  Preconditions, in this order, the first failure wins:
      1. the selected machine is already deleting → stop (``already_deleting``);
-     2. an earlier remediation's replacement is not created yet → skip (``remediation_in_progress``);
+     2. an earlier remediation's replacement is not created yet → skip (``remediation_in_progress``; see
+        ``in_progress`` for when a record no longer counts);
      3. retry limits (RM6) → skip (``retry_period`` / ``max_retries``);
      — only once the control plane is initialized —
      4. one machine or fewer → skip (``too_few_machines``; actual machines, not replicas);
@@ -51,6 +52,8 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil imp
 
 REMEDIATE, SKIP, FAIL, NONE = "remediate", "skip", "fail", "none"
 DEFAULT_MIN_HEALTHY_PERIOD = 3600.0
+# Rules that end by themselves as flows go on: a limit's time passes, a replacement or a deletion finishes.
+LIFTED_BY_TIME = ("retry_period", "remediation_in_progress", "machine_provisioning", "machine_deleting", "already_deleting")
 
 Decision = namedtuple("Decision", "status machine rule reason retry_count leader_candidate quorum retry_after_seconds")
 # ``retry_after_seconds``: for a refusal, the seconds until the limit that refuses ends.
@@ -98,17 +101,34 @@ def retry_verdict(machine, strategy, now):
     return Retry(True, retries + 1, None, "retry %d of the sequence that started before %s" % (retries + 1, format_time(last)), None)
 
 
+def in_progress(record, machines):
+    """RM5.2: the remediation still waiting for its replacement, or None.
+
+    The flow records a remediation before it deletes the machine, and the replacement clears the record when it
+    is created. A record whose machine still runs (it has a Node and is not being deleted) is stale: the run that
+    wrote it was stopped before the delete began, or the replacement took the same host name and is running; it
+    holds nothing back, and the next decision starts afresh.
+    """
+    if not record:
+        return None
+    named = next((m for m in machines if m["name"] == record.get("machine")), None)
+    if named is not None and named.get("node") is not None and not named.get("deleting"):
+        return None
+    return record
+
+
 def flagged_names(health):
     """RM1: the machines flagged for remediation — unhealthy per the health check, when it allows remediation."""
     return set(health.get("unhealthy") or []) if health.get("remediation_allowed") else set()
 
 
-def decide(machines, health, members, strategy, now, initialized, etcd_managed, in_progress):
+def decide(machines, health, members, strategy, now, initialized, etcd_managed, waiting):
     """RM1–RM8 as one if-chain (module docstring): a ``Decision`` for this pass.
 
     ``health``: the health check's verdict (``health_check.evaluate``); ``members``: the etcd members as
     ``etcd_quorum.Member`` values, healthy per RM7 (``component_health.quorum_members``); ``strategy``: the
-    spec's ``remediation`` section; ``in_progress``: the snapshot's ``remediation_in_progress``.
+    spec's ``remediation`` section; ``waiting``: the remediation still waiting for its replacement
+    (``in_progress`` of the snapshot's ``remediation_in_progress``).
     """
     flagged = flagged_names(health)
     if health.get("unhealthy") and not flagged:
@@ -120,12 +140,12 @@ def decide(machines, health, members, strategy, now, initialized, etcd_managed, 
     name = target["name"]
     if target.get("deleting"):
         return _decision(SKIP, name, "already_deleting", "%s is already being deleted" % name)
-    if in_progress:
+    if waiting:
         return _decision(
             SKIP,
             name,
             "remediation_in_progress",
-            "the replacement of %s, remediated earlier, is not created yet" % in_progress.get("machine"),
+            "the replacement of %s, remediated earlier, is not created yet" % waiting.get("machine"),
         )
     retry = retry_verdict(target, strategy, now)
     if not retry.allowed:
@@ -152,6 +172,13 @@ def decide(machines, health, members, strategy, now, initialized, etcd_managed, 
         return _decision(FAIL, name, "no_leader_candidate", reason, retry.retry_count, quorum=verdict)
     reason = "%s is unhealthy and etcd keeps quorum without it" % name
     return _decision(REMEDIATE, name, None, reason, retry.retry_count, candidate, verdict)
+
+
+def held_back(decision):
+    """What an operator reads when a remediation is held back: whether time alone lifts the rule, or a person must act."""
+    if decision.rule in LIFTED_BY_TIME:
+        return "remediation waits: %s" % decision.reason
+    return "manual intervention needed (%s): %s" % (decision.rule, decision.reason)
 
 
 def _project_removal(members, member_name):

@@ -29,6 +29,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import (
     REQUIRED,
     Field,
+    any_mapping,
     boolean,
     error,
     integer,
@@ -151,7 +152,7 @@ def _member(value, path, errors):
 _SNAPSHOT = {
     "now": Field(timestamp, REQUIRED),
     "initialized": Field(boolean, False),
-    "kubeadm_config": Field(mapping({"kubernetes_version": Field(string())})),
+    "kubeadm_config": Field(mapping({"kubernetes_version": Field(string()), "cluster_configuration": Field(any_mapping)})),
     "endpoint_ready": Field(boolean, False),
     "failure_domains": Field(
         list_of(mapping({"name": Field(string(), REQUIRED), "control_plane": Field(boolean, False)})), []

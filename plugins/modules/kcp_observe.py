@@ -224,11 +224,20 @@ def read_cluster(kubeconfig, timeout):
         kubeadm_config = optional_config_map(api, core, "kubeadm-config", timeout)
         state = optional_config_map(api, core, observation.STATE_OBJECT, timeout)
         if kubeadm_config is not None:
-            cluster_configuration = yaml.safe_load(kubeadm_config.get("ClusterConfiguration") or "") or {}
-            kubeadm_config = {"kubernetes_version": cluster_configuration.get("kubernetesVersion")}
+            kubeadm_config = kubeadm_config_of(kubeadm_config)
         return api.configuration.host, nodes, pods, kubeadm_config, state, endpoint_ready(api, timeout)
     finally:
         api.close()
+
+
+def kubeadm_config_of(data):
+    """The snapshot's ``kubeadm_config`` from the data of the kubeadm-config ConfigMap: its ClusterConfiguration
+    as a mapping, and the version it names. A ClusterConfiguration that is not a YAML mapping is not observed
+    (null), so the plan waits rather than compare against it."""
+    cluster_configuration = yaml.safe_load(data.get("ClusterConfiguration") or "") or {}
+    if not isinstance(cluster_configuration, dict):
+        return {"kubernetes_version": None, "cluster_configuration": None}
+    return {"kubernetes_version": cluster_configuration.get("kubernetesVersion"), "cluster_configuration": cluster_configuration}
 
 
 def optional_config_map(api, core, name, timeout):

@@ -23,8 +23,8 @@ description:
     V(rollout) outdated machines (add then remove with C(max_surge) 1, remove then add with 0), or
     V(upgrade_in_place) with the in-place upgrade strategy, one machine per step; V(scale_up) / V(scale_down)
     towards the declared replicas; V(none) when nothing is needed. V(wait) says a needed operation is not safe
-    now. Before a machine of a new Kubernetes version joins or is upgraded in place,
-    V(update_kubeadm_config) makes the cluster's kubeadm-config ConfigMap say that version."
+    now. Before a machine joins or is upgraded in place, V(update_kubeadm_config) brings the cluster's
+    kubeadm-config ClusterConfiguration to the spec: its version and every field the spec may change."
   - "Nothing is concluded from no answer: when no etcd endpoint answered, the plan is V(wait) naming etcd;
     when the observation found no machine for a cluster that exists (initialized, or etcd has members), the
     plan is V(wait), never a second C(kubeadm init)."
@@ -44,6 +44,13 @@ options:
         as M(kubeadm.control_plane.kcp_validate) does.
     type: dict
     required: true
+  projection:
+    description:
+      - Also return RV(projection), the steps the flows would take one after the other if each did what it says,
+        for check mode and the reconcile flow's dry run.
+      - A projection, not a promise; each real pass observes again.
+    type: bool
+    default: false
 attributes:
   check_mode:
     support: full
@@ -97,8 +104,9 @@ action:
       RV(machines) where they stand; V(remediate) delete the unhealthy RV(machine) (a later scale up
       replaces it); V(remove_etcd_member) remove the etcd RV(member) that belongs to no machine;
       V(finish_delete) finish removing RV(machine), whose removal was interrupted; V(update_kubeadm_config) set
-      the kubeadm-config ConfigMap's C(kubernetesVersion) (and the image repository, etcd and DNS settings
-      that go with it) to the spec's version.
+      the kubeadm-config ConfigMap's ClusterConfiguration to the spec (C(kubernetesVersion), image repositories,
+      feature gates, the apiServer, controllerManager and scheduler sections, etcd and DNS settings; RV(reason)
+      names the fields that differ).
   returned: success
   type: str
   choices: [none, wait, scale_up, scale_down, rollout, upgrade_in_place, remediate, remove_etcd_member, finish_delete,
@@ -318,6 +326,51 @@ spec_hashes:
     join:
       description: The hash of the part kubeadm join reads.
       type: str
+projection:
+  description:
+    - With O(projection=true), the steps from this plan on, one after the other, as the flows would take them
+      if each did what it says; its first entry is this plan. Each step's expected effect is applied to a copy
+      of the snapshot and the planner asked again, with every check it makes (C(docs/decisions.md), the whole
+      plan).
+    - The last entry is the V(none) or V(wait) the projection ends on, or V(stopped) after 16 steps, whose
+      reason names the step that would come next.
+    - A machine that a scale up creates is called V(new-1), V(new-2), and so on, since its host is picked only
+      when the step runs. Such names show up only in later steps and reasons.
+  returned: when O(projection) is true
+  type: list
+  elements: dict
+  sample: [{"action": "remediate", "step": null, "machine": "cp-2", "failure_domain": null, "init": false,
+            "member": null, "blocked_by": [], "reason": "cp-2 is unhealthy and etcd keeps quorum without it"},
+           {"action": "scale_up", "step": "scale_up", "machine": null, "failure_domain": "fd-b", "init": false,
+            "member": null, "blocked_by": [], "reason": "2 of 3 machines: add one"},
+           {"action": "none", "step": null, "machine": null, "failure_domain": null, "init": false, "member": null,
+            "blocked_by": [], "reason": "the control plane is as declared"}]
+  contains:
+    action:
+      description: As RV(action), or V(stopped) when the projection reached its limit.
+      type: str
+    step:
+      description: As RV(step).
+      type: str
+    machine:
+      description: As RV(machine); may be a placeholder (V(new-1)) for a machine an earlier step creates.
+      type: str
+    failure_domain:
+      description: As RV(failure_domain).
+      type: str
+    init:
+      description: As RV(init).
+      type: bool
+    member:
+      description: As RV(member).
+      type: dict
+    reason:
+      description: As RV(reason); for V(stopped), the step that would come next.
+      type: str
+    blocked_by:
+      description: As RV(blocked_by).
+      type: list
+      elements: dict
 errors:
   description: Every input error, each with the path of the field, the rule it breaks and the value given.
   returned: failure
@@ -328,17 +381,22 @@ errors:
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.plan_projection import project
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import plan
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_spec_and_snapshot
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe
 
 
-def plan_from_raw(raw_spec, raw_observed):
-    """(plan, errors): the plan only when both arguments are valid; every error of both otherwise."""
+def plan_from_raw(raw_spec, raw_observed, projection=False):
+    """(plan, errors): the plan, with its projection when asked, only when both arguments are valid; every error
+    of both otherwise."""
     spec, snapshot, errors = normalize_spec_and_snapshot(raw_spec, raw_observed)
     if errors:
         return None, errors
-    return plan(spec, snapshot), []
+    result = plan(spec, snapshot)
+    if projection:
+        result["projection"] = project(spec, snapshot)
+    return result, []
 
 
 def main():
@@ -346,10 +404,11 @@ def main():
         argument_spec=dict(
             spec=dict(type="dict", required=True),
             observed=dict(type="dict", required=True),
+            projection=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
     )
-    result, errors = plan_from_raw(module.params["spec"], module.params["observed"])
+    result, errors = plan_from_raw(module.params["spec"], module.params["observed"], module.params["projection"])
     if errors:
         module.fail_json(msg="invalid input: %s" % describe(errors), errors=errors)
     module.exit_json(changed=False, **result)

@@ -61,6 +61,20 @@ options:
       joined:
         description: When it finished joining (RFC 3339, UTC).
         type: str
+      remediation:
+        description:
+          - For the replacement of a remediated machine, the remediation it carries on (C(docs/state.md)) until
+            its Node holds the same as an annotation.
+        type: dict
+        suboptions:
+          retries:
+            description: The retry count of that remediation.
+            type: int
+            required: true
+          last:
+            description: When that remediation began (RFC 3339, UTC).
+            type: str
+            required: true
   kubernetes_dir:
     description: kubeadm's directory, which holds the record.
     type: path
@@ -126,6 +140,7 @@ FIELDS = dict(
     spec_hash=dict(type="str"),
     step=dict(type="str", required=True, choices=["installing", "joining", "joined", "deleting"]),
     joined=dict(type="str"),
+    remediation=dict(type="dict", options=dict(retries=dict(type="int", required=True), last=dict(type="str", required=True))),
 )
 
 

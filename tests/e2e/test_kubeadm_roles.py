@@ -111,7 +111,8 @@ def test_the_observed_cluster_is_accepted_by_the_plan_verbatim_and_needs_nothing
         observed, plan = observe_and_plan(bare_hosts, tmp_path)
     hosts = bare_hosts.hosts()
     assert observed["initialized"] is True and observed["endpoint_ready"] is True
-    assert observed["kubeadm_config"] == {"kubernetes_version": newest(bare_hosts.mirror_dir)}
+    assert observed["kubeadm_config"]["kubernetes_version"] == newest(bare_hosts.mirror_dir)
+    assert observed["kubeadm_config"]["cluster_configuration"]["kubernetesVersion"] == newest(bare_hosts.mirror_dir)
     machines = {m["name"]: m for m in observed["machines"]}
     assert sorted(machines) == hosts
     for index, host in enumerate(hosts):

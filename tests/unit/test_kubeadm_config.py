@@ -12,8 +12,8 @@ MACHINE = {"name": "cp-2", "address": "10.0.0.12", "failure_domain": "fd-b"}
 TOKEN, KEY, HASH = "abcdef.0123456789abcdef", "f" * 64, "sha256:" + "e" * 64
 
 
-def spec(**kubeadm):
-    normalized, errors = normalize_spec({"cluster_name": "prod", "replicas": 3, "version": "v1.37.1",
+def spec(version="v1.37.1", **kubeadm):
+    normalized, errors = normalize_spec({"cluster_name": "prod", "replicas": 3, "version": version,
                                          "endpoint": {"host": "lb.example", "port": 7443}, "kubeadm": kubeadm})
     assert errors == []
     return normalized
@@ -73,3 +73,131 @@ def test_an_ipv6_endpoint_is_bracketed():
     normalized = spec()
     normalized["endpoint"] = {"host": "fd00::10", "port": 6443}
     assert kubeadm_config.endpoint_address(normalized) == "[fd00::10]:6443"
+
+
+# --- the cluster's stored ClusterConfiguration against the spec ------------------------------------------------
+
+AUDIT = [{"name": "audit-log-maxage", "value": "30"}, {"name": "profiling", "value": "false"}]
+
+
+def stored(**fields):
+    """The ClusterConfiguration kubeadm 1.37 keeps in kubeadm-config after `kubeadm init` from spec(): the given
+    configuration with kubeadm's defaults written in."""
+    doc = {"apiVersion": "kubeadm.k8s.io/v1beta4", "kind": "ClusterConfiguration", "kubernetesVersion": "v1.37.1",
+           "clusterName": "prod", "controlPlaneEndpoint": "lb.example:7443", "certificatesDir": "/etc/kubernetes/pki",
+           "imageRepository": "registry.k8s.io", "networking": {"dnsDomain": "cluster.local", "serviceSubnet": "10.96.0.0/12"},
+           "etcd": {"local": {"dataDir": "/var/lib/etcd"}}, "apiServer": {}, "controllerManager": {}, "scheduler": {},
+           "dns": {}, "proxy": {}, "encryptionAlgorithm": "RSA-2048", "certificateValidityPeriod": "8760h0m0s",
+           "caCertificateValidityPeriod": "87600h0m0s"}
+    doc.update(fields)
+    return doc
+
+
+def compare(cluster_configuration, observed, version="v1.37.1", **kubeadm):
+    """(differences, updated, differences of the updated document) for a spec with ``cluster_configuration``."""
+    the_spec = spec(version, cluster_configuration=cluster_configuration, **kubeadm)
+    updated = kubeadm_config.updated_cluster_configuration(the_spec, observed)
+    return (kubeadm_config.cluster_configuration_differences(the_spec, observed), updated,
+            kubeadm_config.cluster_configuration_differences(the_spec, updated))
+
+
+@pytest.mark.parametrize("configuration, observed", [
+    ({}, stored()),
+    ({"apiServer": {"extraArgs": AUDIT, "certSANs": ["api.example"]}, "featureGates": {"RootlessControlPlane": True},
+      "etcd": {"local": {"imageTag": "3.6.8-0", "dataDir": "/data/etcd"}}, "dns": {"imageTag": "v1.14.2"},
+      "networking": {"podSubnet": "10.244.0.0/16"}},
+     stored(apiServer={"extraArgs": AUDIT, "certSANs": ["api.example"]}, featureGates={"RootlessControlPlane": True},
+            etcd={"local": {"imageTag": "3.6.8-0", "dataDir": "/data/etcd"}}, dns={"imageTag": "v1.14.2"},
+            networking={"dnsDomain": "cluster.local", "serviceSubnet": "10.96.0.0/12", "podSubnet": "10.244.0.0/16"})),
+    ({"imageRepository": "registry.k8s.io"}, stored()),
+], ids=["an empty configuration", "overrides in every managed section", "the default repository written out"])
+def test_what_kubeadm_init_stored_from_the_spec_is_equal_and_updating_it_changes_nothing(configuration, observed):
+    differences, updated, unused = compare(configuration, observed)
+    assert differences == []
+    assert updated == observed
+
+
+def test_a_version_without_v_and_empty_collections_are_as_good_as_the_spec_s():
+    observed = stored(kubernetesVersion="1.37.1", apiServer={"extraArgs": [], "extraVolumes": []}, featureGates={})
+    differences, updated, after = compare({}, observed)
+    assert (differences, after) == ([], [])
+    assert updated == stored()  # had an update run all the same, it would have written the spec's form
+
+
+@pytest.mark.parametrize("configuration, observed, fields", [
+    ({"apiServer": {"extraArgs": [AUDIT[0], {"name": "profiling", "value": "true"}]}}, stored(apiServer={"extraArgs": AUDIT}),
+     ["apiServer.extraArgs"]),
+    ({"apiServer": {"extraArgs": AUDIT[:1]}}, stored(apiServer={"extraArgs": AUDIT}), ["apiServer.extraArgs"]),
+    ({}, stored(apiServer={"extraArgs": AUDIT}), ["apiServer.extraArgs"]),
+    ({"scheduler": {"extraArgs": AUDIT}}, stored(), ["scheduler.extraArgs"]),
+    ({"apiServer": {"extraArgs": [{"name": "service-account-issuer", "value": "b"}, {"name": "service-account-issuer", "value": "a"}]}},
+     stored(apiServer={"extraArgs": [{"name": "service-account-issuer", "value": "a"}, {"name": "service-account-issuer", "value": "b"}]}),
+     ["apiServer.extraArgs"]),
+    ({"controllerManager": {"extraVolumes": [{"name": "cloud", "hostPath": "/etc/cloud", "mountPath": "/etc/cloud"}]}}, stored(),
+     ["controllerManager.extraVolumes"]),
+    ({"apiServer": {"certSANs": ["api.example"], "extraArgs": AUDIT}}, stored(apiServer={"certSANs": ["old.example"]}),
+     ["apiServer.certSANs", "apiServer.extraArgs"]),
+    ({"featureGates": {"RootlessControlPlane": True}}, stored(), ["featureGates"]),
+    ({"imageRepository": "mirror.example/k8s"}, stored(), ["imageRepository"]),
+    ({}, stored(imageRepository="mirror.example/k8s"), ["imageRepository"]),
+    ({"etcd": {"local": {"imageTag": "3.6.8-0", "extraArgs": AUDIT[:1]}}}, stored(), ["etcd.local.imageTag", "etcd.local.extraArgs"]),
+    ({}, stored(etcd={"local": {"dataDir": "/var/lib/etcd", "imageRepository": "mirror.example/etcd"}}),
+     ["etcd.local.imageRepository"]),
+    ({"etcd": {"local": {"serverCertSANs": ["etcd.example"]}}}, stored(), ["etcd.local.serverCertSANs"]),
+    ({"dns": {"imageRepository": "mirror.example/coredns", "imageTag": "v1.14.6"}}, stored(),
+     ["dns.imageRepository", "dns.imageTag"]),
+    ({}, stored(kubernetesVersion="v1.36.4", apiServer={"extraArgs": AUDIT}), ["kubernetesVersion", "apiServer.extraArgs"]),
+], ids=["a changed extraArg", "a removed extraArg", "every extraArg removed", "an extraArg added to a section kubeadm left empty",
+        "a repeated flag in another order", "an extra volume", "two fields of one section",
+        "a feature gate", "an image repository override", "a removed image repository override",
+        "the etcd image tag and arguments", "a removed etcd image repository override", "etcd server certificate SANs",
+        "the CoreDNS image", "the version and an argument"])
+def test_a_changed_managed_field_differs_and_the_update_makes_it_equal(configuration, observed, fields):
+    differences, updated, after = compare(configuration, observed)
+    assert differences == fields
+    assert after == []
+
+
+def test_the_update_sets_the_managed_fields_and_keeps_the_rest_as_kubeadm_stored_it():
+    observed = stored(kubernetesVersion="v1.36.4", imageRepository="mirror.example/k8s",
+                      apiServer={"extraArgs": AUDIT, "certSANs": ["old.example"]},
+                      etcd={"local": {"dataDir": "/var/lib/etcd", "imageTag": "3.6.6-0", "extraArgs": AUDIT}},
+                      dns={"imageTag": "v1.13.1"})
+    configuration = {"apiServer": {"extraArgs": AUDIT[:1]}, "networking": {"podSubnet": "10.244.0.0/16"},
+                     "etcd": {"local": {"dataDir": "/data/etcd"}}, "certificatesDir": "/elsewhere"}
+    differences, updated, after = compare(configuration, observed)
+    assert differences == ["kubernetesVersion", "imageRepository", "apiServer.certSANs", "apiServer.extraArgs",
+                           "etcd.local.imageTag", "etcd.local.extraArgs", "dns.imageTag"]
+    assert updated == stored(apiServer={"extraArgs": AUDIT[:1]}, etcd={"local": {"dataDir": "/var/lib/etcd"}}, dns={})
+    assert observed["kubernetesVersion"] == "v1.36.4"  # the observed document itself is left alone
+
+
+def test_a_v1beta3_map_compares_with_the_stored_list_and_is_written_as_kubeadm_converts_it():
+    args = {"profiling": "false", "audit-log-maxage": "30"}
+    differences, updated, after = compare({"apiServer": {"extraArgs": args, "timeoutForControlPlane": "4m0s"}},
+                                          stored(apiServer={"extraArgs": AUDIT}, kubernetesVersion="v1.36.4"),
+                                          version="v1.36.4", api_version="kubeadm.k8s.io/v1beta3")
+    assert differences == []
+    assert updated["apiServer"] == {"extraArgs": AUDIT}
+    differences, updated, after = compare({"apiServer": {"extraArgs": args}}, stored(kubernetesVersion="v1.36.4"),
+                                          version="v1.36.4", api_version="kubeadm.k8s.io/v1beta3")
+    assert (differences, updated["apiServer"], after) == (["apiServer.extraArgs"], {"extraArgs": AUDIT}, [])
+
+
+def test_a_stored_v1beta3_document_gets_maps_and_keeps_its_start_up_timeout():
+    observed = stored(apiVersion="kubeadm.k8s.io/v1beta3", apiServer={"timeoutForControlPlane": "4m0s"})
+    differences, updated, after = compare({"apiServer": {"extraArgs": AUDIT}}, observed)
+    assert differences == ["apiServer.extraArgs"]
+    assert updated["apiServer"] == {"extraArgs": {"audit-log-maxage": "30", "profiling": "false"}, "timeoutForControlPlane": "4m0s"}
+    assert after == []
+
+
+def test_external_etcd_compares_its_endpoints_and_files_and_leaves_a_local_etcd_alone():
+    external = {"endpoints": ["https://10.0.0.5:2379"], "caFile": "/etc/etcd/ca.crt", "certFile": "/etc/etcd/c.crt",
+                "keyFile": "/etc/etcd/c.key"}
+    observed = stored(etcd={"external": dict(external, endpoints=["https://10.0.0.4:2379"])})
+    differences, updated, after = compare({"etcd": {"external": external}}, observed)
+    assert (differences, updated["etcd"], after) == (["etcd.external.endpoints"], {"external": external}, [])
+    # the topology may not switch: a stored local etcd is not the external etcd's to rewrite
+    differences, updated, after = compare({"etcd": {"external": external}}, stored())
+    assert (differences, updated["etcd"]) == ([], {"local": {"dataDir": "/var/lib/etcd"}})

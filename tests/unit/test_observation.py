@@ -127,3 +127,16 @@ def test_an_api_timestamp_the_python_client_wrote_with_an_offset_reads_as_the_sn
     snap = observation.assemble(NOW, [host("cp-1")], ["fd-1"], nodes=[written], kubeadm_config={})
     assert snap["machines"][0]["created"] == "2026-11-26T09:00:00Z"
     assert observation.unrecorded([written], [])[0]["created"] == "2026-11-26T09:00:00Z"
+
+
+def test_a_replacement_carries_its_remediation_from_the_host_record_until_its_node_holds_it():
+    carried = {"retries": 2, "last": "2026-11-26T11:00:00Z"}
+    record = {"name": "cp-2", "created": "2026-11-26T11:01:00Z", "bootstrap": "join", "step": "joining", "remediation": carried}
+    joining = observation.assemble(NOW, [host("cp-2", record=record)], ["fd-1"], kubeadm_config={})
+    assert joining["machines"][0]["remediation"] == {"requested": False, "retries": 2, "last": "2026-11-26T11:00:00Z"}
+    annotated = node("cp-2", annotations={observation.REMEDIATION: json.dumps({"retries": 3, "last": "2026-11-26T11:30:00Z"})})
+    joined = observation.assemble(NOW, [host("cp-2", record=dict(record, step="joined"))], ["fd-1"], nodes=[annotated],
+                                  pods=mirror_pods("cp-2"), kubeadm_config={})
+    assert joined["machines"][0]["remediation"] == {"requested": False, "retries": 3, "last": "2026-11-26T11:30:00Z"}
+    normalize_snapshot(joining)
+    normalize_snapshot(joined)

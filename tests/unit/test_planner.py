@@ -8,6 +8,7 @@ import copy
 
 import pytest
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import kubeadm_config
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import ACTIONS, plan
 
 from builders import HASHES, NOW, VERSION, machine, member, snapshot, spec
@@ -346,6 +347,15 @@ def test_scenario_1_three_replicas_one_machine_marked_is_replaced():
     replace = real_plan(spec(), after)
     assert short(replace) == ("scale_up", "scale_up", "fd-b")
     assert replace["remediation_for"] == {"machine": "cp-2", "timestamp": NOW, "retry_count": 0}
+
+
+def test_a_remediation_record_whose_machine_still_runs_is_not_handed_to_a_scale_up():
+    # the run that wrote the record was stopped before the delete began, and the machine has healed since
+    machines = [machine("cp-1", fd="fd-a", created=999), machine("cp-2", fd="fd-b", created=998)]
+    stale = snapshot(machines, failure_domains=FDS, remediation_in_progress={"machine": "cp-2", "timestamp": NOW, "retry_count": 1})
+    result = real_plan(spec(), stale)
+    assert short(result) == ("scale_up", "scale_up", "fd-c")
+    assert result["remediation_for"] is None
 
 
 def test_scenario_1_the_only_silent_etcd_member_may_be_the_one_remediated():
@@ -795,6 +805,82 @@ def test_a_kubeadm_config_not_observed_is_a_wait_before_a_version_change():
 def test_a_join_of_the_same_version_needs_no_kubeadm_config_update():
     result = decide(spec(replicas=5), snapshot(cluster(3), failure_domains=FDS))
     assert short(result) == ("scale_up", "scale_up", "fd-a")
+
+
+# --- ... and agrees with the spec in every field the spec may change (a configuration rollout) -----------------
+
+AUDIT_30 = [{"name": "audit-log-maxage", "value": "30"}]
+AUDIT_90 = [{"name": "audit-log-maxage", "value": "90"}]
+
+
+def configured(extra_args, **fields):
+    """A normalized spec whose API server takes ``extra_args``."""
+    the_spec = spec(**fields)
+    the_spec["kubeadm"] = dict(the_spec["kubeadm"], cluster_configuration={"apiServer": {"extraArgs": extra_args}})
+    return the_spec
+
+
+def stored_from(the_spec):
+    """The ClusterConfiguration kubeadm init stores for ``the_spec``: the spec's with kubeadm's defaults written in."""
+    document = kubeadm_config.cluster_configuration(the_spec)
+    document.update(imageRepository="registry.k8s.io", certificatesDir="/etc/kubernetes/pki", dns={},
+                    networking={"dnsDomain": "cluster.local", "serviceSubnet": "10.96.0.0/12"},
+                    etcd={"local": {"dataDir": "/var/lib/etcd"}})
+    return document
+
+
+class ConfiguredWorld(World):
+    """A World whose kubeadm-config also holds a ClusterConfiguration, which update_kubeadm_config brings to the spec."""
+
+    def __init__(self, machines, the_spec, stored):
+        super().__init__(machines)
+        self.spec, self.stored = the_spec, stored
+
+    def snapshot(self):
+        snap = super().snapshot()
+        snap["kubeadm_config"]["cluster_configuration"] = copy.deepcopy(self.stored)
+        return snap
+
+    def apply(self, result, version):
+        super().apply(result, version)
+        if result["action"] == "update_kubeadm_config":
+            self.stored = kubeadm_config.updated_cluster_configuration(self.spec, self.stored)
+
+
+def test_a_changed_extra_arg_updates_the_kubeadm_config_before_the_rollouts_first_scale_up():
+    before, after = configured(AUDIT_30), configured(AUDIT_90)
+    world = ConfiguredWorld(cluster(3, cp_1={"spec_hash": "old"}, cp_2={"spec_hash": "old"}, cp_3={"spec_hash": "old"}),
+                            after, stored_from(before))
+    first = plan(after, world.snapshot(), desired_hashes=HASHES, health=HEALTHY)
+    assert short(first) == ("update_kubeadm_config", None, None)
+    assert "differs from the spec in apiServer.extraArgs" in first["reason"] and "says" not in first["reason"]
+    taken = world.converge(after)
+    assert taken[:2] == [("update_kubeadm_config", None, None), ("rollout", "scale_up", "fd-a")]
+    assert taken.count(("update_kubeadm_config", None, None)) == 1
+    assert world.stored["apiServer"] == {"extraArgs": AUDIT_90}
+
+
+def test_a_kubeadm_config_equal_to_the_spec_needs_no_update():
+    the_spec = configured(AUDIT_30, replicas=5)
+    snap = snapshot(cluster(3), failure_domains=FDS,
+                    kubeadm_config={"kubernetes_version": VERSION, "cluster_configuration": stored_from(the_spec)})
+    assert short(decide(the_spec, snap)) == ("scale_up", "scale_up", "fd-a")
+    outdated = snapshot(cluster(3, cp_1={"spec_hash": "old"}), failure_domains=FDS,
+                        kubeadm_config={"kubernetes_version": VERSION, "cluster_configuration": stored_from(the_spec)})
+    assert short(decide(configured(AUDIT_30), outdated)) == ("rollout", "scale_up", "fd-a")
+
+
+def test_a_new_version_and_a_changed_field_are_one_update_whose_reason_names_both():
+    stored = stored_from(configured(AUDIT_30))
+    snap = snapshot(cluster(3), failure_domains=FDS, kubeadm_config={"kubernetes_version": VERSION, "cluster_configuration": stored})
+    result = decide(configured(AUDIT_90, version="v1.31.0"), snap)
+    assert short(result) == ("update_kubeadm_config", None, None)
+    assert "kubeadm configuration says %s and differs from the spec in apiServer.extraArgs" % VERSION in result["reason"]
+
+
+def test_without_the_stored_cluster_configuration_only_the_version_is_compared():
+    snap = snapshot(cluster(3), failure_domains=FDS, kubeadm_config={"kubernetes_version": VERSION, "cluster_configuration": None})
+    assert short(decide(configured(AUDIT_90, replicas=5), snap)) == ("scale_up", "scale_up", "fd-a")
 
 
 # --- in place: one machine per step, upgrade apply on the oldest, the last one upgrades the addons -------------

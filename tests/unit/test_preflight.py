@@ -160,7 +160,7 @@ CASES = [
 
 @pytest.mark.parametrize("snap,managed,exclude,expected,machines", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_preflight(snap, managed, exclude, expected, machines):
-    report = check(snap, managed, exclude)
+    report = check(snap, managed, [exclude] if exclude else ())
     assert rules(report) == expected
     assert report["ok"] is (not expected)
     assert report["excluded"] == ([exclude] if exclude else [])

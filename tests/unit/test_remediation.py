@@ -7,7 +7,7 @@ import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_health
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import quorum_members
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.remediation import decide, retry_verdict, select_machine
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.remediation import decide, in_progress as waiting_remediation, retry_verdict, select_machine
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
 
 from builders import NOW, machine, member, seconds_ago, snapshot, spec
@@ -20,7 +20,8 @@ def decide_for(machines, flagged, members=None, initialized=True, managed=True, 
     health = etcd_health.evaluate(snap["etcd"], machines)
     voters = quorum_members(snap["etcd"]["members"], machines, health["members_by_machine"])
     verdict = {"unhealthy": list(flagged), "remediation_allowed": allowed, "reason": "budget"}
-    return decide(machines, verdict, voters, strategy or STRATEGY, parse_time(NOW), initialized, managed, in_progress)
+    waiting = waiting_remediation(in_progress, machines)
+    return decide(machines, verdict, voters, strategy or STRATEGY, parse_time(NOW), initialized, managed, waiting)
 
 
 def cluster(n, **overrides):
@@ -71,6 +72,33 @@ PRECONDITIONS = [
         "skip",
         "remediation_in_progress",
         "cp-2",
+    ),
+    (
+        "a remediation whose machine is being deleted still holds back the next",
+        cluster(3, cp_3={"deleting": True}),
+        ["cp-2"],
+        {"in_progress": {"machine": "cp-3", "timestamp": NOW, "retry_count": 0}},
+        "skip",
+        "remediation_in_progress",
+        "cp-2",
+    ),
+    (
+        "a record whose machine still runs is stale: the delete never began, and the machine is decided afresh",
+        cluster(3),
+        ["cp-2"],
+        {"in_progress": {"machine": "cp-2", "timestamp": NOW, "retry_count": 1}},
+        "remediate",
+        None,
+        "cp-2",
+    ),
+    (
+        "a record whose machine is provisioning again (the replacement took its host name) still holds back the next",
+        cluster(3, cp_3={"has_node": False}),
+        ["cp-1"],
+        {"in_progress": {"machine": "cp-3", "timestamp": NOW, "retry_count": 0}},
+        "skip",
+        "remediation_in_progress",
+        "cp-1",
     ),
     (
         "a remediation in progress is checked before the retry limits",

@@ -17,13 +17,23 @@ BASE = snapshot(
 MEMBER_DEFAULTS = {"cluster_id": None, "version": None, "db_size": None, "raft_term": None, "raft_index": None}
 
 
-def test_a_built_snapshot_passes_and_only_gains_the_optional_member_fields():
+def test_a_built_snapshot_passes_and_only_gains_the_optional_fields():
     normalized, errors = normalize_snapshot(BASE)
     assert errors == []
     expected = copy.deepcopy(BASE)
     for m in expected["etcd"]["members"]:
         m.update(MEMBER_DEFAULTS)
+    expected["kubeadm_config"]["cluster_configuration"] = None
     assert normalized == expected
+
+
+def test_the_stored_cluster_configuration_is_kept_as_given_and_must_be_a_mapping():
+    stored = {"apiVersion": "kubeadm.k8s.io/v1beta4", "kind": "ClusterConfiguration", "kubernetesVersion": "v1.36.4",
+              "apiServer": {"extraArgs": [{"name": "audit-log-maxage", "value": "30"}]}}
+    normalized, errors = normalize_snapshot(with_field(BASE, "kubeadm_config.cluster_configuration", stored))
+    assert errors == [] and normalized["kubeadm_config"]["cluster_configuration"] == stored
+    errors = normalize_snapshot(with_field(BASE, "kubeadm_config.cluster_configuration", "kubernetesVersion: v1.36.4"))[1]
+    assert [(e["path"], e["rule"]) for e in errors] == [("kubeadm_config.cluster_configuration", "must be a mapping")]
 
 
 def test_a_minimal_snapshot_gets_every_documented_default():

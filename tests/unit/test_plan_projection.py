@@ -1,0 +1,336 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The whole plan: the sequences the projection walks (create, scale down, rollouts, remediation, waits, the
+limit), the seam with the planner (each entry is what it says for the projected snapshot, and every projected
+snapshot is one the snapshot contract accepts), and the kcp_plan option that returns it."""
+
+import copy
+
+import pytest
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.plan_projection import (
+    STOPPED,
+    after_step,
+    creates_machine,
+    free_placeholders,
+    project,
+    summary,
+)
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import plan
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_snapshot
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
+
+from ansible_run import run_module
+from builders import NOW, VERSION, at, machine, member, snapshot, spec
+
+OLD = "v1.35.8"
+FDS = [{"name": n, "control_plane": True} for n in ("fd-a", "fd-b", "fd-c")]
+SPEC = spec()
+JOIN_HASH = spec_hashes(SPEC)["join"]
+SURGE_0 = spec(rollout={"strategy": "RollingUpdate", "max_surge": 0, "after": None, "before": {"certificates_expiry_days": None}})
+IN_PLACE = spec(upgrade={"strategy": "in_place"})
+RETRIES = spec(remediation={"max_retry": 3, "retry_period": 0.0, "min_healthy_period": 3600.0})
+NO_MORE_RETRIES = spec(remediation={"max_retry": 1, "retry_period": 0.0, "min_healthy_period": 3600.0})
+EXTERNAL = spec(
+    kubeadm={
+        "api_version": "kubeadm.k8s.io/v1beta4",
+        "cluster_configuration": {"etcd": {"external": {"endpoints": ["https://10.0.9.1:2379"]}}},
+        "init_configuration": {},
+        "join_configuration": {},
+    }
+)
+
+
+def cluster(n, **overrides):
+    """cp-1..cp-n built from SPEC's join part, spread over fd-a..fd-c, cp-1 oldest; `overrides` maps cp_2 to
+    machine() arguments."""
+    machines = []
+    for i in range(1, n + 1):
+        fields = dict(fd=FDS[(i - 1) % 3]["name"], created=1000 - i, spec_hash=JOIN_HASH)
+        fields.update(overrides.get("cp_%d" % i, {}))
+        machines.append(machine("cp-%d" % i, **fields))
+    return machines
+
+
+def outdated(n):
+    """cp-1..cp-n at OLD, with a kubeadm-config that says OLD too."""
+    return snapshot(cluster(n, **{"cp_%d" % i: {"version": OLD} for i in range(1, n + 1)}), failure_domains=FDS,
+                    kubeadm_config={"kubernetes_version": OLD})
+
+
+def nothing_yet(**extra):
+    """Before kubeadm init: no machine, no etcd member, no kubeadm-config, no endpoint."""
+    fields = dict(failure_domains=FDS, initialized=False, kubeadm_config=None, endpoint_ready=False)
+    fields.update(extra)
+    return snapshot([], **fields)
+
+
+def short(step):
+    """(action, rollout step, the machine / member name / failure domain it concerns) of a projected step."""
+    target = step["machine"] or (step["member"] or {}).get("name") or step["failure_domain"]
+    return step["action"], step["step"], target
+
+
+INIT = ("scale_up", None, "fd-a")
+CONFIG = ("update_kubeadm_config", None, None)
+NONE = ("none", None, None)
+
+# (spec, observed snapshot, the projected steps as short())
+SEQUENCES = [
+    (
+        "create from nothing: kubeadm init, two joins, then nothing",
+        SPEC,
+        nothing_yet(),
+        [INIT, ("scale_up", "scale_up", "fd-b"), ("scale_up", "scale_up", "fd-c"), NONE],
+    ),
+    (
+        "create with external etcd: the same three machines, and no etcd member is projected",
+        EXTERNAL,
+        nothing_yet(failure_domains=[], external=True, members=[member("etcd-1")]),
+        [("scale_up", None, None), ("scale_up", "scale_up", None), ("scale_up", "scale_up", None), NONE],
+    ),
+    (
+        "scale 5 to 3: the machines the planner picks, the fullest failure domain's oldest first",
+        SPEC,
+        snapshot(cluster(5), failure_domains=FDS),
+        [("scale_down", "scale_down", "cp-1"), ("scale_down", "scale_down", "cp-2"), NONE],
+    ),
+    (
+        "rollout of 3 with max_surge 1: the kubeadm-config first, then add and remove in turn",
+        SPEC,
+        outdated(3),
+        [
+            CONFIG,
+            ("rollout", "scale_up", "fd-a"),
+            ("rollout", "scale_down", "cp-1"),
+            ("rollout", "scale_up", "fd-b"),
+            ("rollout", "scale_down", "cp-2"),
+            ("rollout", "scale_up", "fd-c"),
+            ("rollout", "scale_down", "cp-3"),
+            NONE,
+        ],
+    ),
+    (
+        "rollout of 3 with max_surge 0: a removal first, the kubeadm-config before the first join, a plain scale up last",
+        SURGE_0,
+        outdated(3),
+        [
+            ("rollout", "scale_down", "cp-1"),
+            CONFIG,
+            ("rollout", "scale_up", "fd-a"),
+            ("rollout", "scale_down", "cp-2"),
+            ("rollout", "scale_up", "fd-b"),
+            ("rollout", "scale_down", "cp-3"),
+            ("scale_up", "scale_up", "fd-c"),
+            NONE,
+        ],
+    ),
+    (
+        "a spec hash change needs no kubeadm-config update",
+        SPEC,
+        snapshot(cluster(3, cp_2={"spec_hash": "older-hash"}), failure_domains=FDS),
+        [("rollout", "scale_up", "fd-b"), ("rollout", "scale_down", "cp-2"), NONE],
+    ),
+    (
+        "in-place upgrade: the kubeadm-config, upgrade apply on the oldest, then upgrade node on each other",
+        IN_PLACE,
+        outdated(3),
+        [CONFIG, ("upgrade_in_place", None, "cp-1"), ("upgrade_in_place", None, "cp-2"), ("upgrade_in_place", None, "cp-3"), NONE],
+    ),
+    (
+        "a flagged machine is remediated, then replaced by a scale up",
+        SPEC,
+        snapshot(cluster(3, cp_2={"node_ready": "False"}), failure_domains=FDS),
+        [("remediate", None, "cp-2"), ("scale_up", "scale_up", "fd-b"), NONE],
+    ),
+    (
+        "an interrupted deletion is finished, then the machine replaced",
+        SPEC,
+        snapshot(cluster(3, cp_3={"deleting": True}), failure_domains=FDS),
+        [("finish_delete", None, "cp-3"), ("scale_up", "scale_up", "fd-c"), NONE],
+    ),
+    (
+        "a stray etcd member is removed, then nothing",
+        SPEC,
+        snapshot(cluster(3), failure_domains=FDS, members=[member("cp-%d" % i, leader=(i == 1)) for i in (1, 2, 3)] + [member("cp-9")]),
+        [("remove_etcd_member", None, "cp-9"), NONE],
+    ),
+]
+
+
+@pytest.mark.parametrize("the_spec,observed,expected", [case[1:] for case in SEQUENCES], ids=[case[0] for case in SEQUENCES])
+def test_the_projection_walks_the_sequence_the_flows_take(the_spec, observed, expected):
+    steps = project(the_spec, observed)
+    assert [short(s) for s in steps] == expected
+    assert all(set(s) == {"action", "step", "machine", "failure_domain", "init", "member", "reason", "blocked_by"} for s in steps)
+    assert [s["init"] for s in steps] == [i == 0 and not observed["machines"] for i in range(len(steps))]
+
+
+def projected_snapshots(the_spec, observed, limit=16):
+    """(snapshots, plans): the snapshots the projection passes through, built here from the public pieces, and the
+    planner's result for each, up to the first none or wait (or limit + 1 of them)."""
+    placeholders = free_placeholders(observed)
+    snapshots, results = [observed], [plan(the_spec, observed)]
+    while results[-1]["action"] not in ("none", "wait") and len(results) <= limit:
+        result = results[-1]
+        snapshots.append(after_step(the_spec, snapshots[-1], result, next(placeholders) if creates_machine(result) else None))
+        results.append(plan(the_spec, snapshots[-1]))
+    return snapshots, results
+
+
+@pytest.mark.parametrize("the_spec,observed", [case[1:3] for case in SEQUENCES], ids=[case[0] for case in SEQUENCES])
+def test_each_projected_step_is_what_the_planner_says_for_a_snapshot_the_contract_accepts(the_spec, observed):
+    observed, errors = normalize_snapshot(observed)  # as kcp_plan reads it, so that every field is there
+    assert errors == []
+    snapshots, results = projected_snapshots(the_spec, observed)
+    assert project(the_spec, observed) == [summary(result) for result in results]
+    for current, result in zip(snapshots, results):
+        normalized, errors = normalize_snapshot(current)
+        assert errors == []
+        assert normalized == current, "a projected machine or member lacks a field an observed one has"
+        assert plan(the_spec, normalized) == result
+
+
+def test_the_observed_snapshot_is_left_as_it_was():
+    observed = outdated(3)
+    before = copy.deepcopy(observed)
+    project(SPEC, observed)
+    assert observed == before
+
+
+def test_a_new_machine_is_the_newest_healthy_machine_built_from_the_spec():
+    observed = snapshot(cluster(2), failure_domains=FDS)
+    result = plan(SPEC, observed)
+    after = after_step(SPEC, observed, result, "new-1")
+    new = after["machines"][-1]
+    assert (new["name"], new["host"], new["failure_domain"], new["version"], new["bootstrap"]) == ("new-1", None, "fd-c", VERSION, "join")
+    assert new["spec_hash"] == result["spec_hashes"]["join"] == JOIN_HASH
+    assert (new["created"], new["certificates_expire"]) == ("2026-11-22T10:00:01Z", "2027-11-22T10:00:01Z")
+    assert set(new["components"].values()) == {"healthy"}
+    joined = after["etcd"]["members"][-1]
+    ids = sorted(m["id"] for m in after["etcd"]["members"])
+    assert (joined["name"], joined["learner"], joined["leader"], joined["member_ids_seen"]) == ("new-1", False, False, ids)
+    assert all(m["member_ids_seen"] == ids for m in after["etcd"]["members"]), "the members already there list the new one"
+
+
+def test_kubeadm_init_initializes_the_cluster_and_its_member_leads():
+    observed = nothing_yet()
+    after = after_step(SPEC, observed, plan(SPEC, observed), "new-1")
+    assert (after["initialized"], after["endpoint_ready"], after["kubeadm_config"]) == (True, True, {"kubernetes_version": VERSION, "cluster_configuration": None})
+    assert after["machines"][0]["bootstrap"] == "init" and after["machines"][0]["spec_hash"] == spec_hashes(SPEC)["init"]
+    assert [(m["name"], m["leader"]) for m in after["etcd"]["members"]] == [("new-1", True)]
+
+
+def test_the_certificates_of_a_new_machine_run_for_the_spec_validity_period():
+    one_month = spec(kubeadm=dict(SPEC["kubeadm"], cluster_configuration={"certificateValidityPeriod": "720h0m0s"}))
+    observed = nothing_yet()
+    after = after_step(one_month, observed, plan(one_month, observed), "new-1")
+    assert after["machines"][0]["certificates_expire"] == "2026-12-22T10:00:01Z"
+
+
+def test_a_removed_leader_hands_leadership_to_the_leader_candidate():
+    observed = snapshot(cluster(5), failure_domains=FDS)
+    result = plan(SPEC, observed)
+    assert (result["machine"], result["leader_candidate"]) == ("cp-1", "cp-5")
+    after = after_step(SPEC, observed, result)
+    assert [(m["name"], m["leader"]) for m in after["etcd"]["members"]] == [("cp-2", False), ("cp-3", False), ("cp-4", False), ("cp-5", True)]
+    gone = observed["etcd"]["members"][0]["id"]
+    assert all(gone not in m["member_ids_seen"] for m in after["etcd"]["members"])
+
+
+def test_the_replacement_of_a_remediated_machine_carries_the_remediation_record():
+    observed = snapshot(cluster(3, cp_2={"node_ready": "False", "retries": 1, "last_remediation": at(30)}), failure_domains=FDS)
+    snapshots, results = projected_snapshots(RETRIES, observed)
+    assert [result["action"] for result in results] == ["remediate", "scale_up", "none"]
+    assert snapshots[1]["remediation_in_progress"] == {"machine": "cp-2", "timestamp": NOW, "retry_count": 2}
+    assert results[1]["remediation_for"] == {"machine": "cp-2", "timestamp": NOW, "retry_count": 2}
+    settled = snapshots[2]
+    assert settled["remediation_in_progress"] is None
+    assert settled["machines"][-1]["remediation"] == {"requested": False, "retries": 2, "last": NOW}
+
+
+# (spec, observed snapshot, the rule of each blocked_by entry of the single wait)
+WAITS = [
+    (
+        "an etcd member down on another machine holds the scale up back",
+        SPEC,
+        snapshot(cluster(2), failure_domains=FDS, members=[member("cp-1", leader=True), member("cp-2", responsive=False)]),
+        ["etcd_members_not_healthy", "etcd_cluster"],
+    ),
+    (
+        "a remediation past max_retry is held back, and nothing else is needed",
+        NO_MORE_RETRIES,
+        snapshot(cluster(3, cp_2={"node_ready": "False", "retries": 1, "last_remediation": at(30)}), failure_domains=FDS),
+        ["max_retries"],
+    ),
+    (
+        "a kubeadm-config that was not observed holds a rollout back",
+        SPEC,
+        snapshot(cluster(3, cp_1={"version": OLD}), failure_domains=FDS, kubeadm_config=None),
+        ["kubeadm_config_not_observed"],
+    ),
+]
+
+
+@pytest.mark.parametrize("the_spec,observed,rules", [case[1:] for case in WAITS], ids=[case[0] for case in WAITS])
+def test_a_plan_that_waits_is_projected_as_that_wait_alone(the_spec, observed, rules):
+    steps = project(the_spec, observed)
+    assert [s["action"] for s in steps] == ["wait"]
+    assert [b["rule"] for b in steps[0]["blocked_by"]] == rules
+    assert steps[0]["reason"] == plan(the_spec, observed)["reason"]
+
+
+def test_a_wait_after_some_steps_ends_the_projection():
+    """A remediation past max_retry is held back, which lets scaling go on (G2); once nothing else is needed,
+    the hold is what the projection ends on."""
+    five = dict(NO_MORE_RETRIES, replicas=5)
+    observed = snapshot(cluster(4, cp_2={"node_ready": "False", "retries": 1, "last_remediation": at(30)}), failure_domains=FDS)
+    steps = project(five, observed)
+    assert [short(s) for s in steps] == [("scale_up", "scale_up", "fd-b"), ("wait", None, None)]
+    assert [b["rule"] for b in steps[-1]["blocked_by"]] == ["max_retries"]
+
+
+@pytest.mark.parametrize(
+    "limit,expected",
+    [
+        (0, ["stopped"]),
+        (2, ["scale_up", "scale_up", "stopped"]),
+        (3, ["scale_up", "scale_up", "scale_up", "none"]),
+    ],
+    ids=["limit 0 projects nothing", "limit 2 stops before the third machine", "a limit the plan fits in ends with none"],
+)
+def test_the_limit_bounds_the_acting_steps(limit, expected):
+    steps = project(SPEC, nothing_yet(), limit=limit)
+    assert [s["action"] for s in steps] == expected
+
+
+def test_the_stopped_entry_names_the_step_that_would_come_next():
+    last = project(SPEC, outdated(3), limit=2)[-1]
+    assert last["action"] == STOPPED and last["blocked_by"] == [] and last["machine"] is None
+    assert last["reason"] == "the projection stops after 2 steps; the next would be rollout scale_down: " \
+                             "rolling out cp-1, cp-2, cp-3: remove an outdated machine: cp-1"
+
+
+def test_placeholders_skip_the_names_of_observed_machines():
+    observed = snapshot(cluster(1) + [machine("new-1", fd="fd-b", spec_hash=JOIN_HASH)], failure_domains=FDS)
+    snapshots, results = projected_snapshots(SPEC, observed)
+    assert [result["action"] for result in results] == ["scale_up", "none"]
+    assert [m["name"] for m in snapshots[-1]["machines"]] == ["cp-1", "new-1", "new-2"]
+
+
+def test_a_step_that_changes_nothing_has_no_effect_to_project():
+    observed = snapshot(cluster(3), failure_domains=FDS)
+    with pytest.raises(ValueError, match="none changes nothing"):
+        after_step(SPEC, observed, plan(SPEC, observed))
+
+
+@pytest.mark.ansible
+def test_kcp_plan_returns_the_projection_only_when_asked():
+    raw_spec = {"cluster_name": "demo", "replicas": 3, "version": VERSION, "endpoint": {"host": "10.0.0.100"}}
+    observed = nothing_yet()
+    outcome, plain = run_module("kcp_plan", {"spec": raw_spec, "observed": observed})
+    assert outcome == "SUCCESS" and "projection" not in plain
+    outcome, result = run_module("kcp_plan", {"spec": raw_spec, "observed": observed, "projection": True}, check=True)
+    assert outcome == "SUCCESS" and result["action"] == "scale_up" and result["init"] is True
+    assert [(s["action"], s["init"]) for s in result["projection"]] == [("scale_up", True), ("scale_up", False), ("scale_up", False), ("none", False)]
