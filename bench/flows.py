@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""How much the flows cost over the commands they run: create(3), scale 3 -> 5 and 5 -> 3, and a rollout of the 3
-machines to the next minor with max_surge 0, on the sandbox, each against a floor measured in the same run.
+"""How much the flows cost over the commands they run: create(3), scale 3 -> 5 and 5 -> 3, a rollout of the 3
+machines to the next minor with max_surge 0, a patch rollout with max_surge 1, and the remediation of one machine
+whose kubelet stopped, on the sandbox, each against a floor measured in the same run.
 
 The floor is an operator doing the same work by hand over SSH, one step after another (the manual walk's steps,
 tests/sandbox/tests/walk): node software installed on the new hosts at once, then ``kubeadm init`` (create) or a
@@ -10,16 +11,22 @@ fresh join command, then ``kubeadm join --control-plane`` on each new host in tu
 network's configuration; to scale down, ``kubeadm reset`` (which removes the host's etcd member) and ``kubectl
 delete node`` for each host in turn; to roll out, the kubeadm-config ConfigMap's kubernetesVersion set by hand, then
 for each machine in turn ``kubeadm reset``, ``kubectl delete node``, the new version's node software and a fresh
-join. The cluster is created at the minor before the newest. What the flows add on top: observing the cluster and etcd each pass, the
-lock, the host records, the etcd snapshot before each membership change, waiting for each new machine's pods to
-be ready, and the drain before a removal.
+join; with max_surge 1, for each machine in turn the new version's node software and a join on a spare host of its
+failure domain, then ``kubeadm reset`` and ``kubectl delete node`` of the old one; to remediate, ``kubeadm reset``
+and ``kubectl delete node`` of the unhealthy machine and a fresh join on its host (the wait until the machine is
+found unhealthy is in neither figure). The cluster is created at the minor before the newest, rolled out to the
+newest minor's first patch, then to its last. What the flows add on top: observing the cluster and etcd each pass,
+the lock, the host records, the etcd snapshot before each membership change, waiting for each new machine's pods
+to be ready, and the drain before a removal.
 
 Printed for each flow: its time, the floor, their ratio (target <= 1.5), the tasks Ansible ran and the SSH
-invocations it made. Own sandbox ``benchflow`` (172.31.241.0/24), 5 hosts over 3 failure domains; needs root.
+invocations it made. Own sandbox ``benchflow`` (172.31.241.0/24), 6 hosts over 3 failure domains (max_surge 1
+needs a spare host in each); needs root.
 
     .venv/bin/python bench/flows.py
 """
 
+import calendar
 import json
 import os
 import re
@@ -37,6 +44,7 @@ import node_setup  # noqa: E402  (needs the path set above)
 import walk_support as walk  # noqa: E402
 
 NAME, SUBNET, TARGET = "benchflow", "172.31.241.0/24", 1.5
+UNHEALTHY_AFTER_SECONDS = 5
 BIN = os.path.dirname(sys.executable)
 
 
@@ -46,8 +54,9 @@ def timed(action):
     return time.perf_counter() - start
 
 
-def floor(operator, workdir, new):
-    """(create(3), scale 3 -> 5, scale 5 -> 3, rollout(3) to ``new``) seconds of the operator's steps by hand."""
+def floor(operator, workdir, new, patch):
+    """(create(3), scale 3 -> 5, scale 5 -> 3, rollout(3) to ``new`` with max_surge 0, rollout(3) to ``patch``
+    with max_surge 1, remediation of one machine) seconds of the operator's steps by hand."""
     hosts = operator.inventory()[0]
     mirror_dir = operator.mirror()[0]
 
@@ -82,17 +91,62 @@ def floor(operator, workdir, new):
             operator.join_control_plane(host, operator.fresh_control_plane_join_command(via))
             operator.install_pod_network(host)
 
-    return timed(create), timed(scale), timed(scale_down), timed(rollout)
+    def rollout_surge():
+        operator.ssh("cp-1", "kubectl --kubeconfig /etc/kubernetes/admin.conf -n kube-system get configmap kubeadm-config"
+                             " -o yaml | sed 's/kubernetesVersion: .*/kubernetesVersion: %s/'"
+                             " | kubectl --kubeconfig /etc/kubernetes/admin.conf replace -f -" % patch)
+        for spare, old, via in (("cp-4", "cp-1", "cp-2"), ("cp-5", "cp-2", "cp-3"), ("cp-6", "cp-3", "cp-4")):
+            operator.node(spare).prepare(mirror_dir, patch, hosts[spare]["failure_domain"])
+            operator.join_control_plane(spare, operator.fresh_control_plane_join_command(via))
+            operator.install_pod_network(spare)
+            operator.ssh(old, "kubeadm reset --force")
+            operator.ssh(via, "kubectl --kubeconfig /etc/kubernetes/admin.conf delete node %s" % old)
+
+    def remediation():
+        operator.ssh("cp-4", "kubeadm reset --force")
+        operator.ssh("cp-5", "kubectl --kubeconfig /etc/kubernetes/admin.conf delete node cp-4")
+        operator.join_control_plane("cp-4", operator.fresh_control_plane_join_command("cp-5"))
+        operator.install_pod_network("cp-4")
+
+    figures = [timed(create), timed(scale), timed(scale_down), timed(rollout), timed(rollout_surge)]
+    make_unhealthy(operator, "cp-4")
+    return figures + [timed(remediation)]
 
 
-def flow(operator, playbook, replicas, workdir, version, max_surge=1):
+def make_unhealthy(operator, host):
+    """Stop ``host``'s kubelet and wait until the flows' health check finds it unhealthy (not timed): its Node
+    Ready Unknown for longer than the spec's timeout."""
+    operator.sandbox("fault", "kubelet-stop", host)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        ready = next((c for c in admin_json(operator, "get node %s" % host)["status"].get("conditions") or [] if c["type"] == "Ready"), {})
+        if ready.get("status") == "Unknown" and time.time() - calendar.timegm(
+                time.strptime(ready["lastTransitionTime"], "%Y-%m-%dT%H:%M:%SZ")) > UNHEALTHY_AFTER_SECONDS + 1:
+            return
+        time.sleep(1)
+    raise SystemExit("%s was not found unhealthy within 300 s" % host)
+
+
+def admin_json(operator, args):
+    """kubectl's JSON answer from the first host that holds an admin kubeconfig and answers."""
+    for host in sorted(operator.inventory()[0]):
+        done = operator.ssh(host, "kubectl --kubeconfig /etc/kubernetes/admin.conf %s -o json" % args, check=False)
+        if done.returncode == 0:
+            return json.loads(done.stdout)
+    raise SystemExit("no host answers kubectl %s" % args)
+
+
+def flow(operator, playbook, replicas, workdir, version, max_surge=0):
     """(seconds, tasks, ssh invocations) of one flow run by ansible-playbook, as an operator runs it."""
     inventory = os.path.join(operator.state, "inventory.ini")
     variables = operator.inventory()[1]
     mirror_dir = operator.mirror()[0]
     extra = {"kcp_bundle_dir": mirror_dir, "kcp_etcd_snapshot_dir": os.path.join(workdir, "snapshots"),
              "ansible_ssh_executable": counting_ssh(workdir),
+             "machine_delete_unreachable_pod_timeout": 5,
              "kcp": {"cluster_name": "bench", "replicas": replicas, "version": version, "rollout": {"max_surge": max_surge},
+                     "health_check": {"unhealthy_conditions": [
+                         {"type": "Ready", "status": status, "timeout": "%ds" % UNHEALTHY_AFTER_SECONDS} for status in ("Unknown", "False")]},
                      "endpoint": {"host": variables["sandbox_endpoint_host"], "port": 6443},
                      "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"}}}}}
     count_file = os.path.join(workdir, "ssh-count")
@@ -111,6 +165,11 @@ def flow(operator, playbook, replicas, workdir, version, max_surge=1):
         return seconds, tasks, len(handle.readlines())
 
 
+def first_machine(operator):
+    """The first control plane Node's name, by name."""
+    return sorted(node["metadata"]["name"] for node in admin_json(operator, "get nodes -l node-role.kubernetes.io/control-plane")["items"])[0]
+
+
 def counting_ssh(workdir):
     """An ssh that counts its invocations in <workdir>/ssh-count (one a round trip, whatever ControlPersist
     reuses underneath) and runs the real ssh."""
@@ -126,19 +185,26 @@ def main():
     workdir = tempfile.mkdtemp(prefix="bench-flows-")
     try:
         operator.down()
-        operator.up(5, 3, SUBNET)
+        operator.up(6, 3, SUBNET)
         mirror_dir = operator.mirror()[0]
-        # created at the minor before the newest, rolled out to the newest
-        new = node_setup.newest_version(mirror_dir)
-        old = node_setup.newest([v for v in os.listdir(mirror_dir) if v.split(".")[:2] != new.split(".")[:2]])
+        # created at the minor before the newest, rolled out to the newest minor's first patch, then to its last
+        names = sorted(os.listdir(mirror_dir), key=lambda v: tuple(int(p) for p in v.lstrip("v").split(".")))
+        patch = names[-1]
+        new = next(v for v in names if v.split(".")[:2] == patch.split(".")[:2])
+        old = node_setup.newest([v for v in names if v.split(".")[:2] != patch.split(".")[:2]])
         walk.WALK_VERSION = old
-        floor_create, floor_up, floor_down, floor_rollout = floor(operator, workdir, new)
+        floors = floor(operator, workdir, new, patch)
         operator.down()
-        operator.up(5, 3, SUBNET)
-        figures = [("create(3)", flow(operator, "create.yml", 3, workdir, old), floor_create),
-                   ("scale 3->5", flow(operator, "scale.yml", 5, workdir, old), floor_up),
-                   ("scale 5->3", flow(operator, "scale.yml", 3, workdir, old), floor_down),
-                   ("rollout(3)", flow(operator, "rollout.yml", 3, workdir, new, max_surge=0), floor_rollout)]
+        operator.up(6, 3, SUBNET)
+        figures = [("create(3)", flow(operator, "create.yml", 3, workdir, old)),
+                   ("scale 3->5", flow(operator, "scale.yml", 5, workdir, old)),
+                   ("scale 5->3", flow(operator, "scale.yml", 3, workdir, old)),
+                   ("rollout s0", flow(operator, "rollout.yml", 3, workdir, new, max_surge=0)),
+                   ("rollout s1", flow(operator, "rollout.yml", 3, workdir, patch, max_surge=1))]
+        sick = first_machine(operator)
+        make_unhealthy(operator, sick)
+        figures.append(("remediate", flow(operator, "remediate.yml", 3, workdir, patch)))
+        figures = [figure + (floor_seconds,) for figure, floor_seconds in zip(figures, floors)]
     finally:
         operator.down()
         shutil.rmtree(workdir)

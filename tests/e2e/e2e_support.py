@@ -5,9 +5,11 @@
 newest version the mirror offers. A module of its own, not conftest, because every test directory has a conftest
 and only one of them can be imported under that name in a whole-suite run."""
 
+import calendar
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -83,8 +85,8 @@ class E2ESandbox:
         with BackgroundWriter(admin_conf, endpoint) as writer:
             yield writer
 
-    def playbook(self, playbook, extra_vars=None, limit=None, check=False, timeout=900):
-        """ansible-playbook against the sandbox's inventory; the CompletedProcess (stdout: the play's output)."""
+    def _playbook_command(self, playbook, extra_vars=None, limit=None, check=False):
+        """(argv, env) of ansible-playbook against the sandbox's inventory, as an operator runs it."""
         argv = [os.path.join(BIN, "ansible-playbook"), "-i", self.inventory, playbook]
         if extra_vars:
             argv += ["-e", json.dumps(extra_vars)]
@@ -96,8 +98,41 @@ class E2ESandbox:
                    ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
                    ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"))
         env.pop("ANSIBLE_INVENTORY", None)
+        return argv, env
+
+    def playbook(self, playbook, extra_vars=None, limit=None, check=False, timeout=900):
+        """ansible-playbook against the sandbox's inventory; the CompletedProcess (stdout: the play's output)."""
+        argv, env = self._playbook_command(playbook, extra_vars, limit, check)
         return subprocess.run(argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                               timeout=timeout, check=False)
+
+    def playbook_killed(self, playbook, extra_vars, line, after, timeout=900):
+        """ansible-playbook killed (SIGKILL to its whole process group, as a lost controller or a cancelled AWX
+        job leaves it) ``after`` seconds after it printed a line containing ``line``; the output it printed.
+        Fails when the run ends before that line."""
+        argv, env = self._playbook_command(playbook, extra_vars)
+        process = subprocess.Popen(argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        printed, kill_at = [], None
+        deadline = time.monotonic() + timeout
+        reader = threading.Thread(target=lambda: printed.extend(iter(process.stdout.readline, "")), daemon=True)
+        reader.start()
+        while process.poll() is None and time.monotonic() < deadline:
+            if kill_at is None and any(line in seen for seen in list(printed)):
+                kill_at = time.monotonic() + after
+            if kill_at is not None and time.monotonic() >= kill_at:
+                os.killpg(process.pid, signal.SIGKILL)
+                break
+            time.sleep(0.2)
+        else:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            reader.join(5)
+            raise AssertionError("the run ended (or timed out) before it printed %r:\n%s" % (line, "".join(printed)[-6000:]))
+        process.wait()
+        reader.join(5)
+        return "".join(printed)
 
 
 def recap(output):
@@ -109,6 +144,47 @@ def recap(output):
         host, counts = line.split(":", 1)
         totals[host.strip()] = {key: int(value) for key, value in (pair.split("=") for pair in counts.split())}
     return totals
+
+
+def status_table(sandbox, extra_vars):
+    """The status playbook's table lines (changing nothing): the next step, the control plane's conditions, then a
+    row a machine (name, ..., its etcd member's role)."""
+    done = sandbox.playbook(os.path.join(ROOT, "playbooks", "status.yml"), extra_vars)
+    assert done.returncode == 0, done.stdout[-6000:]
+    assert all(counts["changed"] == 0 for counts in recap(done.stdout).values())
+    shown = done.stdout.split("Show where the control plane stands", 1)[1]
+    return [line.strip()[2:].strip("'") for line in shown.splitlines() if line.strip().startswith("- ")]
+
+
+def kubectl_json(sandbox, args, but=()):
+    """kubectl's JSON answer from the first host (not in ``but``) that holds an admin kubeconfig and answers."""
+    for host in sandbox.hosts():
+        if host in but:
+            continue
+        got = sandbox.ssh(host, "kubectl --kubeconfig /etc/kubernetes/admin.conf %s -o json" % args, check=False)
+        if got.returncode == 0:
+            return json.loads(got.stdout) if got.stdout.strip() else None
+    raise AssertionError("no host answers kubectl %s" % args)
+
+
+def wait_ready(sandbox, names, status, longer_than=0, timeout=180):
+    """Until each Node of ``names`` has said Ready ``status`` for more than ``longer_than`` seconds (for Unknown,
+    the node lifecycle's verdict on a silent kubelet: past a health check's timeout the machine is unhealthy)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        seen = {}
+        for node in kubectl_json(sandbox, "get nodes", but=names if status == "Unknown" else ())["items"]:
+            if node["metadata"]["name"] in names:
+                seen[node["metadata"]["name"]] = next((c for c in node["status"].get("conditions") or [] if c["type"] == "Ready"), {})
+        if all(seen.get(name, {}).get("status") == status and _held_for(seen[name]) > longer_than for name in names):
+            return
+        assert time.monotonic() < deadline, "Nodes %s not Ready %s for %d s within %d s: %s" % (names, status, longer_than, timeout, seen)
+        time.sleep(1)
+
+
+def _held_for(condition):
+    since = calendar.timegm(time.strptime(condition["lastTransitionTime"], "%Y-%m-%dT%H:%M:%SZ"))
+    return time.time() - since
 
 
 def _versions(mirror_dir):

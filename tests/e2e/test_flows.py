@@ -7,10 +7,10 @@ then scale 1 -> 3 -> 5 -> 3 spread over the failure domains, each machine annota
 before every membership change; a second run changes nothing; what was written to the cluster before a flow is
 still there after it; a run killed after starting a machine, one killed during a scale down and one killed inside
 kubeadm join are finished by the next one; the refusals (no load balancer at the endpoint, the lock held by another
-run, an etcd member down, worker Nodes left at delete); delete 3 -> 0; create 3 of the previous minor on the hosts
-delete gave back, then a rollout to the newest with max_surge 0; status prints the table. Once a cluster exists,
+run, an etcd member down, worker Nodes left at delete); delete 3 -> 0; create 3 on the hosts delete gave back;
+status prints the table. Once a cluster exists,
 every flow runs with a background writer through the load balancer (docs/flows.md "What a workload sees").
-(Scale 3 -> 1 runs in test_providers.py.)"""
+(Scale 3 -> 1 runs in test_providers.py; rollouts in test_rollout.py.)"""
 
 import json
 import os
@@ -21,13 +21,13 @@ import time
 import pytest
 
 from ansible_run import run
-from e2e_support import ROOT, assert_writes_survived, newest, previous_minor, recap, walk
+import e2e_support
+from e2e_support import ROOT, assert_writes_survived, newest, recap, walk
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-flows", "172.31.243.0/24", 5, 3)
 CREATE = os.path.join(ROOT, "playbooks", "create.yml")
 DELETE = os.path.join(ROOT, "playbooks", "delete.yml")
-ROLLOUT = os.path.join(ROOT, "playbooks", "rollout.yml")
 SCALE = os.path.join(ROOT, "playbooks", "scale.yml")
 ENDPOINT = "172.31.243.100:6443"
 ADMIN = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
@@ -162,12 +162,7 @@ def test_a_run_is_refused_while_another_holds_the_lock_and_changes_nothing(bare_
 
 
 def status_table(sandbox, replicas):
-    """The status playbook's table lines (changing nothing), the first one the control plane's conditions."""
-    done = sandbox.playbook(os.path.join(ROOT, "playbooks", "status.yml"), flow_vars(sandbox, replicas))
-    assert done.returncode == 0, done.stdout[-6000:]
-    assert all(counts["changed"] == 0 for counts in recap(done.stdout).values())
-    shown = done.stdout.split("Show where the control plane stands", 1)[1]
-    return [line.strip()[2:].strip("'") for line in shown.splitlines() if line.strip().startswith("- ")]
+    return e2e_support.status_table(sandbox, flow_vars(sandbox, replicas))
 
 
 def test_scale_to_five_and_back_to_three_keeps_the_spread_and_returns_hosts_to_the_pool(bare_hosts):
@@ -283,37 +278,7 @@ def test_delete_tears_the_control_plane_down_and_returns_every_host_to_the_pool(
 
 
 def test_create_three_on_the_hosts_delete_returned(bare_hosts):
-    # of the minor before the newest, for the rollout that follows
-    flow(bare_hosts, CREATE, 3, version=previous_minor(bare_hosts.mirror_dir))
+    flow(bare_hosts, CREATE, 3)
     nodes = control_plane_nodes(bare_hosts)
     assert sorted(zone for zone, _annotations in nodes.values()) == ["fd-1", "fd-2", "fd-3"], nodes
     assert [name for name, (_zone, annotations) in nodes.items() if annotations["control-plane.kubeadm.io/bootstrap"] == "init"]
-
-
-def test_rollout_to_the_next_minor_with_max_surge_0_replaces_every_machine_on_the_same_pool(bare_hosts):
-    old, new = previous_minor(bare_hosts.mirror_dir), newest(bare_hosts.mirror_dir)
-    before = control_plane_nodes(bare_hosts)
-    kubectl(bare_hosts, "create configmap written-before-rollout --from-literal=k=v")
-    # the scale flow does not roll out: it names the step and the flow that takes it
-    refused = bare_hosts.playbook(SCALE, flow_vars(bare_hosts, 3), timeout=600)
-    assert refused.returncode != 0 and "the scale flow takes only" in refused.stdout
-    check = flow(bare_hosts, ROLLOUT, 3, check=True, max_surge=0)
-    assert "rolling out" in check.stdout and control_plane_nodes(bare_hosts) == before
-    # max_surge 0: remove an outdated machine first, then build its replacement (here on a host a removal freed)
-    done = flow(bare_hosts, ROLLOUT, 3, max_surge=0)
-    assert "next step: none (the control plane is as declared)" in done.stdout, done.stdout[-6000:]
-    assert "the cluster's kubeadm configuration says %s" % old in done.stdout
-    nodes = json.loads(kubectl(bare_hosts, "get nodes -l node-role.kubernetes.io/control-plane -o json"))["items"]
-    assert sorted(n["metadata"]["labels"]["topology.kubernetes.io/zone"] for n in nodes) == ["fd-1", "fd-2", "fd-3"]
-    assert {n["status"]["nodeInfo"]["kubeletVersion"] for n in nodes} == {new}
-    # every machine is new: created by this rollout, after the ones it replaced
-    created_before = max(annotations["control-plane.kubeadm.io/created"] for _zone, annotations in before.values())
-    assert all(n["metadata"]["annotations"]["control-plane.kubeadm.io/created"] > created_before for n in nodes)
-    config = kubectl(bare_hosts, "-n kube-system get configmap kubeadm-config -o jsonpath={.data.ClusterConfiguration}")
-    assert "kubernetesVersion: %s" % new in config
-    assert kubectl(bare_hosts, "get configmap written-before-rollout -o jsonpath={.data.k}") == "v"
-    table = status_table(bare_hosts, 3)
-    assert table[1] == "control plane: Ready", table
-    assert sorted(line.split()[3] for line in table[3:]) == ["leader", "voter", "voter"], table
-    again = flow(bare_hosts, ROLLOUT, 3, max_surge=0)
-    assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
