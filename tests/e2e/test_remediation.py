@@ -35,7 +35,7 @@ def flow_vars(sandbox, **remediation):
             # the Node of a stopped kubelet is unreachable: its pods' deletion is not waited for long
             "machine_delete_unreachable_pod_timeout": 5,
             "kcp": {"cluster_name": "remed", "replicas": 3, "version": newest(sandbox.mirror_dir),
-                    "endpoint": {"host": ENDPOINT.split(":")[0], "port": 6443},
+                    "endpoint": {"host": ENDPOINT.split(":", maxsplit=1)[0], "port": 6443},
                     "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"}}},
                     "health_check": {"unhealthy_conditions": [{"type": "Ready", "status": "Unknown", "timeout": UNHEALTHY_AFTER},
                                                               {"type": "Ready", "status": "False", "timeout": UNHEALTHY_AFTER}]},
@@ -152,4 +152,3 @@ def test_two_unhealthy_machines_are_replaced_one_after_the_other(cluster):
     assert after["cp-2"]["metadata"]["uid"] == before["cp-2"]
     assert all(ready(node) == "True" for node in after.values())
     assert_one_voter_a_machine(cluster)
-

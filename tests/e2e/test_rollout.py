@@ -40,7 +40,7 @@ def flow_vars(sandbox, version, max_surge=1):
     return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": SNAPSHOTS,
             "machine_delete_unreachable_pod_timeout": 5,
             "kcp": {"cluster_name": "roll", "replicas": 3, "version": version, "rollout": {"max_surge": max_surge},
-                    "endpoint": {"host": ENDPOINT.split(":")[0], "port": 6443},
+                    "endpoint": {"host": ENDPOINT.split(":", maxsplit=1)[0], "port": 6443},
                     "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"}}},
                     "health_check": {"unhealthy_conditions": [
                         {"type": "Ready", "status": "Unknown", "timeout": "%ds" % UNHEALTHY_AFTER_SECONDS},
@@ -139,7 +139,8 @@ def test_a_patch_rollout_with_max_surge_0_and_a_second_run_that_changes_nothing(
     taken = steps_taken(done.stdout)
     # remove first, then add: the last add is the plain scale up back to 3 once nothing is outdated
     assert taken[0] == "rollout scale_down" and "update_kubeadm_config" in taken, taken
-    assert taken[-1] == "scale_up" and taken.count("rollout scale_down") == 3, taken
+    planned = [step for step in taken if step != "none"]
+    assert planned[-1] == "scale_up" and planned.count("rollout scale_down") == 3, taken
     after = machines(cluster)
     assert all(version == patch for version, _zone in after.values()) and len(after) == 3, after
     assert_one_voter_a_machine(cluster, patch)
