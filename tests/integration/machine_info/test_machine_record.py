@@ -27,10 +27,17 @@ def test_the_record_is_written_private_and_read_back_by_machine_info(tmp_path):
     path = tmp_path / "kubernetes" / "control-plane-machine.json"
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert os.listdir(path.parent) == [path.name]  # no temporary file left
-    expected = dict(RECORD, joined=None)
+    expected = dict(RECORD, joined=None, remediation=None)
     assert done.result["record"] == expected
     read = run("machine_info", {"kubernetes_dir": str(tmp_path / "kubernetes")})
     assert read.result["record"] == expected and read.result["record_error"] is None
+
+
+def test_a_replacement_keeps_the_remediation_it_carries_in_its_record(tmp_path):
+    carried = {"retries": 2, "last": "2026-11-26T09:00:00Z"}
+    assert write(tmp_path, dict(RECORD, remediation=carried)).outcome == "CHANGED"
+    read = run("machine_info", {"kubernetes_dir": str(tmp_path / "kubernetes")})
+    assert read.result["record"]["remediation"] == carried
 
 
 def test_the_same_record_twice_changes_nothing_and_a_new_step_shows_in_the_diff(tmp_path):
