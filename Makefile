@@ -13,11 +13,13 @@ setup:
 	@tests/setup.sh
 
 # The whole suite. The sandbox's tests (tests/sandbox) and the end-to-end tests on it (tests/e2e) need root.
-# The end-to-end modules, each with a sandbox of its own, run on two workers a module each (--dist loadfile): they
-# mostly wait on SSH and the hosts, and one after the other they no longer fit CI's hour.
+# The end-to-end modules, each with a sandbox of its own, run on two workers a module each (--dist loadfile): one
+# after the other they no longer fit CI's hour. The longest go first (E2E_FIRST, in this order: xdist would otherwise
+# order them by their number of tests), so the two workers end together.
+E2E_FIRST := tests/e2e/test_rollout.py tests/e2e/test_flows.py tests/e2e/test_remediation.py tests/e2e/test_adoption.py tests/e2e/test_providers.py
 test: setup lint sanity docs-check
 	$(BIN)/pytest tests/unit tests/integration tests/sandbox $(PYTEST_ARGS)
-	$(BIN)/pytest -n 2 --dist loadfile tests/e2e $(PYTEST_ARGS)
+	$(BIN)/pytest -n 2 --dist loadfile --no-loadscope-reorder $(E2E_FIRST) $(filter-out $(E2E_FIRST),$(sort $(wildcard tests/e2e/test_*.py))) $(PYTEST_ARGS)
 
 test-sandbox: setup
 	$(BIN)/pytest tests/sandbox $(PYTEST_ARGS)
