@@ -182,6 +182,23 @@ def wait_ready(sandbox, names, status, longer_than=0, timeout=180):
         time.sleep(1)
 
 
+def wait_control_plane_ready(sandbox, names, timeout=180):
+    """Until each machine of ``names`` is back: its Node Ready, then its four static pods running and ready (a
+    restarted kubelet reports them only after the Node, and until then the status says PodProvisioning)."""
+    wait_ready(sandbox, names, "True", timeout=timeout)
+    deadline = time.monotonic() + timeout
+    wanted = {"%s-%s" % (component, name) for name in names
+              for component in ("kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd")}
+    while True:
+        ready = {pod["metadata"]["name"] for pod in kubectl_json(sandbox, "-n kube-system get pods")["items"]
+                 if pod["status"].get("phase") == "Running"
+                 and any(c["type"] == "Ready" and c["status"] == "True" for c in pod["status"].get("conditions") or [])}
+        if wanted <= ready:
+            return
+        assert time.monotonic() < deadline, "static pods not ready within %d s: %s" % (timeout, sorted(wanted - ready))
+        time.sleep(1)
+
+
 def _held_for(condition):
     since = calendar.timegm(time.strptime(condition["lastTransitionTime"], "%Y-%m-%dT%H:%M:%SZ"))
     return time.time() - since

@@ -16,7 +16,7 @@ import os
 
 import pytest
 
-from e2e_support import ROOT, assert_writes_survived, kubectl_json, newest, recap, status_table, wait_ready
+from e2e_support import ROOT, assert_writes_survived, kubectl_json, newest, recap, status_table, wait_control_plane_ready, wait_ready
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-remed", "172.31.235.0/24", 3, 3)
@@ -116,7 +116,7 @@ def test_a_replacement_failing_again_past_max_retry_needs_a_person_and_nothing_i
         assert nodes(cluster)["cp-2"]["metadata"]["uid"] == uid
     finally:
         cluster.fault("kubelet-start", "cp-2")
-    wait_ready(cluster, ["cp-2"], "True")
+    wait_control_plane_ready(cluster, ["cp-2"])
     assert_one_voter_a_machine(cluster)
 
 
@@ -134,7 +134,7 @@ def test_another_machines_etcd_member_down_blocks_remediation(cluster):
     finally:
         cluster.fault("kubelet-start", "cp-1")
         cluster.fault("etcd-start", "cp-3")
-    wait_ready(cluster, ["cp-1"], "True")
+    wait_control_plane_ready(cluster, ["cp-1", "cp-3"])
     assert_one_voter_a_machine(cluster)
 
 
