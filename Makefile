@@ -13,12 +13,16 @@ setup:
 	@tests/setup.sh
 
 # The whole suite. The sandbox's tests (tests/sandbox) and the end-to-end tests on it (tests/e2e) need root.
+# The sandbox's own tests share sandboxes across files, so they run in one process, beside the unit and integration
+# tests (their etcd clusters and servers take loopback addresses no other process holds); its output follows theirs.
 # The end-to-end modules, each with a sandbox of its own, run on two workers a module each (--dist loadfile): one
 # after the other they no longer fit CI's hour. The longest go first (E2E_FIRST, in this order: xdist would otherwise
 # order them by their number of tests), so the two workers end together.
-E2E_FIRST := tests/e2e/test_rollout.py tests/e2e/test_flows.py tests/e2e/test_remediation.py tests/e2e/test_adoption.py tests/e2e/test_providers.py
+E2E_FIRST := tests/e2e/test_flows.py tests/e2e/test_remediation.py tests/e2e/test_rollout.py tests/e2e/test_adoption.py tests/e2e/test_providers.py
 test: setup lint sanity docs-check
-	$(BIN)/pytest tests/unit tests/integration tests/sandbox $(PYTEST_ARGS)
+	@log=$$(mktemp); $(BIN)/pytest tests/sandbox $(PYTEST_ARGS) > $$log 2>&1 & sandbox=$$!; \
+	  $(BIN)/pytest tests/unit tests/integration $(PYTEST_ARGS); rest=$$?; \
+	  wait $$sandbox; own=$$?; echo "== tests/sandbox"; cat $$log; rm -f $$log; test $$rest -eq 0 -a $$own -eq 0
 	$(BIN)/pytest -n 2 --dist loadfile --no-loadscope-reorder $(E2E_FIRST) $(filter-out $(E2E_FIRST),$(sort $(wildcard tests/e2e/test_*.py))) $(PYTEST_ARGS)
 
 test-sandbox: setup

@@ -198,6 +198,24 @@ def test_a_half_written_manifest_keeps_the_last_good_pod(tmp_path):
     assert directory.scan() == ({}, [])
 
 
+def test_an_unchanged_manifest_is_parsed_again_only_after_the_full_reread_period(tmp_path, monkeypatch):
+    import yaml
+    path = tmp_path / "etcd.yaml"
+    path.write_text(yaml.safe_dump(POD))
+    reads, now = [], [100.0]
+    real_read = manifests.read_file
+    monkeypatch.setattr(manifests, "read_file", lambda p: reads.append(p) or real_read(p))
+    directory = manifests.ManifestDir(str(tmp_path), clock=lambda: now[0])
+    first = directory.scan()[0]
+    assert directory.scan()[0] == first and len(reads) == 1
+    now[0] += manifests.REREAD_SECONDS
+    assert directory.scan()[0]["etcd"].config_hash == first["etcd"].config_hash and len(reads) == 2
+    changed = copy.deepcopy(POD)
+    changed["spec"]["containers"][0]["command"].append("--x")
+    path.write_text(yaml.safe_dump(changed))
+    assert directory.scan()[0]["etcd"].config_hash == manifests.config_hash(changed) and len(reads) == 3
+
+
 @pytest.mark.parametrize("pod, problem", [
     ({"kind": "Deployment"}, "not a Pod"),
     ({"kind": "Pod", "metadata": {}}, "metadata.name is missing"),
