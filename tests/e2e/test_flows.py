@@ -6,9 +6,9 @@ domains, run by path over SSH as an operator runs them: check mode prints the pl
 then scale 1 -> 3 -> 5 -> 3 spread over the failure domains, each machine annotated and recorded, an etcd snapshot
 before every membership change; a second run changes nothing; what was written to the cluster before a flow is
 still there after it; a run killed after starting a machine, one killed during a scale down and one killed inside
-kubeadm join are finished by the next one; the refusals (no load balancer at the endpoint, the lock held by another
-run, an etcd member down, worker Nodes left at delete); delete 3 -> 0; create 3 on the hosts delete gave back;
-status prints the table. Once a cluster exists,
+kubeadm join are finished by the next one; the refusals (an invalid spec before any host is touched, no load
+balancer at the endpoint, the lock held by another run, an etcd member down, worker Nodes left at delete); delete
+3 -> 0; status prints the table. Once a cluster exists,
 every flow runs with a background writer through the load balancer (docs/flows.md "What a workload sees").
 (Scale 3 -> 1 runs in test_providers.py; rollouts in test_rollout.py.)"""
 
@@ -147,6 +147,10 @@ def test_scale_up_spreads_over_the_failure_domains_and_keeps_what_the_cluster_ho
 
 
 def test_a_run_is_refused_while_another_holds_the_lock_and_changes_nothing(bare_hosts, tmp_path):
+    # an invalid spec is refused before any host is touched: nothing is observed, no lock is taken
+    invalid = bare_hosts.playbook(SCALE, flow_vars(bare_hosts, 4), timeout=600)
+    assert invalid.returncode != 0 and "replicas: must be odd with stacked etcd" in invalid.stdout, invalid.stdout[-6000:]
+    assert "kubeadm.control_plane.observe" not in invalid.stdout, invalid.stdout[-6000:]
     kubeconfig = tmp_path / "admin.conf"
     kubeconfig.write_text(bare_hosts.ssh("cp-1", "cat /etc/kubernetes/admin.conf").stdout)
     kubeconfig.chmod(0o600)
@@ -275,10 +279,3 @@ def test_delete_tears_the_control_plane_down_and_returns_every_host_to_the_pool(
     again = flow(bare_hosts, DELETE, 3)
     assert "no control plane machine is left: nothing to delete" in again.stdout
     assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
-
-
-def test_create_three_on_the_hosts_delete_returned(bare_hosts):
-    flow(bare_hosts, CREATE, 3)
-    nodes = control_plane_nodes(bare_hosts)
-    assert sorted(zone for zone, _annotations in nodes.values()) == ["fd-1", "fd-2", "fd-3"], nodes
-    assert [name for name, (_zone, annotations) in nodes.items() if annotations["control-plane.kubeadm.io/bootstrap"] == "init"]
