@@ -18,6 +18,8 @@ options:
       - C(kubeadm_config) holds what the C(kube-system/kubeadm-config) ConfigMap says - C(kubernetes_version) and
         C(cluster_configuration), its ClusterConfiguration as a mapping (null = not read; the plan then compares
         only the version with the spec).
+      - A machine's C(external_remediation) (C(attempts), C(last)) is the external remediation request its Node
+        carries; no attempt (C(attempts) 0, C(last) null) when it carries none.
     type: dict
     required: true
 """

@@ -20,6 +20,7 @@ PREFIX = "control-plane.kubeadm.io/"
 CREATED, SPEC_HASH, BOOTSTRAP = PREFIX + "created", PREFIX + "spec-hash", PREFIX + "bootstrap"
 DELETE_MACHINE, REMEDIATE_MACHINE = PREFIX + "delete-machine", PREFIX + "remediate-machine"
 REMEDIATION, DELETING = PREFIX + "remediation", PREFIX + "deleting"
+EXTERNAL_REMEDIATION = PREFIX + "external-remediation"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 CONTROL_PLANE_LABEL = "node-role.kubernetes.io/control-plane"
 STATE_OBJECT = "control-plane-kubeadm-io"  # the kube-system ConfigMap (and Lease) of cluster-level facts
@@ -116,6 +117,7 @@ def _machine_from_node(node, host, pods_by_name):
         "delete_requested": DELETE_MACHINE in annotations,
         "failure": record.get("failure"),
         "remediation": _remediation(annotations, record),
+        "external_remediation": _external_remediation(annotations),
         "node": snapshot_node,
         "components": components,
         "certificates_expire": host.get("certificates_expire"),
@@ -138,6 +140,8 @@ def _machine_from_record(host):
         "deleting": record.get("step") == "deleting",
         "failure": record.get("failure"),
         "remediation": _remediation({}, record),
+        # the request is kept on the Node, and this machine has none
+        "external_remediation": _external_remediation({}),
         "node": None,
         "certificates_expire": host.get("certificates_expire"),
     }
@@ -151,6 +155,26 @@ def _remediation(annotations, host_record):
         "retries": int(record.get("retries") or 0),
         "last": record.get("last"),
     }
+
+
+def _external_remediation(annotations):
+    """The Node's external remediation annotation (JSON ``{attempts, last}``); a field that is not what the flow
+    writes (a count >= 0, an RFC 3339 time) reads as its default, like a record that is not a JSON object. A count
+    written as a string of digits still counts: a template may render it so, and losing it would lift the bound."""
+    record = _json_object(annotations.get(EXTERNAL_REMEDIATION))
+    attempts, last = record.get("attempts"), record.get("last")
+    if isinstance(attempts, str) and attempts.isdigit():
+        attempts = int(attempts)
+    counted = isinstance(attempts, int) and not isinstance(attempts, bool) and attempts >= 0
+    return {"attempts": attempts if counted else 0, "last": last if _is_timestamp(last) else None}
+
+
+def _is_timestamp(value):
+    try:
+        parse_time(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _remediation_in_progress(data):

@@ -38,6 +38,13 @@ The expected effects, as the act plays produce them:
   update manages (``kubeadm_config.updated_cluster_configuration``).
 * ``upgrade_in_place``: the machine runs the spec's version. Its spec hash stays: the planner upgrades in place
   only a machine whose one reason to be outdated is its version (``rollout.split_by_strategy``).
+* ``remediate_external``: the projection cannot know whether the user's remediation tasks heal the machine; it
+  assumes they do, as it assumes every other step succeeds. The attempt is recorded (``attempts`` + 1, ``last``
+  ``now``) and the machine is back: its Node Ready since ``now`` and nothing else reported, every pod healthy, no
+  recorded failure, no remediation request (the flow serves it), its etcd member answering and listing every
+  member; if it led, the step's leader candidate leads. The planner then clears the request. Where the tasks do
+  not heal it, a real pass sees it unhealthy and waits out the attempt's timeout (RX3) before the next one.
+* ``clear_external_remediation``: the machine's request is gone (``attempts`` 0, ``last`` null).
 """
 
 from __future__ import annotations
@@ -50,9 +57,11 @@ from datetime import timedelta
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import node_name
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.kubeadm_config import updated_cluster_configuration
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import (
+    CLEAR_EXTERNAL_REMEDIATION,
     FINISH_DELETE,
     NONE,
     REMEDIATE,
+    REMEDIATE_EXTERNAL,
     REMOVE_ETCD_MEMBER,
     ROLLOUT,
     SCALE_DOWN,
@@ -129,6 +138,10 @@ def after_step(spec, snapshot, result, new_machine=None):
                                    "cluster_configuration": None if stored is None else updated_cluster_configuration(spec, stored)}
     elif action == UPGRADE_IN_PLACE:
         _machine(after, result["machine"])["version"] = with_v(spec["version"])
+    elif action == REMEDIATE_EXTERNAL:
+        _heal(after, result, managed)
+    elif action == CLEAR_EXTERNAL_REMEDIATION:
+        _machine(after, result["machine"])["external_remediation"] = {"attempts": 0, "last": None}
     else:
         raise ValueError("%s changes nothing in the cluster: there is no effect to project" % action)
     return after
@@ -156,14 +169,9 @@ def _add_machine(spec, snapshot, result, name, managed):
                 "retries": (replaces or {}).get("retry_count") or 0,
                 "last": (replaces or {}).get("timestamp"),
             },
+            "external_remediation": {"attempts": 0, "last": None},
             "node": {"name": name, "conditions": [{"type": "Ready", "status": "True", "last_transition": format_time(created)}]},
-            # with external etcd there is no etcd pod, which observation reports as missing
-            "components": {
-                "api_server": "healthy",
-                "controller_manager": "healthy",
-                "scheduler": "healthy",
-                "etcd": "healthy" if managed else "missing",
-            },
+            "components": _healthy_components(managed),
             "certificates_expire": format_time(created + _certificate_validity(spec)),
         }
     )
@@ -172,6 +180,16 @@ def _add_machine(spec, snapshot, result, name, managed):
         _add_member(snapshot, name)
     if result["init"]:
         snapshot.update(initialized=True, endpoint_ready=True, kubeadm_config={"kubernetes_version": with_v(spec["version"]), "cluster_configuration": None})
+
+
+def _healthy_components(managed):
+    """Every control plane pod healthy; with external etcd there is no etcd pod, which observation reports as missing."""
+    return {
+        "api_server": "healthy",
+        "controller_manager": "healthy",
+        "scheduler": "healthy",
+        "etcd": "healthy" if managed else "missing",
+    }
 
 
 def _add_member(snapshot, name):
@@ -216,6 +234,31 @@ def _remove_machine(snapshot, result, managed):
         _remove_members(snapshot, {m["id"] for m in members if m.get("name") == node}, result["leader_candidate"])
     if result["action"] == REMEDIATE:
         snapshot["remediation_in_progress"] = {"machine": leaving["name"], "timestamp": snapshot["now"], "retry_count": result["retry_count"]}
+
+
+def _heal(snapshot, result, managed):
+    """``remediate_external`` as the projection assumes it ends: the attempt recorded, the machine healthy again."""
+    now = snapshot["now"]
+    machine = _machine(snapshot, result["machine"])
+    record = machine.get("external_remediation") or {}
+    machine["external_remediation"] = {"attempts": (record.get("attempts") or 0) + 1, "last": now}
+    machine["failure"] = None
+    machine["remediation"] = dict(machine.get("remediation") or {}, requested=False)
+    machine["node"]["conditions"] = [{"type": "Ready", "status": "True", "last_transition": now}]
+    machine["components"] = _healthy_components(managed)
+    if not managed:
+        return
+    members = snapshot["etcd"]["members"]
+    own = [m for m in members if m.get("name") == node_name(machine)]
+    every_id = sorted(m["id"] for m in members)
+    for member in own:
+        # etcd serves no member list to a learner
+        member.update(responsive=True, error=None, member_ids_seen=[] if member.get("learner") else every_id)
+    # a leader that went down lost its leadership to the candidate the step names
+    if any(m.get("leader") for m in own) and result["leader_candidate"]:
+        heir = node_name(_machine(snapshot, result["leader_candidate"]))
+        for member in members:
+            member["leader"] = member.get("name") == heir
 
 
 def _remove_members(snapshot, ids, leader_candidate):

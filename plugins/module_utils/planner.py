@@ -15,20 +15,24 @@ executes it and observes again):
 2. ``remove_etcd_member`` — EH11: with managed etcd, when every machine has a node and etcd is not healthy,
    a member whose name matches no node is removed (quorum permitting, and only with at least two nodes).
    Members with an empty name (still joining) are left alone.
-3. ``remediate`` — RM: the selected unhealthy machine is deleted (it is recreated by a later scale up). A
+3. ``clear_external_remediation`` — RX6: a machine that carries external remediation attempts and that the
+   health check finds healthy again has its request cleared. It touches no membership: no preflight.
+4. ``remediate`` — RM: the selected unhealthy machine is deleted (it is recreated by a later scale up); with
+   ``remediation.external`` set, ``remediate_external`` first hands it to the user's remediation tasks, a
+   bounded number of attempts, then escalates to ``remediate`` or waits for a person (RX1–RX5). A
    skipped remediation does not end the pass (G2): rollout and scaling still run, and when they have nothing
    to do the result is ``wait`` with the skip as the reason.
-4. ``rollout`` — RO / G3: machines are outdated: the step is ``scale_up`` while fewer than replicas +
+5. ``rollout`` — RO / G3: machines are outdated: the step is ``scale_up`` while fewer than replicas +
    max_surge machines exist, else ``scale_down`` among the outdated ones. ``upgrade_in_place`` instead, when
    ``upgrade.strategy`` is ``in_place`` and the machines differ only in version: one machine per step, the
    oldest control plane machine first with ``kubeadm upgrade apply`` (the only one), then the others oldest
    first with ``kubeadm upgrade node``; the last of them upgrades the addons (CoreDNS, kube-proxy), which
    kubeadm does only once every API server runs the new version.
-5. ``scale_up`` / ``scale_down`` — G4: no machine → the first one, with ``init`` (no preflight), but only
+6. ``scale_up`` / ``scale_down`` — G4: no machine → the first one, with ``init`` (no preflight), but only
    when the cluster is not initialized and etcd has no member; otherwise the observation missed the machines
    of a cluster that exists, and the answer is ``wait`` (``no_machine_observed``). Fewer than replicas →
    scale up; more → scale down (SD1 with no outdated machine).
-6. ``none`` — the control plane is as declared.
+7. ``none`` — the control plane is as declared.
 
 Before a machine joins (any ``scale_up`` but the first) or is upgraded in place, the cluster's kubeadm
 configuration (the ClusterConfiguration in the ``kubeadm-config`` ConfigMap, which ``kubeadm join`` and
@@ -47,7 +51,8 @@ turns the step into ``wait`` with ``blocked_by`` naming each rule that stops it.
 
 ``retry_after_seconds`` (with ``wait`` and ``none``): the seconds until the earliest moment at which the same
 observation would give another answer (a health check timeout, a remediation retry period or
-min_healthy_period, ``rollout.after``, certificates entering ``rollout.before``); null when only a change in
+min_healthy_period, an external remediation attempt's timeout, ``rollout.after``, certificates entering
+``rollout.before``); null when only a change in
 the cluster can change the answer.
 """
 
@@ -57,6 +62,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils import (
     component_health,
     etcd_health,
     etcd_leadership,
+    external_remediation,
     failure_domains,
     health_check,
     kubeadm_config,
@@ -75,6 +81,7 @@ SCALE_UP, SCALE_DOWN = rollout.SCALE_UP, rollout.SCALE_DOWN
 ROLLOUT, REMEDIATE, UPGRADE_IN_PLACE = "rollout", "remediate", "upgrade_in_place"
 REMOVE_ETCD_MEMBER, FINISH_DELETE = "remove_etcd_member", "finish_delete"
 UPDATE_KUBEADM_CONFIG = "update_kubeadm_config"
+REMEDIATE_EXTERNAL, CLEAR_EXTERNAL_REMEDIATION = external_remediation.REMEDIATE_EXTERNAL, "clear_external_remediation"
 ACTIONS = (
     NONE,
     WAIT,
@@ -86,6 +93,8 @@ ACTIONS = (
     REMOVE_ETCD_MEMBER,
     FINISH_DELETE,
     UPDATE_KUBEADM_CONFIG,
+    REMEDIATE_EXTERNAL,
+    CLEAR_EXTERNAL_REMEDIATION,
 )
 # How a machine is upgraded in place: ``kubeadm upgrade apply`` on the first, ``kubeadm upgrade node`` after.
 UPGRADE_APPLY, UPGRADE_NODE = "apply", "node"
@@ -111,16 +120,18 @@ class _View:
         self.health = health
         self.flagged = remediation.flagged_names(health)
         self.remediation_in_progress = remediation.in_progress(snapshot.get("remediation_in_progress"), self.machines)
-        self.remediation = remediation.decide(
+        strategy = spec.get("remediation") or {}
+        decision = remediation.decide(
             self.machines,
             health,
             self.members,
-            spec.get("remediation") or {},
+            strategy,
             self.now,
             bool(snapshot.get("initialized")),
             self.etcd_managed,
             self.remediation_in_progress,
         )
+        self.remediation = external_remediation.decide(decision, self.machines, strategy.get("external"), self.now)
 
     def _physical_member_health(self):
         """Member health for the quorum arithmetic: a deleting machine's member counts by how it answers.
@@ -162,6 +173,7 @@ def plan(spec, snapshot, desired_hashes=None, health=None):
         _etcd_unreachable(view)
         or _finish_delete(view)
         or _clean_up_etcd_members(view)
+        or _clear_external_remediation(view)
         or _remediate(view)
         or _roll_out(view)
         or _scale(view)
@@ -224,11 +236,39 @@ def _clean_up_etcd_members(view):
     )
 
 
-def _remediate(view):
-    """RM8: delete the machine the remediation rules selected; a skip lets the pass go on (G2)."""
-    decision = view.remediation
-    if decision.status != remediation.REMEDIATE:
+def _clear_external_remediation(view):
+    """RX6: clear the external remediation request of a machine that is healthy again."""
+    healed = external_remediation.requests_to_clear(view.machines, view.health)
+    if not healed:
         return None
+    name = healed[0]["name"]
+    attempts = external_remediation.attempts_of(healed[0])[0]
+    return _step(
+        CLEAR_EXTERNAL_REMEDIATION,
+        "%s is healthy again after %d external remediation attempt%s: clear its request" % (name, attempts, "" if attempts == 1 else "s"),
+        machine=name,
+    )
+
+
+def _remediate(view):
+    """RM8: delete the machine the remediation rules selected, or (RX4) hand it to the user's remediation tasks;
+    a skip lets the pass go on (G2)."""
+    decision = view.remediation
+    if decision.status not in (remediation.REMEDIATE, REMEDIATE_EXTERNAL):
+        return None
+    selected = "RM4: %s selected among flagged %s" % (decision.machine, ", ".join(sorted(view.flagged)))
+    if decision.status == REMEDIATE_EXTERNAL:
+        # a power cycle takes the etcd member down too: the flow may hand its leadership over first, as a deletion does
+        return _step(
+            REMEDIATE_EXTERNAL,
+            decision.reason,
+            machine=decision.machine,
+            attempt=decision.attempt,
+            timeout_seconds=decision.timeout_seconds,
+            leader_candidate=decision.leader_candidate,
+            quorum=decision.quorum.as_dict() if decision.quorum else None,
+            details=[selected],
+        )
     return _step(
         REMEDIATE,
         decision.reason,
@@ -236,7 +276,7 @@ def _remediate(view):
         leader_candidate=decision.leader_candidate,
         quorum=decision.quorum.as_dict() if decision.quorum else None,
         retry_count=decision.retry_count,
-        details=["RM4: %s selected among flagged %s" % (decision.machine, ", ".join(sorted(view.flagged)))],
+        details=[selected],
     )
 
 
@@ -500,6 +540,8 @@ def _result(view, step):
         "member": step.get("member"),
         "retry_count": step.get("retry_count"),
         "remediation_for": step.get("remediation_for"),
+        "attempt": step.get("attempt"),
+        "timeout_seconds": step.get("timeout_seconds"),
         "reason": step["reason"],
         "retry_after_seconds": _retry_after(view, step["action"]),
         "details": step.get("details", []),

@@ -38,6 +38,9 @@ RM7  Quorum (``etcd_quorum.project``): members come from etcd, not from machines
 RM8  One machine per pass. RM9: the replacement inherits ``{machine, timestamp, retry_count}`` (the flow
      records it as ``remediation_in_progress`` and on the new machine).
 RM10 Skips leave the machine waiting; the planner goes on with rollout and scaling (G2).
+
+A decision to remediate is what ``external_remediation.decide`` (RX1–RX5) starts from when the spec asks for the
+user's own remediation tasks first.
 """
 
 from __future__ import annotations
@@ -52,10 +55,23 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil imp
 
 REMEDIATE, SKIP, FAIL, NONE = "remediate", "skip", "fail", "none"
 DEFAULT_MIN_HEALTHY_PERIOD = 3600.0
-# Rules that end by themselves as flows go on: a limit's time passes, a replacement or a deletion finishes.
-LIFTED_BY_TIME = ("retry_period", "remediation_in_progress", "machine_provisioning", "machine_deleting", "already_deleting")
+# Rules that end by themselves as flows go on: a limit's time passes, a replacement or a deletion finishes, an
+# external remediation attempt's timeout runs out (external_remediation.IN_PROGRESS).
+LIFTED_BY_TIME = (
+    "retry_period",
+    "remediation_in_progress",
+    "machine_provisioning",
+    "machine_deleting",
+    "already_deleting",
+    "external_remediation_in_progress",
+)
 
-Decision = namedtuple("Decision", "status machine rule reason retry_count leader_candidate quorum retry_after_seconds")
+# ``attempt`` and ``timeout_seconds``: set only by ``external_remediation.decide``, for the attempt it hands over.
+Decision = namedtuple(
+    "Decision",
+    "status machine rule reason retry_count leader_candidate quorum retry_after_seconds attempt timeout_seconds",
+    defaults=(None, None),
+)
 # ``retry_after_seconds``: for a refusal, the seconds until the limit that refuses ends.
 Retry = namedtuple("Retry", "allowed retry_count rule reason retry_after_seconds")
 

@@ -16,7 +16,8 @@ at once, each naming its path (``machines[2].created``) and the rule:
 * an etcd member's id may be empty only for the nameless, unresponsive member ``etcd_info`` reports for an
   endpoint when no endpoint answers (docs/snapshot.md);
 * everything else takes the documented default: false, null, an empty list, ``unknown`` for components,
-  ``{requested: false, retries: 0, last: null}`` for a machine's remediation record. Two defaults follow
+  ``{requested: false, retries: 0, last: null}`` for a machine's remediation record, ``{attempts: 0, last: null}``
+  for its external remediation record. Two defaults follow
   from other fields: ``provisioned`` is whether a ``node`` is given, and a node's ``name`` is the machine's.
 
 etcd ids are returned in lower case and ``member_ids_seen`` sorted, so lists compare as sets of ids.
@@ -98,6 +99,10 @@ _MACHINE = {
                 "last": Field(timestamp),
             }
         ),
+        {},
+    ),
+    "external_remediation": Field(
+        mapping({"attempts": Field(integer(minimum=0), 0), "last": Field(timestamp)}),
         {},
     ),
     "node": Field(mapping(_NODE)),

@@ -26,7 +26,8 @@ error at once, as KubeadmControlPlane's and MachineHealthCheck's defaulting and 
 * ``rollout``: strategy RollingUpdate only, ``max_surge`` 0 or 1 (also as the string "0"/"1"), 0 only with
   replicas >= 3; ``after`` is RFC 3339; ``before.certificates_expiry_days`` >= 7;
 * ``upgrade.strategy`` is ``rolling`` or ``in_place``;
-* ``remediation``: ``max_retry`` >= 0 or null (unlimited), periods are durations >= 0;
+* ``remediation``: ``max_retry`` >= 0 or null (unlimited), periods are durations >= 0; ``external`` null (off)
+  or ``{attempts >= 1 (3), timeout > 0 (10m), escalate (false)}``;
 * ``health_check``: at least one unhealthy condition ``{type, status: True|False|Unknown, timeout}``,
   ``node_startup_timeout`` 0 (off) or >= 30s, ``max_unhealthy`` an integer >= 0 or ``"N%"`` (a bare "10"
   is refused), ``unhealthy_range`` ``[a-b]`` with a <= b.
@@ -50,6 +51,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation i
     REQUIRED,
     Field,
     any_mapping,
+    boolean,
     child,
     duration,
     error,
@@ -174,6 +176,14 @@ def _node_startup_timeout(value, path, errors):
     return seconds
 
 
+def _positive_duration(value, path, errors):
+    seconds = duration()(value, path, errors)
+    if seconds is not None and seconds <= 0:
+        errors.append(error(path, "must be longer than 0s", value))
+        return None
+    return seconds
+
+
 def _condition_status(value, path, errors):
     if value not in _CONDITION_STATUSES or isinstance(value, bool):
         errors.append(error(path, "must be the string True, False or Unknown (quote it in YAML)", value))
@@ -197,10 +207,18 @@ _HEALTH_CHECK = {
     "unhealthy_range": Field(parsed_by(parse_unhealthy_range)),
 }
 
+# The user's own remediation tasks (a power cycle, say), tried before a deletion; null leaves it off.
+_EXTERNAL_REMEDIATION = {
+    "attempts": Field(integer(minimum=1), 3),
+    "timeout": Field(_positive_duration, "10m"),
+    "escalate": Field(boolean, False),
+}
+
 _REMEDIATION = {
     "max_retry": Field(integer(minimum=0)),
     "retry_period": Field(duration(), "0s"),
     "min_healthy_period": Field(duration(), "1h"),
+    "external": Field(mapping(_EXTERNAL_REMEDIATION)),
 }
 
 _SPEC = {

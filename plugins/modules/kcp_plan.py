@@ -19,7 +19,10 @@ description:
     management cluster.
   - "The operations are tried in this order and the first one needed is returned (one operation per run;
     the playbook executes it and observes again): V(finish_delete) a machine whose removal was interrupted;
-    V(remove_etcd_member) an etcd member that belongs to no machine; V(remediate) an unhealthy machine;
+    V(remove_etcd_member) an etcd member that belongs to no machine; V(clear_external_remediation) the external
+    remediation request of a machine that is healthy again; V(remediate) an unhealthy machine, or
+    V(remediate_external) first when the spec's C(remediation.external) asks for the user's own remediation
+    tasks (a bounded number of attempts, then V(remediate) with C(escalate), else a V(wait) for a person);
     V(rollout) outdated machines (add then remove with C(max_surge) 1, remove then add with 0), or
     V(upgrade_in_place) with the in-place upgrade strategy, one machine per step; V(scale_up) / V(scale_down)
     towards the declared replicas; V(none) when nothing is needed. V(wait) says a needed operation is not safe
@@ -102,7 +105,10 @@ action:
       RV(blocked_by)); V(scale_up) create a machine (with kubeadm init when RV(init)); V(scale_down) remove
       RV(machine); V(rollout) one step of a rolling update (RV(step) says which); V(upgrade_in_place) upgrade
       RV(machines) where they stand; V(remediate) delete the unhealthy RV(machine) (a later scale up
-      replaces it); V(remove_etcd_member) remove the etcd RV(member) that belongs to no machine;
+      replaces it); V(remediate_external) run the user's remediation tasks for the unhealthy RV(machine), attempt
+      RV(attempt), within RV(timeout_seconds), recording the attempt on its Node first;
+      V(clear_external_remediation) remove the external remediation request of RV(machine), healthy again;
+      V(remove_etcd_member) remove the etcd RV(member) that belongs to no machine;
       V(finish_delete) finish removing RV(machine), whose removal was interrupted; V(update_kubeadm_config) set
       the kubeadm-config ConfigMap's ClusterConfiguration to the spec (C(kubernetesVersion), image repositories,
       feature gates, the apiServer, controllerManager and scheduler sections, etcd and DNS settings; RV(reason)
@@ -110,7 +116,7 @@ action:
   returned: success
   type: str
   choices: [none, wait, scale_up, scale_down, rollout, upgrade_in_place, remediate, remove_etcd_member, finish_delete,
-            update_kubeadm_config]
+            update_kubeadm_config, remediate_external, clear_external_remediation]
   sample: rollout
 step:
   description: For V(rollout), V(scale_up) and V(scale_down), and a V(wait) that holds one back, the scaling
@@ -119,8 +125,9 @@ step:
   type: str
   sample: scale_down
 machine:
-  description: The machine the operation removes (scale down, rollout scale down, remediate, finish_delete)
-    or upgrades (V(upgrade_in_place)); null otherwise.
+  description: The machine the operation removes (scale down, rollout scale down, remediate, finish_delete),
+    upgrades (V(upgrade_in_place)), hands to the user's remediation tasks (V(remediate_external)) or clears the
+    external remediation request of (V(clear_external_remediation)); null otherwise.
   returned: success
   type: str
   sample: cp-1
@@ -158,8 +165,8 @@ init:
   sample: false
 leader_candidate:
   description:
-    - When the operation removes an etcd member, the machine to which etcd leadership moves first if the
-      leaving member leads (give it to M(kubeadm.control_plane.etcd_member) as its C(leader_candidate) option);
+    - When the operation removes an etcd member, or takes it down (V(remediate_external)), the machine to which
+      etcd leadership moves first if that member leads (give it to M(kubeadm.control_plane.etcd_member) as its C(leader_candidate) option);
       null otherwise, or when no machine can lead.
     - The newest other machine that is not deleting, not flagged for remediation, and whose etcd member is a
       healthy voting member (C(docs/decisions.md), etcd leadership).
@@ -184,6 +191,18 @@ retry_count:
   returned: success
   type: int
   sample: 1
+attempt:
+  description: For V(remediate_external), the number of this attempt (1 for the first), to record on the machine's
+    Node with the time before the tasks run (C(docs/state.md)); null otherwise.
+  returned: success
+  type: int
+  sample: 2
+timeout_seconds:
+  description: For V(remediate_external), the seconds the attempt may take (C(remediation.external.timeout));
+    null otherwise. Until they have passed since the attempt began, the plan tries nothing more for that machine.
+  returned: success
+  type: float
+  sample: 600.0
 remediation_for:
   description: For V(scale_up) while a remediation awaits its replacement, the record the new machine
     inherits (C(machine), C(timestamp), C(retry_count)); null otherwise.
@@ -194,7 +213,8 @@ retry_after_seconds:
   description:
     - With V(wait) and V(none), the seconds until the soonest moment at which the same observation would give
       another answer (a pending health check condition or node startup timing out, a remediation's retry
-      period or C(min_healthy_period) ending, C(rollout.after) or a certificate expiry threshold passing), so
+      period or C(min_healthy_period) ending, an external remediation attempt's timeout running out,
+      C(rollout.after) or a certificate expiry threshold passing), so
       a reconcile loop can observe again then instead of sleeping a fixed time.
     - Null when only a change in the cluster can change the answer, and with every other action (observe
       again as soon as the operation is done).
@@ -222,7 +242,8 @@ blocked_by:
       V(components_not_healthy), V(etcd_members_not_healthy), V(etcd_cluster) (preflight); V(etcd_quorum),
       V(too_few_machines) (etcd membership); V(kubeadm_config_not_observed) (the kubeadm-config version is
       needed); V(remediation_not_allowed), V(remediation_in_progress),
-      V(retry_period), V(max_retries), V(machine_provisioning), V(machine_deleting), V(no_leader_candidate)
+      V(retry_period), V(max_retries), V(machine_provisioning), V(machine_deleting), V(no_leader_candidate),
+      V(external_remediation_in_progress), V(external_remediation_exhausted), V(external_remediation_no_node)
       (remediation held back)."
   returned: success
   type: list
@@ -257,8 +278,8 @@ remediation:
   type: dict
   contains:
     status:
-      description: V(none) nothing flagged; V(remediate); V(skip) held back; V(fail) no machine can take over
-        etcd leadership.
+      description: V(none) nothing flagged; V(remediate); V(remediate_external) the user's remediation tasks
+        first; V(skip) held back; V(fail) no machine can take over etcd leadership.
       type: str
     machine:
       description: The machine selected for remediation, or null.
@@ -276,8 +297,8 @@ remediation:
            "reason": "removing cp-1 would lose etcd quorum: after the change 1 of 2 voting members would be
            healthy, 2 are needed for quorum"}
 quorum:
-  description: For an operation that adds or removes an etcd member, the quorum projection behind it; null
-    otherwise.
+  description: For an operation that adds or removes an etcd member, or takes it down (V(remediate_external)), the
+    quorum projection behind it; null otherwise.
   returned: success
   type: dict
   sample: {"ok": true, "voters_before": 3, "healthy_before": 3, "voters_after": 2, "healthy_after": 2,

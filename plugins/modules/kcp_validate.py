@@ -149,7 +149,8 @@ options:
             default: rolling
             choices: [rolling, in_place]
       remediation:
-        description: Limits on replacing unhealthy machines (KCP C(spec.remediationStrategy)).
+        description: Limits on replacing unhealthy machines (KCP C(spec.remediationStrategy)), and the user's own
+          remediation tasks tried first (O(spec.remediation.external)).
         type: dict
         suboptions:
           max_retry:
@@ -163,6 +164,26 @@ options:
             description: Duration after which a remediated machine counts as healthy again, and its retry count restarts.
             type: raw
             default: 1h
+          external:
+            description:
+              - The user's own remediation tasks (a power cycle through IPMI or Redfish, say), run for an unhealthy
+                machine before it is deleted and recreated; unset = off, V({}) = on with the defaults.
+              - The same rules hold an attempt back as a deletion (etcd quorum, a leadership candidate, one at a
+                time), since it takes the machine's etcd member down too. Not part of the spec hash.
+            type: dict
+            suboptions:
+              attempts:
+                description: How many attempts per machine, >= 1.
+                type: int
+                default: 3
+              timeout:
+                description: Duration one attempt may take, > 0; the next one (or the escalation) waits for it.
+                type: raw
+                default: 10m
+              escalate:
+                description: After the last attempt, delete and recreate the machine; false leaves it to a person.
+                type: bool
+                default: false
       health_check:
         description: When a machine is unhealthy (MachineHealthCheck C(spec)).
         type: dict
@@ -275,7 +296,7 @@ spec:
     machine_template: {}
     rollout: {strategy: RollingUpdate, max_surge: 1, after: null, before: {certificates_expiry_days: null}}
     upgrade: {strategy: rolling}
-    remediation: {max_retry: null, retry_period: 0.0, min_healthy_period: 3600.0}
+    remediation: {max_retry: null, retry_period: 0.0, min_healthy_period: 3600.0, external: null}
     health_check:
       unhealthy_conditions:
         - {type: Ready, status: Unknown, timeout: 300.0}

@@ -7,7 +7,9 @@ Unknown after its grace period; a stopped etcd member): the seed's scenario 1 (o
 then its replacement joins on the host it gave back, carrying the remediation record), the retry limit reached
 (the replacement fails again within min_healthy_period with max_retry 0: refused as manual intervention, nothing
 touched), scenario 3 (another machine's etcd member down: refused, the machine and its member stay), scenario 2
-(two machines unhealthy: replaced one after the other). Every remediation runs with a background writer through
+(two machines unhealthy: replaced one after the other); external remediation with the user's tasks: a power cycle
+that heals the machine (kept, with what the user left on its host; the request cleared), and tasks that do not,
+escalated to delete-and-recreate after the last attempt. Every remediation runs with a background writer through
 the load balancer (docs/flows.md "What a workload sees"). The remediation record lives in the cluster
 (docs/state.md)."""
 
@@ -25,13 +27,15 @@ REMEDIATE = os.path.join(ROOT, "playbooks", "remediate.yml")
 ENDPOINT = "172.31.235.100:6443"
 ADMIN = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
 SNAPSHOTS = "/tmp/kcp-e2e-remediation-etcd-snapshots"
+TASKS = os.path.join(ROOT, "tests", "remediation", "sandbox")
 # The unhealthy conditions' timeout: short, so a test waits the node lifecycle's grace period (40 s) and little more.
 UNHEALTHY_AFTER_SECONDS = 5
 UNHEALTHY_AFTER = "%ds" % UNHEALTHY_AFTER_SECONDS
 
 
-def flow_vars(sandbox, **remediation):
-    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": SNAPSHOTS,
+def flow_vars(sandbox, tasks=None, **remediation):
+    extra = {"kcp_remediation_tasks": os.path.join(TASKS, tasks)} if tasks else {}
+    return {**extra, "kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": SNAPSHOTS,
             # the Node of a stopped kubelet is unreachable: its pods' deletion is not waited for long
             "machine_delete_unreachable_pod_timeout": 5,
             "kcp": {"cluster_name": "remed", "replicas": 3, "version": newest(sandbox.mirror_dir),
@@ -42,10 +46,10 @@ def flow_vars(sandbox, **remediation):
                     "remediation": remediation}}
 
 
-def remediate(sandbox, **remediation):
+def remediate(sandbox, tasks=None, **remediation):
     """The remediate flow's run, with a workload writing through the load balancer all along."""
     with sandbox.writing(ENDPOINT) as writer:
-        done = sandbox.playbook(REMEDIATE, flow_vars(sandbox, **remediation), timeout=1500)
+        done = sandbox.playbook(REMEDIATE, flow_vars(sandbox, tasks, **remediation), timeout=1500)
     assert_writes_survived(writer, "remediate")
     return done
 
@@ -151,4 +155,39 @@ def test_two_unhealthy_machines_are_replaced_one_after_the_other(cluster):
     assert after["cp-1"]["metadata"]["uid"] != before["cp-1"] and after["cp-3"]["metadata"]["uid"] != before["cp-3"]
     assert after["cp-2"]["metadata"]["uid"] == before["cp-2"]
     assert all(ready(node) == "True" for node in after.values())
+    assert_one_voter_a_machine(cluster)
+
+
+def steps_taken(output):
+    return [line.split(", ", 1)[1].rstrip("] *") for line in output.splitlines() if "This pass's step: pass" in line]
+
+
+def test_external_remediation_that_heals_the_machine_keeps_it_and_clears_the_request(cluster):
+    uid = nodes(cluster)["cp-2"]["metadata"]["uid"]
+    cluster.ssh("cp-2", "echo left-by-the-user > /root/marker")
+    cluster.fault("kubelet-stop", "cp-2")
+    wait_unhealthy(cluster, ["cp-2"])
+    done = remediate(cluster, "power-cycle.yml", external={"attempts": 2, "timeout": "3m"})
+    assert done.returncode == 0, done.stdout[-8000:]
+    assert steps_taken(done.stdout)[:2] == ["remediate_external", "clear_external_remediation"], steps_taken(done.stdout)
+    node = nodes(cluster)["cp-2"]
+    # the same machine on the same host: power cycled, not replaced
+    assert node["metadata"]["uid"] == uid and ready(node) == "True"
+    assert "control-plane.kubeadm.io/external-remediation" not in (node["metadata"].get("annotations") or {})
+    assert cluster.ssh("cp-2", "cat /root/marker").stdout.strip() == "left-by-the-user"
+    wait_control_plane_ready(cluster, ["cp-2"])
+    assert_one_voter_a_machine(cluster)
+
+
+def test_external_remediation_that_does_not_heal_escalates_to_delete_and_recreate(cluster):
+    uid = nodes(cluster)["cp-3"]["metadata"]["uid"]
+    cluster.fault("kubelet-stop", "cp-3")
+    wait_unhealthy(cluster, ["cp-3"])
+    done = remediate(cluster, "open-ticket.yml", external={"attempts": 1, "timeout": "10s", "escalate": True})
+    assert done.returncode == 0, done.stdout[-8000:]
+    taken = steps_taken(done.stdout)
+    assert taken[:3] == ["remediate_external", "remediate", "scale_up"], taken
+    assert "would open a ticket: cp-3 unhealthy, external remediation attempt 1" in done.stdout
+    node = nodes(cluster)["cp-3"]
+    assert node["metadata"]["uid"] != uid and ready(node) == "True"
     assert_one_voter_a_machine(cluster)

@@ -46,6 +46,8 @@ def machine(
     remediation_requested=False,
     retries=0,
     last_remediation=None,
+    external_attempts=0,
+    external_last=None,
     components=None,
     certificates_expire="2027-11-20T09:00:00Z",
     host=None,
@@ -74,6 +76,7 @@ def machine(
         "delete_requested": delete_requested,
         "failure": failure,
         "remediation": {"requested": remediation_requested, "retries": retries, "last": last_remediation},
+        "external_remediation": {"attempts": external_attempts, "last": external_last},
         "node": node(name, node_ready) if has_node else None,
         "components": comps,
         "certificates_expire": certificates_expire,
@@ -140,7 +143,7 @@ def spec(**overrides):
         "machine_template": {},
         "rollout": {"strategy": "RollingUpdate", "max_surge": 1, "after": None, "before": {"certificates_expiry_days": None}},
         "upgrade": {"strategy": "rolling"},
-        "remediation": {"max_retry": None, "retry_period": 0.0, "min_healthy_period": 3600.0},
+        "remediation": {"max_retry": None, "retry_period": 0.0, "min_healthy_period": 3600.0, "external": None},
         "health_check": {
             "unhealthy_conditions": [
                 {"type": "Ready", "status": "Unknown", "timeout": 300.0},

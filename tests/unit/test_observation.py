@@ -6,6 +6,8 @@ adopted machine looks like, and that every snapshot it makes is one the decision
 
 import json
 
+import pytest
+
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import observation
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_snapshot
 
@@ -140,3 +142,52 @@ def test_a_replacement_carries_its_remediation_from_the_host_record_until_its_no
     assert joined["machines"][0]["remediation"] == {"requested": False, "retries": 3, "last": "2026-11-26T11:30:00Z"}
     normalize_snapshot(joining)
     normalize_snapshot(joined)
+
+
+def external_remediation_of(annotation):
+    """The external_remediation a Node with this annotation value (None: without it) reads as."""
+    annotations = {} if annotation is None else {observation.EXTERNAL_REMEDIATION: annotation}
+    snap = observation.assemble(NOW, [host("cp-1")], ["fd-1"], nodes=[node("cp-1", annotations=annotations)],
+                                pods=mirror_pods("cp-1"), kubeadm_config={})
+    assert normalize_snapshot(snap)[1] == []
+    return snap["machines"][0]["external_remediation"]
+
+
+@pytest.mark.parametrize(
+    "annotation,expected",
+    [
+        (None, {"attempts": 0, "last": None}),
+        (json.dumps({"attempts": 2, "last": "2026-11-26T11:50:00Z"}), {"attempts": 2, "last": "2026-11-26T11:50:00Z"}),
+        ("{not json", {"attempts": 0, "last": None}),
+        (json.dumps([2, "2026-11-26T11:50:00Z"]), {"attempts": 0, "last": None}),
+        (json.dumps({"attempts": "2", "last": "2026-11-26T11:50:00Z"}), {"attempts": 2, "last": "2026-11-26T11:50:00Z"}),
+        (json.dumps({"attempts": "two", "last": "2026-11-26T11:50:00Z"}), {"attempts": 0, "last": "2026-11-26T11:50:00Z"}),
+        (json.dumps({"attempts": -1, "last": None}), {"attempts": 0, "last": None}),
+        (json.dumps({"attempts": True}), {"attempts": 0, "last": None}),
+        (json.dumps({"attempts": 1, "last": "a minute ago"}), {"attempts": 1, "last": None}),
+    ],
+    ids=[
+        "a Node without the annotation has made no attempt",
+        "the annotation's attempts and time are read as the flow wrote them",
+        "an annotation that is not JSON reads as no attempt",
+        "an annotation that is not a JSON object reads as no attempt",
+        "a count a template rendered as a string of digits still counts",
+        "a count that is not a number reads as none",
+        "a negative count reads as none",
+        "a count written as a boolean reads as none",
+        "a time that is not RFC 3339 reads as none",
+    ],
+)
+def test_the_external_remediation_request_comes_from_its_node_annotation(annotation, expected):
+    assert external_remediation_of(annotation) == expected
+
+
+def test_the_external_remediation_annotation_is_the_one_docs_state_md_names():
+    # the remediate flow writes it under this name: renaming it would forget every attempt already counted
+    assert observation.EXTERNAL_REMEDIATION == "control-plane.kubeadm.io/external-remediation"
+
+
+def test_a_machine_without_a_node_carries_no_external_remediation_request():
+    record = {"created": "2026-11-26T11:00:00Z", "bootstrap": "join", "step": "joining"}
+    snap = observation.assemble(NOW, [host("cp-2", record=record)], ["fd-1"], kubeadm_config={})
+    assert snap["machines"][0]["external_remediation"] == {"attempts": 0, "last": None}

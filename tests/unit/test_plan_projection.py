@@ -32,6 +32,9 @@ SURGE_0 = spec(rollout={"strategy": "RollingUpdate", "max_surge": 0, "after": No
 IN_PLACE = spec(upgrade={"strategy": "in_place"})
 RETRIES = spec(remediation={"max_retry": 3, "retry_period": 0.0, "min_healthy_period": 3600.0})
 NO_MORE_RETRIES = spec(remediation={"max_retry": 1, "retry_period": 0.0, "min_healthy_period": 3600.0})
+POWER_CYCLE = {"attempts": 3, "timeout": 600.0, "escalate": False}
+EXTERNAL_REMEDIATION = spec(remediation=dict(SPEC["remediation"], external=POWER_CYCLE))
+ESCALATING = spec(remediation=dict(SPEC["remediation"], external=dict(POWER_CYCLE, escalate=True)))
 EXTERNAL = spec(
     kubeadm={
         "api_version": "kubeadm.k8s.io/v1beta4",
@@ -145,6 +148,24 @@ SEQUENCES = [
         [("remediate", None, "cp-2"), ("scale_up", "scale_up", "fd-b"), NONE],
     ),
     (
+        "an unhealthy machine goes to the external remediation tasks, which the projection assumes heal it, then its request is cleared",
+        EXTERNAL_REMEDIATION,
+        snapshot(cluster(3, cp_2={"node_ready": "False"}), failure_domains=FDS),
+        [("remediate_external", None, "cp-2"), ("clear_external_remediation", None, "cp-2"), NONE],
+    ),
+    (
+        "the leader goes to the external remediation tasks: leadership moves, and comes back to nothing more",
+        EXTERNAL_REMEDIATION,
+        snapshot(cluster(3, cp_1={"node_ready": "Unknown", "external_attempts": 1}), failure_domains=FDS),
+        [("remediate_external", None, "cp-1"), ("clear_external_remediation", None, "cp-1"), NONE],
+    ),
+    (
+        "used up attempts with escalate: deleted, then replaced by a scale up",
+        ESCALATING,
+        snapshot(cluster(3, cp_2={"node_ready": "False", "external_attempts": 3}), failure_domains=FDS),
+        [("remediate", None, "cp-2"), ("scale_up", "scale_up", "fd-b"), NONE],
+    ),
+    (
         "an interrupted deletion is finished, then the machine replaced",
         SPEC,
         snapshot(cluster(3, cp_3={"deleting": True}), failure_domains=FDS),
@@ -251,6 +272,49 @@ def test_the_replacement_of_a_remediated_machine_carries_the_remediation_record(
     assert settled["machines"][-1]["remediation"] == {"requested": False, "retries": 2, "last": NOW}
 
 
+def test_an_external_attempt_is_recorded_and_the_machine_assumed_healed_until_its_request_is_cleared():
+    observed = snapshot(cluster(3, cp_1={"node_ready": "False", "external_attempts": 1, "failure": "kubelet stopped",
+                                         "remediation_requested": True}),
+                        failure_domains=FDS, members=[member("cp-1", leader=True, responsive=False), member("cp-2"), member("cp-3")])
+    snapshots, results = projected_snapshots(EXTERNAL_REMEDIATION, observed)
+    assert [(r["action"], r["attempt"]) for r in results] == [("remediate_external", 2), ("clear_external_remediation", None), ("none", None)]
+    healed = snapshots[1]["machines"][0]
+    assert healed["external_remediation"] == {"attempts": 2, "last": NOW}
+    assert (healed["failure"], healed["remediation"]["requested"], healed["node"]["conditions"]) == (
+        None, False, [{"type": "Ready", "status": "True", "last_transition": NOW}])
+    members = snapshots[1]["etcd"]["members"]
+    assert [(m["name"], m["leader"], m["responsive"]) for m in members] == [("cp-1", False, True), ("cp-2", False, True), ("cp-3", True, True)]
+    assert members[0]["member_ids_seen"] == sorted(m["id"] for m in members)
+    assert snapshots[2]["machines"][0]["external_remediation"] == {"attempts": 0, "last": None}
+
+
+def test_a_first_attempt_is_counted_and_leadership_stays_where_it_was_when_the_machine_did_not_lead():
+    observed = snapshot(cluster(3, cp_2={"node_ready": "False"}), failure_domains=FDS)
+    snapshots, results = projected_snapshots(EXTERNAL_REMEDIATION, observed)
+    assert (results[0]["action"], results[0]["leader_candidate"]) == ("remediate_external", "cp-3")
+    assert snapshots[1]["machines"][1]["external_remediation"] == {"attempts": 1, "last": NOW}
+    assert [m["leader"] for m in snapshots[1]["etcd"]["members"]] == [True, False, False]
+
+
+def test_a_healed_learner_still_serves_no_member_list():
+    observed = snapshot(cluster(3, cp_3={"node_ready": "False"}), failure_domains=FDS,
+                        members=[member("cp-1", leader=True), member("cp-2"), member("cp-3", learner=True, responsive=False)])
+    step = {"action": "remediate_external", "machine": "cp-3", "leader_candidate": None}
+    healed = after_step(EXTERNAL_REMEDIATION, observed, step)["etcd"]["members"][2]
+    assert (healed["responsive"], healed["learner"], healed["member_ids_seen"]) == (True, True, [])
+
+
+def test_with_external_etcd_a_healed_machine_has_no_etcd_pod():
+    the_spec = dict(EXTERNAL, remediation=EXTERNAL_REMEDIATION["remediation"])
+    built = {"spec_hash": spec_hashes(the_spec)["join"]}
+    machines = cluster(3, cp_1=built, cp_2=dict(built, node_ready="False"), cp_3=built)
+    observed = snapshot(machines, failure_domains=FDS, external=True, members=[member("etcd-1")])
+    snapshots, results = projected_snapshots(the_spec, observed)
+    assert [r["action"] for r in results] == ["remediate_external", "clear_external_remediation", "none"]
+    assert snapshots[1]["machines"][1]["components"]["etcd"] == "missing"
+    assert snapshots[1]["etcd"]["members"] == observed["etcd"]["members"]
+
+
 # (spec, observed snapshot, the rule of each blocked_by entry of the single wait)
 WAITS = [
     (
@@ -270,6 +334,12 @@ WAITS = [
         SPEC,
         snapshot(cluster(3, cp_1={"version": OLD}), failure_domains=FDS, kubeadm_config=None),
         ["kubeadm_config_not_observed"],
+    ),
+    (
+        "used up external remediation attempts without escalate wait for a person",
+        EXTERNAL_REMEDIATION,
+        snapshot(cluster(3, cp_2={"node_ready": "False", "external_attempts": 3}), failure_domains=FDS),
+        ["external_remediation_exhausted"],
     ),
 ]
 

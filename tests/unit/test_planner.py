@@ -429,6 +429,90 @@ def test_unhealthy_machines_beyond_the_budget_are_a_wait_not_a_remediation():
     assert (result["action"], result["flagged"], result["blocked_by"][0]["rule"]) == ("wait", [], "remediation_not_allowed")
 
 
+# --- external remediation (RX1-RX6) ----------------------------------------------------------------------------
+
+
+def external(**settings):
+    """A spec whose remediation hands unhealthy machines to the user's tasks first (3 attempts of 10m, no escalation)."""
+    return spec(remediation=dict(spec()["remediation"], external=dict({"attempts": 3, "timeout": 600.0, "escalate": False}, **settings)))
+
+
+def test_an_unhealthy_machine_goes_to_the_external_remediation_tasks_first():
+    result = decide(external(), snapshot(cluster(3, cp_2={"external_attempts": 1}), failure_domains=FDS), flag("cp-2"))
+    assert (result["action"], result["machine"], result["attempt"], result["timeout_seconds"]) == ("remediate_external", "cp-2", 2, 600.0)
+    assert result["reason"] == "cp-2 is unhealthy: external remediation, attempt 2 of 3"
+    assert (result["retry_count"], result["leader_candidate"], result["quorum"]["ok"]) == (None, "cp-3", True)
+    assert (result["remediation"]["status"], result["blocked_by"], result["retry_after_seconds"]) == ("remediate_external", [], None)
+    assert result["details"] == ["RM4: cp-2 selected among flagged cp-2"]
+
+
+def test_used_up_attempts_with_escalate_delete_and_recreate():
+    snap = snapshot(cluster(3, cp_2={"external_attempts": 3}), failure_domains=FDS)
+    result = decide(external(escalate=True), snap, flag("cp-2"))
+    assert (result["action"], result["machine"], result["retry_count"], result["attempt"]) == ("remediate", "cp-2", 0, None)
+    assert "after 3 external remediation attempts: escalate to delete and recreate" in result["reason"]
+
+
+def test_used_up_attempts_without_escalate_are_a_wait_for_a_person():
+    snap = snapshot(cluster(3, cp_2={"external_attempts": 3}), failure_domains=FDS)
+    result = decide(external(), snap, flag("cp-2"))
+    assert (result["action"], [b["rule"] for b in result["blocked_by"]], result["blocked_by"][0]["machines"]) == (
+        "wait", ["external_remediation_exhausted"], ["cp-2"])
+    assert result["reason"].startswith("manual intervention needed (external_remediation_exhausted): cp-2 is still unhealthy after 3")
+    assert result["retry_after_seconds"] is None
+
+
+def test_an_attempt_within_its_timeout_is_a_wait_that_looks_again_when_it_runs_out():
+    from builders import seconds_ago
+
+    snap = snapshot(cluster(3, cp_2={"external_attempts": 1, "external_last": seconds_ago(240)}), failure_domains=FDS)
+    result = decide(external(), snap, flag("cp-2"))
+    assert (result["action"], result["remediation"]["rule"], result["retry_after_seconds"]) == ("wait", "external_remediation_in_progress", 360.0)
+    assert result["reason"].startswith("remediation waits: cp-2: external remediation attempt 1 of 3 began at ")
+
+
+def test_a_quorum_refusal_holds_an_external_attempt_back():
+    snap = snapshot(cluster(3), failure_domains=FDS, members=members(3, cp_3={"responsive": False}))
+    result = decide(external(), snap, flag("cp-2"))
+    assert (result["action"], result["remediation"]["rule"], result["attempt"]) == ("wait", "etcd_quorum", None)
+
+
+def test_a_machine_healthy_again_has_its_request_cleared_with_no_preflight():
+    snap = snapshot(cluster(3, cp_2={"external_attempts": 2}, cp_3={"components": {"scheduler": "unhealthy"}}), failure_domains=FDS)
+    result = decide(external(), snap)
+    assert (result["action"], result["machine"], result["blocked_by"]) == ("clear_external_remediation", "cp-2", [])
+    assert result["reason"] == "cp-2 is healthy again after 2 external remediation attempts: clear its request"
+    assert (result["attempt"], result["timeout_seconds"], result["quorum"]) == (None, None, None)
+
+
+def test_a_machine_still_unhealthy_keeps_its_attempts():
+    snap = snapshot(cluster(3, cp_2={"external_attempts": 1}), failure_domains=FDS)
+    assert decide(external(), snap, flag("cp-2"))["action"] == "remediate_external"
+    beyond_budget = {"unhealthy": ["cp-2"], "remediation_allowed": False, "reason": "too many"}
+    assert decide(external(), snap, beyond_budget)["action"] == "wait"
+
+
+def test_a_request_is_cleared_after_an_interrupted_deletion_and_a_stray_member_and_before_a_remediation():
+    snap = snapshot(cluster(3, cp_1={"external_attempts": 1}), failure_domains=FDS, members=members(3) + [member("cp-9")])
+    assert short(decide(external(), snap, flag("cp-2"))) == ("remove_etcd_member", None, "cp-9")
+    snap = snapshot(cluster(3, cp_1={"external_attempts": 1}, cp_3={"deleting": True}), failure_domains=FDS)
+    assert short(decide(external(), snap, flag("cp-2"))) == ("finish_delete", None, "cp-3")
+    snap = snapshot(cluster(3, cp_1={"external_attempts": 1}), failure_domains=FDS)
+    assert short(decide(external(), snap, flag("cp-2"))) == ("clear_external_remediation", None, "cp-1")
+
+
+def test_the_health_check_decides_when_a_power_cycled_machine_is_healthy_again():
+    from builders import seconds_ago
+
+    rebooted = machine("cp-2", fd="fd-b", created=998, external_attempts=1, external_last=seconds_ago(120))
+    rebooted["node"]["conditions"][0]["last_transition"] = seconds_ago(30)
+    machines = [machine("cp-1", fd="fd-a", created=999), rebooted, machine("cp-3", fd="fd-c", created=997)]
+    assert short(real_plan(external(), snapshot(machines, failure_domains=FDS))) == ("clear_external_remediation", None, "cp-2")
+    rebooted["node"]["conditions"][0]["status"] = "Unknown"  # back down within the health check's 5m: pending
+    result = real_plan(external(), snapshot(machines, failure_domains=FDS))
+    assert (result["action"], result["health_check"]["unhealthy"]) == ("none", [])
+
+
 # --- etcd member clean-up (EH11) and interrupted deletions ------------------------------------------------
 
 
@@ -505,6 +589,8 @@ def test_finishing_a_deletion_hands_leadership_to_the_newest_healthy_machine():
 
 SHAPES = [
     (spec(), snapshot([], failure_domains=FDS, initialized=False), HEALTHY),
+    (external(), snapshot(cluster(3), failure_domains=FDS), flag("cp-2")),
+    (external(), snapshot(cluster(3, cp_2={"external_attempts": 1}), failure_domains=FDS), HEALTHY),
     (spec(), snapshot(cluster(5), failure_domains=FDS), HEALTHY),
     (spec(version="v1.31.0"), snapshot(cluster(3), failure_domains=FDS), flag("cp-1")),
     (spec(), snapshot(cluster(3), failure_domains=FDS, members=members(3) + [member("cp-9")]), HEALTHY),
@@ -515,7 +601,8 @@ SHAPES = [
 @pytest.mark.parametrize(
     "the_spec,snap,health",
     SHAPES,
-    ids=["a first machine", "a scale down", "a remediation", "a member clean-up", "a wait"],
+    ids=["a first machine", "an external remediation", "a cleared request", "a scale down", "a remediation", "a member clean-up",
+         "a wait"],
 )
 def test_every_plan_has_every_key_and_leaves_its_inputs_alone(the_spec, snap, health):
     before = copy.deepcopy((the_spec, snap, health))

@@ -60,6 +60,7 @@ def test_a_minimal_snapshot_gets_every_documented_default():
                 "delete_requested": False,
                 "failure": None,
                 "remediation": {"requested": False, "retries": 0, "last": None},
+                "external_remediation": {"attempts": 0, "last": None},
                 "node": None,
                 "components": {"api_server": "unknown", "controller_manager": "unknown", "scheduler": "unknown",
                                "etcd": "unknown"},
@@ -166,6 +167,14 @@ REFUSED = [
      M0 + ".remediation.last", "RFC 3339"),
     ("an unknown remediation record key is refused", with_field(BASE, M0 + ".remediation.count", 1),
      M0 + ".remediation.count", "unknown field"),
+    ("a negative external remediation attempt count is refused", with_field(BASE, M0 + ".external_remediation.attempts", -1),
+     M0 + ".external_remediation.attempts", ">= 0"),
+    ("an external remediation attempt count as a string is refused",
+     with_field(BASE, M0 + ".external_remediation.attempts", "2"), M0 + ".external_remediation.attempts", "must be an integer"),
+    ("a last external remediation time in words is refused", with_field(BASE, M0 + ".external_remediation.last", "earlier"),
+     M0 + ".external_remediation.last", "RFC 3339"),
+    ("an unknown external remediation key is refused", with_field(BASE, M0 + ".external_remediation.timeout", "5m"),
+     M0 + ".external_remediation.timeout", "unknown field"),
     ("a node condition status outside True False Unknown is refused", with_field(BASE, CONDITION + ".status", "Healthy"),
      CONDITION + ".status", "must be one of True, False, Unknown"),
     ("a node condition status YAML read as a boolean is refused", with_field(BASE, CONDITION + ".status", True),
@@ -230,7 +239,7 @@ def test_every_snapshot_error_is_reported_at_once():
 
 FIELDS = [
     "now", "initialized", "failure_domains", "failure_domains[0]", "remediation_in_progress", "machines", "machines[0]",
-    M0 + ".name", M0 + ".created", M0 + ".remediation", M0 + ".node", M0 + ".node.name", M0 + ".node.conditions",
+    M0 + ".name", M0 + ".created", M0 + ".remediation", M0 + ".external_remediation", M0 + ".node", M0 + ".node.name", M0 + ".node.conditions",
     CONDITION, M0 + ".components", "etcd", "etcd.members", MEMBER0, MEMBER0 + ".id", MEMBER0 + ".member_ids_seen",
     MEMBER0 + ".alarms",
 ]
@@ -241,6 +250,13 @@ def test_no_value_of_any_type_makes_snapshot_validation_crash(path):
     for value in ODD_VALUES:
         normalized, errors = normalize_snapshot(with_field(BASE, path, value))
         assert (normalized is None) == bool(errors)
+
+
+def test_an_external_remediation_record_is_kept_and_a_partial_one_gets_its_defaults():
+    recorded = normalize_snapshot(with_field(BASE, M0 + ".external_remediation", {"attempts": 2, "last": at(5)}))[0]
+    assert recorded["machines"][0]["external_remediation"] == {"attempts": 2, "last": at(5)}
+    partial = normalize_snapshot(with_field(BASE, M0 + ".external_remediation", {"last": at(5)}))[0]
+    assert partial["machines"][0]["external_remediation"] == {"attempts": 0, "last": at(5)}
 
 
 def test_builders_member_shape_is_accepted_as_is():

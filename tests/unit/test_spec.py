@@ -147,6 +147,12 @@ ACCEPTED = [
     ("unhealthy conditions replace the default ones",
      with_field(MINIMAL, "health_check.unhealthy_conditions", [{"type": "DiskPressure", "status": "True", "timeout": "1m"}]),
      "health_check.unhealthy_conditions", [{"type": "DiskPressure", "status": "True", "timeout": 60.0}]),
+    ("external remediation is off unless asked for", MINIMAL, "remediation.external", None),
+    ("an empty external remediation turns it on with every default", with_field(MINIMAL, "remediation.external", {}),
+     "remediation.external", {"attempts": 3, "timeout": 600.0, "escalate": False}),
+    ("external remediation keeps what is given", with_field(MINIMAL, "remediation.external",
+                                                          {"attempts": 1, "timeout": "90s", "escalate": True}),
+     "remediation.external", {"attempts": 1, "timeout": 90.0, "escalate": True}),
 ]
 
 
@@ -313,6 +319,20 @@ REFUSED = [
      "remediation.retry_period", "must be a duration"),
     ("a duration in days is refused", with_field(MINIMAL, "remediation.min_healthy_period", "1d"),
      "remediation.min_healthy_period", "must be a duration"),
+    ("no external remediation attempt at all is refused", with_field(MINIMAL, "remediation.external.attempts", 0),
+     "remediation.external.attempts", ">= 1"),
+    ("an external remediation attempt count as a string is refused",
+     with_field(MINIMAL, "remediation.external.attempts", "3"), "remediation.external.attempts", "must be an integer"),
+    ("an external remediation timeout that is not a duration is refused",
+     with_field(MINIMAL, "remediation.external.timeout", "ten minutes"), "remediation.external.timeout", "must be a duration"),
+    ("an external remediation timeout of zero is refused", with_field(MINIMAL, "remediation.external.timeout", "0s"),
+     "remediation.external.timeout", "longer than 0s"),
+    ("an external remediation escalation as a string is refused",
+     with_field(MINIMAL, "remediation.external.escalate", "yes"), "remediation.external.escalate", "true or false"),
+    ("an unknown external remediation field is refused", with_field(MINIMAL, "remediation.external.tasks", "power.yml"),
+     "remediation.external.tasks", "unknown field"),
+    ("external remediation as a list is refused", with_field(MINIMAL, "remediation.external", ["power_cycle"]),
+     "remediation.external", "must be a mapping"),
     ("an empty list of unhealthy conditions is refused", with_field(MINIMAL, "health_check.unhealthy_conditions", []),
      "health_check.unhealthy_conditions", "at least one"),
     ("a condition status YAML read as a boolean is refused",
@@ -397,7 +417,8 @@ FIELDS = [
     CC + ".dns.imageTag", CC + ".apiServer", CC + ".apiServer.extraArgs", CC + ".kubernetesVersion",
     "kubeadm.init_configuration", "kubeadm.init_configuration.bootstrapTokens", "kubeadm.join_configuration",
     "kubeadm.join_configuration.nodeRegistration", "machine_template", "rollout", "rollout.max_surge", "rollout.after",
-    "rollout.before", "upgrade", "remediation", "remediation.retry_period", "health_check",
+    "rollout.before", "upgrade", "remediation", "remediation.retry_period", "remediation.external",
+    "remediation.external.attempts", "remediation.external.timeout", "remediation.external.escalate", "health_check",
     "health_check.unhealthy_conditions", "health_check.max_unhealthy", "health_check.unhealthy_range",
 ]
 

@@ -90,6 +90,7 @@ SAME = [
                                          "before": {"certificates_expiry_days": 30}}),
     ("the upgrade strategy", "upgrade.strategy", "in_place"),
     ("the remediation limits", "remediation.max_retry", 3),
+    ("external remediation", "remediation.external", {"attempts": 5, "timeout": 300.0, "escalate": True}),
     ("the health check", "health_check.max_unhealthy", 1),
     ("the CoreDNS settings", CC + ".dns", {"imageTag": "v1.11.3"}),
     ("the join discovery", "kubeadm.join_configuration.discovery", {"timeout": "10m"}),

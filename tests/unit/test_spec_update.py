@@ -51,6 +51,7 @@ ALLOWED = [
                                                "2026-12-01T00:00:00Z")),
     ("the upgrade strategy may change", with_field(BASE, "upgrade.strategy", "in_place")),
     ("remediation limits may change", with_field(BASE, "remediation.max_retry", 3)),
+    ("external remediation may be turned on", with_field(BASE, "remediation.external", {"attempts": 2})),
     ("health check rules may change", with_field(BASE, "health_check.unhealthy_range", "[1-2]")),
     ("API server extra arguments may be added", with_field(BASE, CC + ".apiServer.extraArgs", [{"name": "v", "value": "2"}])),
     ("feature gates may change", with_field(BASE, CC + ".featureGates", {"SomeGate": True})),
