@@ -150,8 +150,8 @@ ACCEPTED = [
     ("external remediation is off unless asked for", MINIMAL, "remediation.external", None),
     ("an empty external remediation turns it on with every default", with_field(MINIMAL, "remediation.external", {}),
      "remediation.external", {"attempts": 3, "timeout": 600.0, "escalate": False}),
-    ("external remediation keeps what is given", with_field(MINIMAL, "remediation.external",
-                                                          {"attempts": 1, "timeout": "90s", "escalate": True}),
+    ("external remediation keeps what is given",
+     with_field(MINIMAL, "remediation.external", {"attempts": 1, "timeout": "90s", "escalate": True}),
      "remediation.external", {"attempts": 1, "timeout": 90.0, "escalate": True}),
 ]
 
