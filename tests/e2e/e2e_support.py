@@ -156,6 +156,11 @@ def status_table(sandbox, extra_vars):
     return [line.strip()[2:].strip("'") for line in shown.splitlines() if line.strip().startswith("- ")]
 
 
+def steps_taken(output):
+    """What each pass of a flow did, as its "This pass's step" task names it (pass N, <what>)."""
+    return [line.split(", ", 1)[1].rstrip("] *") for line in output.splitlines() if "This pass's step: pass" in line]
+
+
 def kubectl_json(sandbox, args, but=()):
     """kubectl's JSON answer from the first host (not in ``but``) that holds an admin kubeconfig and answers."""
     for host in sandbox.hosts():

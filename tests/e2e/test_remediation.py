@@ -18,7 +18,7 @@ import os
 
 import pytest
 
-from e2e_support import ROOT, assert_writes_survived, kubectl_json, newest, recap, status_table, wait_control_plane_ready, wait_ready
+from e2e_support import ROOT, assert_writes_survived, kubectl_json, newest, recap, status_table, steps_taken, wait_control_plane_ready, wait_ready
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-remed", "172.31.235.0/24", 3, 3)
@@ -149,17 +149,13 @@ def test_two_unhealthy_machines_are_replaced_one_after_the_other(cluster):
     wait_unhealthy(cluster, ["cp-1", "cp-3"])
     done = remediate(cluster)
     assert done.returncode == 0, done.stdout[-8000:]
-    taken = [line for line in done.stdout.splitlines() if "This pass's step" in line]
-    assert [t.split(", ", 1)[1].rstrip("] *") for t in taken[:4]] == ["remediate", "scale_up", "remediate", "scale_up"], taken
+    taken = steps_taken(done.stdout)
+    assert taken[:4] == ["remediate", "scale_up", "remediate", "scale_up"], taken
     after = nodes(cluster)
     assert after["cp-1"]["metadata"]["uid"] != before["cp-1"] and after["cp-3"]["metadata"]["uid"] != before["cp-3"]
     assert after["cp-2"]["metadata"]["uid"] == before["cp-2"]
     assert all(ready(node) == "True" for node in after.values())
     assert_one_voter_a_machine(cluster)
-
-
-def steps_taken(output):
-    return [line.split(", ", 1)[1].rstrip("] *") for line in output.splitlines() if "This pass's step: pass" in line]
 
 
 def test_external_remediation_that_heals_the_machine_keeps_it_and_clears_the_request(cluster):

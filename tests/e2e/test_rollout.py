@@ -17,7 +17,7 @@ import os
 
 import pytest
 
-from e2e_support import ROOT, assert_writes_survived, kubectl_json, newest, previous_minor, recap, status_table, wait_ready
+from e2e_support import ROOT, assert_writes_survived, kubectl_json, newest, previous_minor, recap, status_table, steps_taken, wait_ready
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-roll", "172.31.234.0/24", 6, 3)
@@ -52,11 +52,6 @@ def flow(sandbox, playbook, version, check=False):
     assert done.returncode == 0, done.stdout[-8000:]
     assert_writes_survived(writer, os.path.basename(playbook))
     return done
-
-
-def steps_taken(output):
-    """What each pass did, as its "This pass's step" task names it (pass N, <what>)."""
-    return [line.split(", ", 1)[1].rstrip("] *") for line in output.splitlines() if "This pass's step: pass" in line]
 
 
 def being_deleted(sandbox, node):
