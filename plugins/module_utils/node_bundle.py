@@ -42,6 +42,10 @@ ARTIFACTS = {
 }
 BINARIES = ("kubeadm", "kubelet", "kubectl")
 UNITS = ("kubelet_unit", "kubelet_dropin", "containerd_unit")
+ARCHIVES = ("containerd", "cni_plugins")
+# What the node software installs on a host (the pod network's configuration is the flow's, once per cluster).
+INSTALLED_FILES = BINARIES + UNITS
+INSTALLED = INSTALLED_FILES + ARCHIVES
 VERSION = re.compile(r"^v\d+\.\d+\.\d+$")
 ARCH = re.compile(r"^[a-z0-9]+$")
 
@@ -91,3 +95,19 @@ def check_request(version, arch):
     if not ARCH.match(arch or ""):
         errors.append("arch: %r is not an architecture name like amd64" % (arch,))
     return errors
+
+
+def foreign_binaries(artifacts, installed, record, replace):
+    """Refusals for kubeadm, kubelet or kubectl found on a host that are neither the bundle's nor what the record
+    says was installed (``installed``: role -> SHA-256 on the host, None when absent), unless ``replace``: software
+    the collection did not install is never swapped silently."""
+    if replace:
+        return []
+    ours = record.get("sha256") if isinstance(record.get("sha256"), dict) else {}
+    refusals = []
+    for role in BINARIES:
+        found, bundle = installed.get(role), artifacts[role]["sha256"]
+        if found is not None and found not in (bundle, ours.get(role)):
+            refusals.append("%s is not the bundle's %s (SHA-256 %s, the bundle's is %s) and not one the node_software role installed."
+                            % (artifacts[role]["dest"], role, found, bundle))
+    return refusals

@@ -71,7 +71,7 @@ def test_a_host_with_someone_elses_kubectl_is_refused_and_left_as_it_was(bare_ho
     kubeadm_before = bare_hosts.ssh(host, "stat -c %Y /usr/local/bin/kubeadm").stdout
     done = bare_hosts.playbook(PLAYBOOK, {"node_software_version": newest(bare_hosts.mirror_dir)}, limit=host)
     assert done.returncode != 0
-    assert "/usr/local/bin/kubectl is not the bundle's" in done.stdout and "not one this role installed" in done.stdout
+    assert "/usr/local/bin/kubectl is not the bundle's" in done.stdout and "not one the node_software role installed" in done.stdout
     assert hashlib.sha256(b"not the bundle").hexdigest() in done.stdout
     assert bare_hosts.ssh(host, "cat /usr/local/bin/kubectl").stdout == "not the bundle"
     assert bare_hosts.ssh(host, "stat -c %Y /usr/local/bin/kubeadm").stdout == kubeadm_before

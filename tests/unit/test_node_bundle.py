@@ -79,3 +79,22 @@ def test_a_file_listed_twice_with_the_same_checksum_is_one_file():
 
 def test_a_missing_architecture_is_refused():
     assert node_bundle.check_request("v1.37.1", None) == ["arch: None is not an architecture name like amd64"]
+
+
+ARTIFACTS = {role: {"sha256": A, "dest": "/usr/local/bin/%s" % role} for role in node_bundle.BINARIES}
+
+
+@pytest.mark.parametrize("installed, record, replace, refused", [
+    ({}, {}, False, []),  # a bare host
+    ({"kubeadm": A, "kubelet": A, "kubectl": A}, {}, False, []),  # the bundle's already
+    ({"kubelet": B}, {"sha256": {"kubelet": B}}, False, []),  # what the role installed before (another version)
+    ({"kubectl": B}, {}, False, ["kubectl"]),  # someone else's
+    ({"kubectl": B}, {"sha256": {"kubelet": B}}, False, ["kubectl"]),  # the record names another binary's checksum
+    ({"kubectl": B}, {"sha256": "not a mapping"}, False, ["kubectl"]),
+    ({"kubectl": B, "kubeadm": B}, {}, True, []),  # replace asked for
+])
+def test_software_neither_the_bundles_nor_the_roles_is_refused_unless_replaced(installed, record, replace, refused):
+    found = node_bundle.foreign_binaries(ARTIFACTS, installed, record, replace)
+    assert len(found) == len(refused)
+    for role, message in zip(refused, found):
+        assert message.startswith("/usr/local/bin/%s is not the bundle's %s (SHA-256 %s, the bundle's is %s)" % (role, role, B, A))
