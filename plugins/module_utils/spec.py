@@ -217,6 +217,7 @@ _EXTERNAL_REMEDIATION = {
     "escalate": Field(boolean, False),
 }
 
+
 def _worker_groups(value, path, errors):
     """``upgrade.workers.groups``: a worker group's name (its Node label, docs/snapshot.md) -> its own settings."""
     if not isinstance(value, dict):

@@ -22,7 +22,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot imp
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 
 from ansible_run import run_module
-from builders import NEXT, NOW, VERSION, at, machine, member, snapshot, spec, upgrade, worker
+from builders import NOW, VERSION, at, machine, member, snapshot, spec, upgrade, worker
 
 OLD = "v1.35.8"
 FDS = [{"name": n, "control_plane": True} for n in ("fd-a", "fd-b", "fd-c")]

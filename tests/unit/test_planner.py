@@ -1061,8 +1061,8 @@ def test_in_place_or_stop_refuses_a_spec_change_and_touches_no_machine():
 
 @pytest.mark.parametrize("surge", [0, 1], ids=["max_surge 0", "max_surge 1"])
 def test_in_place_or_stop_never_falls_back_to_replacing_whatever_else_outdates_a_machine(surge):
-    the_spec = spec(version=NEXT, upgrade=upgrade("in_place"), rollout={"strategy": "RollingUpdate", "max_surge": surge, "after": at(5),
-                                                                       "before": {"certificates_expiry_days": None}})
+    rollout = {"strategy": "RollingUpdate", "max_surge": surge, "after": at(5), "before": {"certificates_expiry_days": None}}
+    the_spec = spec(version=NEXT, upgrade=upgrade("in_place"), rollout=rollout)
     result = decide(the_spec, in_place_snapshot(cluster(3)))
     assert (result["action"], rules(result)) == ("wait", ["in_place_other_changes"])
     assert result["blocked_by"][0]["machines"] == ["cp-1", "cp-2", "cp-3"]

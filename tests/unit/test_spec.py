@@ -437,7 +437,8 @@ FIELDS = [
     CC + ".dns.imageTag", CC + ".apiServer", CC + ".apiServer.extraArgs", CC + ".kubernetesVersion",
     "kubeadm.init_configuration", "kubeadm.init_configuration.bootstrapTokens", "kubeadm.join_configuration",
     "kubeadm.join_configuration.nodeRegistration", "machine_template", "rollout", "rollout.max_surge", "rollout.after",
-    "rollout.before", "upgrade", "upgrade.other_changes", "upgrade.workers", "upgrade.workers.groups", "remediation", "remediation.retry_period", "remediation.external",
+    "rollout.before", "upgrade", "upgrade.other_changes", "upgrade.workers", "upgrade.workers.groups", "remediation",
+    "remediation.retry_period", "remediation.external",
     "remediation.external.attempts", "remediation.external.timeout", "remediation.external.escalate", "health_check",
     "health_check.unhealthy_conditions", "health_check.max_unhealthy", "health_check.unhealthy_range",
 ]

@@ -11,8 +11,8 @@ from builders import NEXT, VERSION, upgrade, worker
 SETTINGS = upgrade("in_place")["workers"]
 
 
-def batch(workers, settings=SETTINGS):
-    found = worker_upgrade.next_batch(workers, NEXT, settings)
+def batch(workers, settings=None):
+    found = worker_upgrade.next_batch(workers, NEXT, settings or SETTINGS)
     return found and (found.group, found.workers, found.left, found.limit, found.blocker and found.blocker["machines"])
 
 
