@@ -20,6 +20,9 @@ options:
         only the version with the spec).
       - A machine's C(external_remediation) (C(attempts), C(last)) is the external remediation request its Node
         carries; no attempt (C(attempts) 0, C(last) null) when it carries none.
+      - C(workers) lists the Nodes without the control plane role (C(name), C(group), C(created), C(version),
+        C(ready), C(unschedulable)), which an in-place upgrade upgrades after the control plane; empty when left
+        out.
     type: dict
     required: true
 """

@@ -21,6 +21,8 @@ CREATED, SPEC_HASH, BOOTSTRAP = PREFIX + "created", PREFIX + "spec-hash", PREFIX
 DELETE_MACHINE, REMEDIATE_MACHINE = PREFIX + "delete-machine", PREFIX + "remediate-machine"
 REMEDIATION, DELETING = PREFIX + "remediation", PREFIX + "deleting"
 EXTERNAL_REMEDIATION = PREFIX + "external-remediation"
+# The label that names a worker Node's group (the inventory's worker_group, set when the worker joins).
+WORKER_GROUP_LABEL = PREFIX + "worker-group"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 CONTROL_PLANE_LABEL = "node-role.kubernetes.io/control-plane"
 STATE_OBJECT = "control-plane-kubeadm-io"  # the kube-system ConfigMap (and Lease) of cluster-level facts
@@ -66,8 +68,28 @@ def assemble(now, hosts, failure_domains, nodes=(), pods=(), kubeadm_config=None
         "failure_domains": [{"name": fd, "control_plane": True} for fd in failure_domains],
         "remediation_in_progress": _remediation_in_progress(state_config_map),
         "machines": machines,
+        "workers": workers(nodes),
         "etcd": etcd if etcd is not None else {"external": external_etcd, "members": []},
     }
+
+
+def workers(nodes):
+    """The snapshot's ``workers``: every Node that is not a control plane Node, by name, with its group (the
+    ``control-plane.kubeadm.io/worker-group`` label; null without it), kubelet version, creation time, whether it
+    is Ready and whether it is cordoned."""
+    found = []
+    for node in sorted((n for n in nodes if not is_control_plane(n)), key=lambda n: n["metadata"]["name"]):
+        meta, status = node["metadata"], node.get("status") or {}
+        ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or [])
+        found.append({
+            "name": meta["name"],
+            "group": (meta.get("labels") or {}).get(WORKER_GROUP_LABEL) or None,
+            "created": _timestamp(meta["creationTimestamp"]),
+            "version": (status.get("nodeInfo") or {}).get("kubeletVersion"),
+            "ready": ready,
+            "unschedulable": bool((node.get("spec") or {}).get("unschedulable")),
+        })
+    return found
 
 
 def unrecorded(nodes, hosts):

@@ -38,6 +38,8 @@ The expected effects, as the act plays produce them:
   update manages (``kubeadm_config.updated_cluster_configuration``).
 * ``upgrade_in_place``: the machine runs the spec's version. Its spec hash stays: the planner upgrades in place
   only a machine whose one reason to be outdated is its version (``rollout.split_by_strategy``).
+* ``upgrade_workers``: each worker of the step runs the spec's version, Ready and schedulable again (the flow drains
+  it, upgrades it and uncordons it).
 * ``remediate_external``: the projection cannot know whether the user's remediation tasks heal the machine; it
   assumes they do, as it assumes every other step succeeds. The attempt is recorded (``attempts`` + 1, ``last``
   ``now``) and the machine is back: its Node Ready since ``now`` and nothing else reported, every pod healthy, no
@@ -68,6 +70,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner impo
     SCALE_UP,
     UPDATE_KUBEADM_CONFIG,
     UPGRADE_IN_PLACE,
+    UPGRADE_WORKERS,
     WAIT,
     plan,
 )
@@ -76,7 +79,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil imp
 
 STOPPED = "stopped"
 # What a person reads of each step; the rest of the planner's result explains a single decision.
-KEYS = ("action", "step", "machine", "failure_domain", "init", "member", "reason", "blocked_by")
+KEYS = ("action", "step", "machine", "workers", "failure_domain", "init", "member", "reason", "blocked_by")
 PLACEHOLDER = "new-%d"
 # kubeadm signs the certificates of a machine for one year unless certificateValidityPeriod says otherwise.
 DEFAULT_CERTIFICATE_VALIDITY = timedelta(days=365)
@@ -138,6 +141,10 @@ def after_step(spec, snapshot, result, new_machine=None):
                                    "cluster_configuration": None if stored is None else updated_cluster_configuration(spec, stored)}
     elif action == UPGRADE_IN_PLACE:
         _machine(after, result["machine"])["version"] = with_v(spec["version"])
+    elif action == UPGRADE_WORKERS:
+        for worker in after["workers"]:
+            if worker["name"] in result["workers"]:
+                worker.update(version=with_v(spec["version"]), ready=True, unschedulable=False)
     elif action == REMEDIATE_EXTERNAL:
         _heal(after, result, managed)
     elif action == CLEAR_EXTERNAL_REMEDIATION:
@@ -296,6 +303,7 @@ def _stopped(count, upcoming):
         "action": STOPPED,
         "step": None,
         "machine": None,
+        "workers": [],
         "failure_domain": None,
         "init": False,
         "member": None,

@@ -28,11 +28,18 @@ executes it and observes again):
    oldest control plane machine first with ``kubeadm upgrade apply`` (the only one), then the others oldest
    first with ``kubeadm upgrade node``; the last of them upgrades the addons (CoreDNS, kube-proxy), which
    kubeadm does only once every API server runs the new version.
+   With the in-place strategy the request is checked first (``upgrade_request``, IP2-IP4: nothing but the
+   version changes unless ``upgrade.other_changes`` is ``rolling``, no downgrade, no minor skipped, etcd's path
+   between its minors): a refused request is a ``wait`` naming the rules, and nothing is upgraded or replaced.
 6. ``scale_up`` / ``scale_down`` — G4: no machine → the first one, with ``init`` (no preflight), but only
    when the cluster is not initialized and etcd has no member; otherwise the observation missed the machines
    of a cluster that exists, and the answer is ``wait`` (``no_machine_observed``). Fewer than replicas →
    scale up; more → scale down (SD1 with no outdated machine).
-7. ``none`` — the control plane is as declared.
+7. ``upgrade_workers`` — IP6 / IP7, with the in-place strategy only: once the control plane is as declared (so
+   every API server runs the spec's version), the next workers, one group after the other, at most the group's
+   ``max_unavailable`` at a time (``worker_upgrade.next_batch``), behind the same request checks, the
+   kubeadm-config and preflight.
+8. ``none`` — the control plane is as declared.
 
 Before a machine joins (any ``scale_up`` but the first) or is upgraded in place, the cluster's kubeadm
 configuration (the ClusterConfiguration in the ``kubeadm-config`` ConfigMap, which ``kubeadm join`` and
@@ -71,6 +78,8 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils import (
     rollout,
     scale_down,
     spec_hash,
+    upgrade_request,
+    worker_upgrade,
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import project, project_join
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external
@@ -79,6 +88,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil imp
 NONE, WAIT = "none", "wait"
 SCALE_UP, SCALE_DOWN = rollout.SCALE_UP, rollout.SCALE_DOWN
 ROLLOUT, REMEDIATE, UPGRADE_IN_PLACE = "rollout", "remediate", "upgrade_in_place"
+UPGRADE_WORKERS = "upgrade_workers"
 REMOVE_ETCD_MEMBER, FINISH_DELETE = "remove_etcd_member", "finish_delete"
 UPDATE_KUBEADM_CONFIG = "update_kubeadm_config"
 REMEDIATE_EXTERNAL, CLEAR_EXTERNAL_REMEDIATION = external_remediation.REMEDIATE_EXTERNAL, "clear_external_remediation"
@@ -95,6 +105,7 @@ ACTIONS = (
     UPDATE_KUBEADM_CONFIG,
     REMEDIATE_EXTERNAL,
     CLEAR_EXTERNAL_REMEDIATION,
+    UPGRADE_WORKERS,
 )
 # How a machine is upgraded in place: ``kubeadm upgrade apply`` on the first, ``kubeadm upgrade node`` after.
 UPGRADE_APPLY, UPGRADE_NODE = "apply", "node"
@@ -116,7 +127,9 @@ class _View:
             (snapshot.get("etcd") or {}).get("members") or [], self.machines, self._physical_member_health()
         )
         self.outdated = rollout.outdated_machines(self.machines, spec, desired_hashes, self.now)
-        self.replace, self.in_place = rollout.split_by_strategy(self.outdated, (spec.get("upgrade") or {}).get("strategy"))
+        self.in_place_strategy = spec["upgrade"]["strategy"] == "in_place"
+        self.replace, self.in_place = rollout.split_by_strategy(self.outdated, spec["upgrade"]["strategy"])
+        self.workers = list(snapshot.get("workers") or [])
         self.health = health
         self.flagged = remediation.flagged_names(health)
         self.remediation_in_progress = remediation.in_progress(snapshot.get("remediation_in_progress"), self.machines)
@@ -177,6 +190,7 @@ def plan(spec, snapshot, desired_hashes=None, health=None):
         or _remediate(view)
         or _roll_out(view)
         or _scale(view)
+        or _upgrade_workers(view)
     )
     if step is None:
         step = _settled(view)
@@ -281,7 +295,12 @@ def _remediate(view):
 
 
 def _roll_out(view):
-    """RO3 (and in-place upgrades): the next rollout step, when any machine is outdated (G3)."""
+    """RO3 (and in-place upgrades): the next rollout step, when any machine is outdated (G3). With the in-place
+    strategy the request is checked first (IP2-IP4), and nothing is replaced or upgraded while it is refused."""
+    if view.in_place_strategy and view.outdated:
+        refusal = _refuse_in_place(view)
+        if refusal is not None:
+            return refusal
     if view.replace:
         names = ", ".join(sorted(view.replace))
         if rollout.next_step(len(view.machines), view.spec["replicas"], view.spec["rollout"]["max_surge"]) == SCALE_UP:
@@ -317,6 +336,44 @@ def _upgrade_in_place(view):
     if not report["ok"]:
         return _wait(what + ", once preflight passes", report["failures"], **fields)
     return _step(UPGRADE_IN_PLACE, what, **fields)
+
+
+def _refuse_in_place(view):
+    """IP2-IP4: the ``wait`` that refuses the in-place request (``upgrade_request.check``), or None."""
+    refusals = upgrade_request.check(view.spec, view.snapshot, view.replace)
+    if not refusals:
+        return None
+    rules = ", ".join("%s %s" % (upgrade_request.RULE_IDS[r["rule"]], r["rule"]) for r in refusals)
+    return _wait("the in-place upgrade to %s is refused (%s); nothing is upgraded or replaced until the spec or the "
+                 "cluster changes" % (view.spec["version"], rules), refusals)
+
+
+def _upgrade_workers(view):
+    """IP6 / IP7: with the in-place strategy, once the control plane is as declared (every machine at the spec's
+    version), the next batch of workers (``worker_upgrade.next_batch``), behind the request's checks, the
+    kubeadm-config and preflight."""
+    if not view.in_place_strategy:
+        return None
+    version = view.spec["version"]
+    batch = worker_upgrade.next_batch(view.workers, version, view.spec["upgrade"]["workers"])
+    if batch is None:
+        return None
+    refusal = _refuse_in_place(view)
+    if refusal is not None:
+        return refusal
+    group = worker_upgrade.group_label(batch.group)
+    fields = dict(workers=batch.workers, worker_group=batch.group)
+    if batch.blocker is not None:
+        return _wait("upgrade %s in place to %s, once its workers are back" % (group, version), [batch.blocker], **fields)
+    what = "upgrade %s of %s in place to %s with kubeadm upgrade node (%d of its %d outdated workers, at most %d at a time)" % (
+        ", ".join(batch.workers), group, version, len(batch.workers), len(batch.left), batch.limit)
+    config = _kubeadm_config_first(view, what)
+    if config is not None:
+        return config
+    report = view.preflight()
+    if not report["ok"]:
+        return _wait(what + ", once preflight passes", report["failures"], preflight=report, **fields)
+    return _step(UPGRADE_WORKERS, what, preflight=report, **fields)
 
 
 def _kubeadm_config_first(view, what):
@@ -534,6 +591,8 @@ def _result(view, step):
         "machine": step.get("machine"),
         "machines": step.get("machines", []),
         "upgrade": step.get("upgrade"),
+        "workers": step.get("workers", []),
+        "worker_group": step.get("worker_group"),
         "failure_domain": step.get("failure_domain"),
         "init": bool(step.get("init")),
         "leader_candidate": step.get("leader_candidate"),

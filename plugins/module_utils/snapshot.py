@@ -12,12 +12,12 @@ at once, each naming its path (``machines[2].created``) and the rule:
 * keys the contract does not document are errors, at the top level and inside machines, nodes, members and
   the other records: the contract grows only by documented optional fields, so an unknown key is a typo or
   a producer ahead of its reader;
-* failure domain names, machine names and etcd member ids are unique;
+* failure domain names, machine names, worker names and etcd member ids are unique;
 * an etcd member's id may be empty only for the nameless, unresponsive member ``etcd_info`` reports for an
   endpoint when no endpoint answers (docs/snapshot.md);
 * everything else takes the documented default: false, null, an empty list, ``unknown`` for components,
   ``{requested: false, retries: 0, last: null}`` for a machine's remediation record, ``{attempts: 0, last: null}``
-  for its external remediation record. Two defaults follow
+  for its external remediation record; a worker's ``ready`` and ``unschedulable`` are false. Two defaults follow
   from other fields: ``provisioned`` is whether a ``node`` is given, and a node's ``name`` is the machine's.
 
 etcd ids are returned in lower case and ``member_ids_seen`` sorted, so lists compare as sets of ids.
@@ -132,6 +132,17 @@ _MEMBER = {
 }
 
 
+# A Node that is not a control plane Node: what an in-place upgrade of the workers needs to know of it.
+_WORKER = {
+    "name": Field(string(), REQUIRED),
+    "group": Field(string()),
+    "created": Field(timestamp, REQUIRED),
+    "version": Field(string()),
+    "ready": Field(boolean, False),
+    "unschedulable": Field(boolean, False),
+}
+
+
 def _machine(value, path, errors):
     machine = read_mapping(value, path, errors, _MACHINE)
     if machine is None:
@@ -172,6 +183,7 @@ _SNAPSHOT = {
         )
     ),
     "machines": Field(list_of(_machine), REQUIRED),
+    "workers": Field(list_of(mapping(_WORKER)), []),
     "etcd": Field(mapping({"external": Field(boolean, False), "members": Field(list_of(_member), [])}), {}),
 }
 
@@ -195,6 +207,7 @@ def normalize_snapshot(raw):
         return None, errors
     _check_unique(snapshot["failure_domains"], "name", "failure_domains", errors)
     _check_unique(snapshot["machines"], "name", "machines", errors)
+    _check_unique(snapshot["workers"], "name", "workers", errors)
     if snapshot["etcd"]:
         _check_unique(snapshot["etcd"]["members"], "id", "etcd.members", errors)
     return (snapshot if not errors else None), errors

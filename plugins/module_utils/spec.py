@@ -25,7 +25,9 @@ error at once, as KubeadmControlPlane's and MachineHealthCheck's defaulting and 
   in the spec is returned and logged;
 * ``rollout``: strategy RollingUpdate only, ``max_surge`` 0 or 1 (also as the string "0"/"1"), 0 only with
   replicas >= 3; ``after`` is RFC 3339; ``before.certificates_expiry_days`` >= 7;
-* ``upgrade.strategy`` is ``rolling`` or ``in_place``;
+* ``upgrade.strategy`` is ``rolling`` or ``in_place``; ``upgrade.other_changes`` is ``refuse`` (the default: in
+  place or stop) or ``rolling`` (what in place cannot change is rolled out); ``upgrade.workers.max_unavailable``
+  (1) is an integer >= 1, ``upgrade.workers.groups`` maps a worker group's name to its own ``max_unavailable``;
 * ``remediation``: ``max_retry`` >= 0 or null (unlimited), periods are durations >= 0; ``external`` null (off)
   or ``{attempts >= 1 (3), timeout > 0 (10m), escalate (false)}``;
 * ``health_check``: at least one unhealthy condition ``{type, status: True|False|Unknown, timeout}``,
@@ -73,6 +75,7 @@ _VERSION = re.compile(r"v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-+][
 _DNS_LABEL = r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?"
 _HOST_LABEL = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?")
 _IMAGE_TAG = r"[-a-zA-Z0-9_.]+"
+_LABEL_VALUE = r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?"
 _COREDNS_TAG = re.compile(r"v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?([-0-9a-zA-Z_.]*)")
 _CONDITION_STATUSES = ("True", "False", "Unknown")
 
@@ -214,6 +217,33 @@ _EXTERNAL_REMEDIATION = {
     "escalate": Field(boolean, False),
 }
 
+
+def _worker_groups(value, path, errors):
+    """``upgrade.workers.groups``: a worker group's name (its Node label, docs/snapshot.md) -> its own settings."""
+    if not isinstance(value, dict):
+        errors.append(error(path, "must be a mapping of worker group names to their settings", value))
+        return None
+    groups = {}
+    for name, settings in sorted(value.items(), key=lambda pair: str(pair[0])):
+        here = child(path, str(name))
+        if not isinstance(name, str) or not re.fullmatch(_LABEL_VALUE, name):
+            errors.append(error(here, "must be a worker group name: a Kubernetes label value (at most 63 characters "
+                                      "a-z, A-Z, 0-9, '-', '_' and '.', starting and ending with a letter or digit)", name))
+            continue
+        groups[name] = read_mapping({} if settings is None else settings, here, errors, _WORKER_GROUP)
+    return groups
+
+
+# How many workers of one group are upgraded at a time (and may be unavailable together) during an in-place upgrade.
+_WORKER_GROUP = {"max_unavailable": Field(integer(minimum=1), 1)}
+
+_UPGRADE = {
+    "strategy": Field(one_of("rolling", "in_place"), "rolling"),
+    # What an in-place upgrade does with a change it cannot make: refuse it (in place or stop), or roll it out.
+    "other_changes": Field(one_of("refuse", "rolling"), "refuse"),
+    "workers": Field(mapping({"max_unavailable": Field(integer(minimum=1), 1), "groups": Field(_worker_groups, {})}), {}),
+}
+
 _REMEDIATION = {
     "max_retry": Field(integer(minimum=0)),
     "retry_period": Field(duration(), "0s"),
@@ -250,7 +280,7 @@ _SPEC = {
         ),
         {},
     ),
-    "upgrade": Field(mapping({"strategy": Field(one_of("rolling", "in_place"), "rolling")}), {}),
+    "upgrade": Field(mapping(_UPGRADE), {}),
     "remediation": Field(mapping(_REMEDIATION), {}),
     "health_check": Field(mapping(_HEALTH_CHECK), {}),
 }

@@ -23,6 +23,9 @@ description:
   - The hosts that hold or may hold control plane machines come from the inventory (O(hosts)), each with
     the machine record kept on the host itself (C(/etc/kubernetes/control-plane-machine.json)), read by an
     earlier task. Where each fact lives and which source wins is C(docs/state.md).
+  - The snapshot's C(workers) are the Nodes without the control plane role, each with its group (its
+    C(control-plane.kubeadm.io/worker-group) label), kubelet version, creation time, Ready condition and
+    whether it is cordoned.
   - It only fetches. The one reading it makes, a pod's state, is the decision core's rule.
   - Runs on the controller. Reads only; never returns a key, a token or a certificate.
 author:
@@ -145,7 +148,10 @@ unrecorded:
   type: list
   elements: dict
 worker_nodes:
-  description: The names of the cluster's Nodes that are not control plane Nodes (the delete flow refuses while any remain).
+  description:
+    - The names of the cluster's Nodes that are not control plane Nodes (the delete flow refuses while any remain).
+    - The snapshot's C(workers) describes each of them (its group, kubelet version, creation time, Ready, cordoned)
+      for the in-place upgrade of the workers.
   returned: always
   type: list
   elements: str
@@ -300,8 +306,7 @@ def main():
         now, hosts, failure_domains, nodes=nodes, pods=pods, kubeadm_config=kubeadm_config, state_config_map=state,
         etcd=etcd, endpoint_ready=ready, external_etcd=params["external_etcd"],
     )
-    workers = sorted(n["metadata"]["name"] for n in nodes if not observation.is_control_plane(n))
-    module.exit_json(changed=False, observed=observed, api_server=server, worker_nodes=workers,
+    module.exit_json(changed=False, observed=observed, api_server=server, worker_nodes=[w["name"] for w in observed["workers"]],
                      unrecorded=observation.unrecorded(nodes, hosts))
 
 

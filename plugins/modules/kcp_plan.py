@@ -25,7 +25,8 @@ description:
     tasks (a bounded number of attempts, then V(remediate) with C(escalate), else a V(wait) for a person);
     V(rollout) outdated machines (add then remove with C(max_surge) 1, remove then add with 0), or
     V(upgrade_in_place) with the in-place upgrade strategy, one machine per step; V(scale_up) / V(scale_down)
-    towards the declared replicas; V(none) when nothing is needed. V(wait) says a needed operation is not safe
+    towards the declared replicas; V(upgrade_workers) with the in-place strategy, once every control plane
+    machine runs the spec's version, the next workers of one group; V(none) when nothing is needed. V(wait) says a needed operation is not safe
     now. Before a machine joins or is upgraded in place, V(update_kubeadm_config) brings the cluster's
     kubeadm-config ClusterConfiguration to the spec: its version and every field the spec may change."
   - "Nothing is concluded from no answer: when no etcd endpoint answered, the plan is V(wait) naming etcd;
@@ -35,6 +36,10 @@ description:
     has a Node and healthy control plane pods and etcd member, no machine is being deleted, etcd agrees on
     its members and has no alarm, the API endpoint answers), and every removal of an etcd member by a quorum
     projection. A refused operation comes back as V(wait) with RV(blocked_by) naming each rule.
+  - "With the in-place strategy the request is checked first, before any machine or worker is touched: only the
+    version may change (anything else is refused with C(upgrade.other_changes) V(refuse), or rolled out with
+    V(rolling)), no downgrade, no minor skipped, and etcd reaches the new version's etcd one minor at a time from
+    the release etcd requires. A refused request is a V(wait) naming the rules (C(docs/rules.md) IP)."
   - A pure computation over its arguments, measured against the snapshot's C(now), not the clock. It runs
     where the task runs (use C(delegate_to) V(localhost)), touches no host and never changes anything.
   - See C(docs/decisions.md) in the collection for each decision, the function that makes it and the rule.
@@ -109,14 +114,16 @@ action:
       RV(attempt), within RV(timeout_seconds), recording the attempt on its Node first;
       V(clear_external_remediation) remove the external remediation request of RV(machine), healthy again;
       V(remove_etcd_member) remove the etcd RV(member) that belongs to no machine;
-      V(finish_delete) finish removing RV(machine), whose removal was interrupted; V(update_kubeadm_config) set
+      V(finish_delete) finish removing RV(machine), whose removal was interrupted; V(upgrade_workers) upgrade the
+      workers RV(workers) of RV(worker_group) where they stand (drain, C(kubeadm upgrade node), the kubelet,
+      uncordon); V(update_kubeadm_config) set
       the kubeadm-config ConfigMap's ClusterConfiguration to the spec (C(kubernetesVersion), image repositories,
       feature gates, the apiServer, controllerManager and scheduler sections, etcd and DNS settings; RV(reason)
       names the fields that differ).
   returned: success
   type: str
   choices: [none, wait, scale_up, scale_down, rollout, upgrade_in_place, remediate, remove_etcd_member, finish_delete,
-            update_kubeadm_config, remediate_external, clear_external_remediation]
+            update_kubeadm_config, remediate_external, clear_external_remediation, upgrade_workers]
   sample: rollout
 step:
   description: For V(rollout), V(scale_up) and V(scale_down), and a V(wait) that holds one back, the scaling
@@ -138,6 +145,23 @@ machines:
   type: list
   elements: str
   sample: []
+workers:
+  description:
+    - For V(upgrade_workers), the workers of this step, at most the group's C(max_unavailable), in the order they
+      go (those already down first, then the oldest); for a V(wait) that holds such a step back for preflight, the
+      workers it would take; empty otherwise.
+    - Each must be Ready and schedulable again, at the spec's version, before the next pass plans another step.
+  returned: success
+  type: list
+  elements: str
+  sample: ["worker-3", "worker-1"]
+worker_group:
+  description: For V(upgrade_workers), and a V(wait) that holds it back, the workers' group (the C(group) of the
+    snapshot's C(workers), their Node's C(control-plane.kubeadm.io/worker-group) label); null for the unnamed
+    group and for every other action.
+  returned: success
+  type: str
+  sample: md-0
 upgrade:
   description: For V(upgrade_in_place), how RV(machine) is upgraded; null otherwise.
   returned: success
@@ -244,7 +268,9 @@ blocked_by:
       needed); V(remediation_not_allowed), V(remediation_in_progress),
       V(retry_period), V(max_retries), V(machine_provisioning), V(machine_deleting), V(no_leader_candidate),
       V(external_remediation_in_progress), V(external_remediation_exhausted), V(external_remediation_no_node)
-      (remediation held back)."
+      (remediation held back); V(in_place_other_changes), V(in_place_version_unknown), V(in_place_downgrade),
+      V(in_place_minor_skip), V(in_place_etcd_path) (an in-place request refused), V(workers_unavailable) (a worker
+      group has as many workers down as it may)."
   returned: success
   type: list
   elements: dict
@@ -376,6 +402,10 @@ projection:
     machine:
       description: As RV(machine); may be a placeholder (V(new-1)) for a machine an earlier step creates.
       type: str
+    workers:
+      description: As RV(workers).
+      type: list
+      elements: str
     failure_domain:
       description: As RV(failure_domain).
       type: str

@@ -148,6 +148,36 @@ options:
             type: str
             default: rolling
             choices: [rolling, in_place]
+          other_changes:
+            description:
+              - With V(in_place), what happens to a machine outdated for more than its version (a spec change, a
+                passed O(spec.rollout.after), certificates within O(spec.rollout.before)), which kubeadm cannot
+                change in place (EKS-A's fallback strategy).
+              - V(refuse) (in place or stop) makes the plan wait, naming the machines and the change, and upgrades
+                nothing; V(rolling) replaces those machines as a rollout does, then upgrades the others in place.
+            type: str
+            default: refuse
+            choices: [refuse, rolling]
+          workers:
+            description:
+              - With V(in_place), how the workers (the Nodes without the control plane role) are upgraded, once
+                every control plane machine runs the new version. A worker's group is its Node's
+                C(control-plane.kubeadm.io/worker-group) label; groups go one after the other, in name order,
+                workers without the label last.
+            type: dict
+            suboptions:
+              max_unavailable:
+                description:
+                  - Workers of a group upgraded at a time, >= 1; a worker of the group at the new version that is
+                    not Ready or is cordoned counts against it.
+                type: int
+                default: 1
+              groups:
+                description:
+                  - A group's own O(spec.upgrade.workers.max_unavailable), by group name, such as
+                    C(md-0) mapped to C(max_unavailable) V(2).
+                type: dict
+                default: {}
       remediation:
         description: Limits on replacing unhealthy machines (KCP C(spec.remediationStrategy)), and the user's own
           remediation tasks tried first (O(spec.remediation.external)).
@@ -295,7 +325,7 @@ spec:
       join_configuration: {}
     machine_template: {}
     rollout: {strategy: RollingUpdate, max_surge: 1, after: null, before: {certificates_expiry_days: null}}
-    upgrade: {strategy: rolling}
+    upgrade: {strategy: rolling, other_changes: refuse, workers: {max_unavailable: 1, groups: {}}}
     remediation: {max_retry: null, retry_period: 0.0, min_healthy_period: 3600.0, external: null}
     health_check:
       unhealthy_conditions:

@@ -10,6 +10,7 @@ import hashlib
 
 NOW = "2026-11-22T10:00:00Z"
 VERSION = "v1.36.4"
+NEXT = "v1.37.1"  # the next minor, for upgrades (in place too: never a downgrade)
 HASH = "current-hash"
 HASHES = {"init": HASH, "join": HASH}  # the spec hash of each part (init, join), as the planner takes them
 
@@ -100,7 +101,7 @@ def member(name, member_id=None, responsive=True, leader=False, learner=False, a
     }
 
 
-def snapshot(machines, members=None, failure_domains=None, external=False, initialized=True, now=NOW, **extra):
+def snapshot(machines, members=None, failure_domains=None, external=False, initialized=True, now=NOW, workers=(), **extra):
     """A snapshot of `machines`. Without `members`, every machine with a node gets a healthy member, the first
     one leading. Members whose `member_ids_seen` is None see exactly the member list."""
     if members is None and not external:
@@ -121,10 +122,25 @@ def snapshot(machines, members=None, failure_domains=None, external=False, initi
         "failure_domains": fds,
         "remediation_in_progress": None,
         "machines": list(machines),
+        "workers": list(workers),
         "etcd": {"external": external, "members": members},
     }
     snap.update(extra)
     return snap
+
+
+def upgrade(strategy="rolling", other_changes="refuse", max_unavailable=1, groups=None):
+    """A normalized upgrade section (docs/spec.md); ``groups``: {name: max_unavailable}."""
+    return {
+        "strategy": strategy,
+        "other_changes": other_changes,
+        "workers": {"max_unavailable": max_unavailable, "groups": {g: {"max_unavailable": n} for g, n in (groups or {}).items()}},
+    }
+
+
+def worker(name, group=None, created=1000, version=VERSION, ready=True, unschedulable=False):
+    """A worker Node (docs/snapshot.md ``workers``) created `created` minutes before NOW, Ready unless told otherwise."""
+    return {"name": name, "group": group, "created": at(created), "version": version, "ready": ready, "unschedulable": unschedulable}
 
 
 def spec(**overrides):
@@ -142,7 +158,7 @@ def spec(**overrides):
         },
         "machine_template": {},
         "rollout": {"strategy": "RollingUpdate", "max_surge": 1, "after": None, "before": {"certificates_expiry_days": None}},
-        "upgrade": {"strategy": "rolling"},
+        "upgrade": upgrade(),
         "remediation": {"max_retry": None, "retry_period": 0.0, "min_healthy_period": 3600.0, "external": None},
         "health_check": {
             "unhealthy_conditions": [

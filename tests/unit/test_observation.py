@@ -10,6 +10,7 @@ import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import observation
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_snapshot
+from ansible_collections.kubeadm.control_plane.plugins.modules import kcp_plan
 
 NOW = "2026-11-26T12:00:00Z"
 READY = {"type": "Ready", "status": "True", "lastTransitionTime": "2026-11-26T10:00:00Z"}
@@ -191,3 +192,52 @@ def test_a_machine_without_a_node_carries_no_external_remediation_request():
     record = {"created": "2026-11-26T11:00:00Z", "bootstrap": "join", "step": "joining"}
     snap = observation.assemble(NOW, [host("cp-2", record=record)], ["fd-1"], kubeadm_config={})
     assert snap["machines"][0]["external_remediation"] == {"attempts": 0, "last": None}
+
+
+def test_worker_nodes_are_the_snapshots_workers_with_their_group_version_readiness_and_cordon():
+    cordoned = node("w-2", control_plane=False, ready=dict(READY, status="False"), version="v1.36.4")
+    cordoned["spec"] = {"unschedulable": True}
+    labelled = node("w-1", control_plane=False)
+    labelled["metadata"]["labels"][observation.WORKER_GROUP_LABEL] = "md-0"
+    snap = observation.assemble(NOW, [host("cp-1")], ["fd-1"], nodes=[node("cp-1"), cordoned, labelled], pods=mirror_pods("cp-1"),
+                                kubeadm_config={})
+    assert snap["workers"] == [
+        {"name": "w-1", "group": "md-0", "created": "2026-11-26T09:00:00Z", "version": "v1.37.1", "ready": True, "unschedulable": False},
+        {"name": "w-2", "group": None, "created": "2026-11-26T09:00:00Z", "version": "v1.36.4", "ready": False, "unschedulable": True},
+    ]
+    assert normalize_snapshot(snap)[1] == []
+
+
+def test_the_worker_group_label_is_the_one_docs_snapshot_md_names():
+    # the worker join sets it from the inventory's worker_group: renaming it would put every worker in the unnamed group
+    assert observation.WORKER_GROUP_LABEL == "control-plane.kubeadm.io/worker-group"
+
+
+def test_what_observation_assembles_from_api_objects_plans_the_workers_after_the_control_plane():
+    """The seam: raw Nodes as the API returns them, assembled as kcp_observe does, planned as kcp_plan does."""
+    members = [{"name": n, "id": "%016x" % (i + 1), "responsive": True, "leader": i == 0, "version": "3.6.11",
+                "member_ids_seen": ["%016x" % (j + 1) for j in range(3)]} for i, n in enumerate(("cp-1", "cp-2", "cp-3"))]
+    control_plane = [node(n, version="v1.37.1") for n in ("cp-1", "cp-2", "cp-3")]
+    workers = [node("w-%d" % i, control_plane=False, version="v1.36.4") for i in (1, 2, 3)]
+    for i, worker in enumerate(workers):
+        worker["metadata"]["creationTimestamp"] = "2026-11-26T09:0%d:00Z" % (3 - i)
+        worker["metadata"]["labels"][observation.WORKER_GROUP_LABEL] = "md-0" if i < 2 else "md-1"
+    pods = [p for n in ("cp-1", "cp-2", "cp-3") for p in mirror_pods(n)]
+    raw_spec = {"cluster_name": "demo", "replicas": 3, "version": "v1.37.1", "endpoint": {"host": "10.0.0.100"},
+                "upgrade": {"strategy": "in_place", "workers": {"groups": {"md-0": {"max_unavailable": 2}}}}}
+
+    def planned(nodes):
+        snap = observation.assemble(NOW, [host(n) for n in ("cp-1", "cp-2", "cp-3")], ["fd-1"], nodes=nodes, pods=pods,
+                                    kubeadm_config={"kubernetes_version": "v1.37.1", "cluster_configuration": None},
+                                    etcd={"external": False, "members": members}, endpoint_ready=True)
+        result, errors = kcp_plan.plan_from_raw(raw_spec, snap, projection=True)
+        assert errors == []
+        return result
+
+    result = planned(control_plane + workers)
+    assert (result["action"], result["worker_group"], result["workers"]) == ("upgrade_workers", "md-0", ["w-2", "w-1"])
+    assert [(s["action"], s["workers"]) for s in result["projection"]] == [
+        ("upgrade_workers", ["w-2", "w-1"]), ("upgrade_workers", ["w-3"]), ("none", [])]
+    behind = [node("cp-1", version="v1.36.4")] + control_plane[1:]
+    result = planned(behind + workers)
+    assert (result["action"], result["machine"], result["workers"]) == ("upgrade_in_place", "cp-1", [])

@@ -22,14 +22,14 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot imp
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 
 from ansible_run import run_module
-from builders import NOW, VERSION, at, machine, member, snapshot, spec
+from builders import NOW, VERSION, at, machine, member, snapshot, spec, upgrade, worker
 
 OLD = "v1.35.8"
 FDS = [{"name": n, "control_plane": True} for n in ("fd-a", "fd-b", "fd-c")]
 SPEC = spec()
 JOIN_HASH = spec_hashes(SPEC)["join"]
 SURGE_0 = spec(rollout={"strategy": "RollingUpdate", "max_surge": 0, "after": None, "before": {"certificates_expiry_days": None}})
-IN_PLACE = spec(upgrade={"strategy": "in_place"})
+IN_PLACE = spec(upgrade=upgrade("in_place"))
 RETRIES = spec(remediation={"max_retry": 3, "retry_period": 0.0, "min_healthy_period": 3600.0})
 NO_MORE_RETRIES = spec(remediation={"max_retry": 1, "retry_period": 0.0, "min_healthy_period": 3600.0})
 POWER_CYCLE = {"attempts": 3, "timeout": 600.0, "escalate": False}
@@ -71,7 +71,7 @@ def nothing_yet(**extra):
 
 def short(step):
     """(action, rollout step, the machine / member name / failure domain it concerns) of a projected step."""
-    target = step["machine"] or (step["member"] or {}).get("name") or step["failure_domain"]
+    target = step["machine"] or (step["member"] or {}).get("name") or step["failure_domain"] or ",".join(step["workers"]) or None
     return step["action"], step["step"], target
 
 
@@ -142,6 +142,22 @@ SEQUENCES = [
         [CONFIG, ("upgrade_in_place", None, "cp-1"), ("upgrade_in_place", None, "cp-2"), ("upgrade_in_place", None, "cp-3"), NONE],
     ),
     (
+        "in-place upgrade with workers: the control plane first, then each group's workers, two at a time in md-a",
+        spec(upgrade=upgrade("in_place", groups={"md-a": 2})),
+        snapshot(outdated(3)["machines"], failure_domains=FDS, kubeadm_config={"kubernetes_version": OLD},
+                 workers=[worker("w-1", group="md-a", version=OLD, created=30), worker("w-2", group="md-a", version=OLD, created=20),
+                          worker("w-3", group="md-a", version=OLD, created=10), worker("w-4", version=OLD, ready=False)]),
+        [CONFIG, ("upgrade_in_place", None, "cp-1"), ("upgrade_in_place", None, "cp-2"), ("upgrade_in_place", None, "cp-3"),
+         ("upgrade_workers", None, "w-1,w-2"), ("upgrade_workers", None, "w-3"), ("upgrade_workers", None, "w-4"), NONE],
+    ),
+    (
+        "in place or stop: a spec change is refused before anything is touched",
+        IN_PLACE,
+        snapshot(outdated(3)["machines"][:2] + [dict(outdated(3)["machines"][2], spec_hash="older-hash")], failure_domains=FDS,
+                 kubeadm_config={"kubernetes_version": OLD}),
+        [("wait", None, None)],
+    ),
+    (
         "a flagged machine is remediated, then replaced by a scale up",
         SPEC,
         snapshot(cluster(3, cp_2={"node_ready": "False"}), failure_domains=FDS),
@@ -184,7 +200,7 @@ SEQUENCES = [
 def test_the_projection_walks_the_sequence_the_flows_take(the_spec, observed, expected):
     steps = project(the_spec, observed)
     assert [short(s) for s in steps] == expected
-    assert all(set(s) == {"action", "step", "machine", "failure_domain", "init", "member", "reason", "blocked_by"} for s in steps)
+    assert all(set(s) == {"action", "step", "machine", "workers", "failure_domain", "init", "member", "reason", "blocked_by"} for s in steps)
     assert [s["init"] for s in steps] == [i == 0 and not observed["machines"] for i in range(len(steps))]
 
 

@@ -11,7 +11,7 @@ import pytest
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import kubeadm_config
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import ACTIONS, plan
 
-from builders import HASHES, NOW, VERSION, machine, member, snapshot, spec
+from builders import HASHES, NEXT, NOW, VERSION, at, machine, member, snapshot, spec, upgrade, worker
 
 FDS = [{"name": n, "control_plane": True} for n in ("fd-a", "fd-b", "fd-c")]
 HEALTHY = {"unhealthy": [], "remediation_allowed": True, "reason": "all healthy"}
@@ -208,8 +208,9 @@ def test_a_scale_down_names_the_leader_candidate_and_the_quorum_behind_it():
 class World:
     """Machines and members as the planner's steps leave them: every new machine is healthy and up to date."""
 
-    def __init__(self, machines, health_of=None):
+    def __init__(self, machines, health_of=None, workers=()):
         self.machines = machines
+        self.workers = list(workers)
         self.in_progress = None
         self.created = 0
         self.initialized = bool(machines)
@@ -221,6 +222,7 @@ class World:
             copy.deepcopy(self.machines),
             failure_domains=FDS,
             remediation_in_progress=self.in_progress,
+            workers=copy.deepcopy(self.workers),
             initialized=self.initialized,
             endpoint_ready=self.initialized,
             kubeadm_config={"kubernetes_version": self.config_version},
@@ -242,6 +244,9 @@ class World:
             self.config_version = version
         elif kind == "upgrade_in_place":
             next(m for m in self.machines if m["name"] == result["machine"])["version"] = version
+        elif kind == "upgrade_workers":
+            for name in result["workers"]:
+                next(w for w in self.workers if w["name"] == name)["version"] = version
         else:
             raise AssertionError("the world cannot apply %s: %s" % (result["action"], result["reason"]))
 
@@ -303,16 +308,16 @@ def test_a_rollout_reports_why_each_machine_is_outdated():
 
 
 def test_the_in_place_strategy_upgrades_machines_that_differ_only_in_version():
-    snap = snapshot(cluster(3), failure_domains=FDS, kubeadm_config={"kubernetes_version": "v1.31.0"})
-    result = decide(spec(version="v1.31.0", upgrade={"strategy": "in_place"}), snap)
+    snap = snapshot(cluster(3), failure_domains=FDS, kubeadm_config={"kubernetes_version": NEXT})
+    result = decide(spec(version=NEXT, upgrade=upgrade("in_place")), snap)
     assert (result["action"], result["machine"], result["machines"]) == ("upgrade_in_place", "cp-1", ["cp-1", "cp-2", "cp-3"])
     assert result["upgrade"] == {"command": "apply", "addons": False}
 
 
 def test_an_in_place_upgrade_waits_for_preflight():
     snap = snapshot(cluster(3, cp_3={"components": {"etcd": "unhealthy"}}), failure_domains=FDS,
-                    kubeadm_config={"kubernetes_version": "v1.31.0"})
-    result = decide(spec(version="v1.31.0", upgrade={"strategy": "in_place"}), snap)
+                    kubeadm_config={"kubernetes_version": NEXT})
+    result = decide(spec(version=NEXT, upgrade=upgrade("in_place")), snap)
     assert result["action"] == "wait" and [b["rule"] for b in result["blocked_by"]] == ["components_not_healthy"]
     assert (result["machine"], result["upgrade"]) == ("cp-1", {"command": "apply", "addons": False})
     assert result["reason"].endswith(", once preflight passes")
@@ -976,7 +981,7 @@ def test_without_the_stored_cluster_configuration_only_the_version_is_compared()
 def test_an_in_place_upgrade_names_one_machine_per_step_apply_first_and_addons_last():
     world = World(cluster(3))
     steps = []
-    the_spec = spec(version="v1.31.0", upgrade={"strategy": "in_place"})
+    the_spec = spec(version=NEXT, upgrade=upgrade("in_place"))
     for attempt in range(6):
         result = plan(the_spec, world.snapshot(), desired_hashes=HASHES, health=HEALTHY)
         if result["action"] == "none":
@@ -993,15 +998,15 @@ def test_an_in_place_upgrade_names_one_machine_per_step_apply_first_and_addons_l
 
 
 def test_a_one_machine_in_place_upgrade_is_upgrade_apply_which_upgrades_the_addons():
-    snap = snapshot(cluster(1), failure_domains=FDS, kubeadm_config={"kubernetes_version": "v1.31.0"})
-    result = decide(spec(version="v1.31.0", replicas=1, upgrade={"strategy": "in_place"}), snap)
+    snap = snapshot(cluster(1), failure_domains=FDS, kubeadm_config={"kubernetes_version": NEXT})
+    result = decide(spec(version=NEXT, replicas=1, upgrade=upgrade("in_place")), snap)
     assert (result["machine"], result["upgrade"]) == ("cp-1", {"command": "apply", "addons": True})
 
 
 def test_the_oldest_machine_runs_upgrade_apply_even_when_it_is_not_first_in_the_list():
     machines = [machine("cp-b", fd="fd-a", created=10), machine("cp-a", fd="fd-b", created=900)]
-    snap = snapshot(machines, failure_domains=FDS, kubeadm_config={"kubernetes_version": "v1.31.0"})
-    result = decide(spec(version="v1.31.0", replicas=2, upgrade={"strategy": "in_place"}), snap)
+    snap = snapshot(machines, failure_domains=FDS, kubeadm_config={"kubernetes_version": NEXT})
+    result = decide(spec(version=NEXT, replicas=2, upgrade=upgrade("in_place")), snap)
     assert (result["machine"], result["upgrade"]["command"]) == ("cp-a", "apply")
 
 
@@ -1029,3 +1034,147 @@ def test_with_external_etcd_a_control_plane_grows_without_an_etcd_projection():
     the_spec = dict(EXTERNAL_ETCD, replicas=3)
     result = decide(the_spec, snapshot(cluster(2), failure_domains=FDS, external=True, members=[member("ext-1")]))
     assert short(result) == ("scale_up", "scale_up", "fd-c")
+
+
+# --- in place: the request (IP2-IP4), and the workers after the control plane (IP6, IP7) ---------------------
+
+IN_PLACE = spec(version=NEXT, upgrade=upgrade("in_place"))
+AT_NEXT = {"kubernetes_version": NEXT}
+
+
+def in_place_snapshot(machines, **extra):
+    return snapshot(machines, failure_domains=FDS, kubeadm_config=AT_NEXT, **extra)
+
+
+def rules(result):
+    return [b["rule"] for b in result["blocked_by"]]
+
+
+def test_in_place_or_stop_refuses_a_spec_change_and_touches_no_machine():
+    snap = in_place_snapshot(cluster(3, cp_2={"spec_hash": "older-hash"}))
+    result = decide(IN_PLACE, snap)
+    assert (result["action"], rules(result)) == ("wait", ["in_place_other_changes"])
+    assert result["blocked_by"][0]["machines"] == ["cp-2"] and result["retry_after_seconds"] is None
+    assert result["reason"] == ("the in-place upgrade to %s is refused (IP2 in_place_other_changes); nothing is upgraded or replaced "
+                                "until the spec or the cluster changes" % NEXT)
+
+
+@pytest.mark.parametrize("surge", [0, 1], ids=["max_surge 0", "max_surge 1"])
+def test_in_place_or_stop_never_falls_back_to_replacing_whatever_else_outdates_a_machine(surge):
+    rollout = {"strategy": "RollingUpdate", "max_surge": surge, "after": at(5), "before": {"certificates_expiry_days": None}}
+    the_spec = spec(version=NEXT, upgrade=upgrade("in_place"), rollout=rollout)
+    result = decide(the_spec, in_place_snapshot(cluster(3)))
+    assert (result["action"], rules(result)) == ("wait", ["in_place_other_changes"])
+    assert result["blocked_by"][0]["machines"] == ["cp-1", "cp-2", "cp-3"]
+
+
+def test_with_other_changes_rolling_the_other_change_is_rolled_out_then_the_rest_upgraded_in_place():
+    world = World(cluster(3, cp_2={"spec_hash": "older-hash"}))
+    world.config_version = NEXT
+    taken = world.converge(spec(version=NEXT, upgrade=upgrade("in_place", other_changes="rolling")))
+    assert taken == [
+        ("rollout", "scale_up", "fd-a"),
+        ("rollout", "scale_down", "cp-2"),
+        ("upgrade_in_place", None, "cp-1"),
+        ("upgrade_in_place", None, "cp-3"),
+    ]
+
+
+def test_the_rolling_strategy_is_not_refused_for_a_spec_change():
+    result = decide(spec(version=NEXT), in_place_snapshot(cluster(3, cp_2={"spec_hash": "older-hash"})))
+    assert result["action"] == "rollout"
+
+
+@pytest.mark.parametrize(
+    "versions,target,rule",
+    [
+        (("v1.35.8", "v1.35.8", "v1.35.8"), NEXT, "in_place_minor_skip"),
+        (("v1.37.1", "v1.36.4", "v1.35.8"), NEXT, "in_place_minor_skip"),
+        (("v1.36.4", "v1.36.4", "v1.36.5"), "v1.36.4", "in_place_downgrade"),
+        (("v1.37.1", "v1.37.1", "v1.37.1"), "v1.36.4", "in_place_downgrade"),
+    ],
+    ids=["two minors at once", "from the lowest machine, half way through", "a patch down on one machine", "a minor down"],
+)
+def test_an_in_place_request_that_skips_a_minor_or_goes_down_is_refused(versions, target, rule):
+    machines = [machine("cp-%d" % (i + 1), fd=FDS[i]["name"], created=1000 - i, version=v) for i, v in enumerate(versions)]
+    snap = snapshot(machines, failure_domains=FDS, kubeadm_config={"kubernetes_version": target})
+    result = decide(spec(version=target, upgrade=upgrade("in_place")), snap)
+    assert (result["action"], rules(result)) == ("wait", [rule])
+
+
+def test_an_etcd_below_the_release_its_next_minor_needs_refuses_the_upgrade():
+    etcd = [dict(m, version="3.6.8") for m in members(3)]
+    result = decide(IN_PLACE, in_place_snapshot(cluster(3), members=etcd))
+    assert (result["action"], rules(result)) == ("wait", ["in_place_etcd_path"])
+    assert decide(IN_PLACE, in_place_snapshot(cluster(3), members=[dict(m, version="3.6.11") for m in members(3)]))["action"] == "upgrade_in_place"
+
+
+def test_workers_wait_for_every_control_plane_machine():
+    workers = [worker("w-1"), worker("w-2")]
+    snap = in_place_snapshot(cluster(3, cp_1={"version": NEXT}), workers=workers)
+    result = decide(IN_PLACE, snap)
+    assert (result["action"], result["machine"], result["workers"]) == ("upgrade_in_place", "cp-2", [])
+
+
+def test_workers_are_refused_with_the_request_before_the_control_plane_moves():
+    snap = in_place_snapshot(cluster(3), workers=[worker("w-1", version="v1.35.8")])
+    result = decide(IN_PLACE, snap)
+    assert (result["action"], rules(result)) == ("wait", ["in_place_minor_skip"])
+    assert result["blocked_by"][0]["machines"] == ["w-1"]
+
+
+def test_an_in_place_upgrade_takes_the_control_plane_then_each_worker_group_in_batches():
+    workers = [worker("a-1", group="md-a", created=30), worker("a-2", group="md-a", created=20), worker("a-3", group="md-a", created=10),
+               worker("b-1", group="md-b", created=40), worker("b-2", group="md-b", created=50), worker("x-1", created=60)]
+    world = World(cluster(3), workers=workers)
+    taken = []
+    the_spec = spec(version=NEXT, upgrade=upgrade("in_place", groups={"md-a": 2}))
+    for attempt in range(12):
+        result = plan(the_spec, world.snapshot(), desired_hashes=HASHES, health=HEALTHY)
+        if result["action"] == "none":
+            break
+        assert result["blocked_by"] == [], result["reason"]
+        taken.append((result["action"], result["machine"] or result["worker_group"], result["workers"]))
+        world.apply(result, NEXT)
+    assert taken == [
+        ("update_kubeadm_config", None, []),
+        ("upgrade_in_place", "cp-1", []),
+        ("upgrade_in_place", "cp-2", []),
+        ("upgrade_in_place", "cp-3", []),
+        ("upgrade_workers", "md-a", ["a-1", "a-2"]),
+        ("upgrade_workers", "md-a", ["a-3"]),
+        ("upgrade_workers", "md-b", ["b-2"]),
+        ("upgrade_workers", "md-b", ["b-1"]),
+        ("upgrade_workers", None, ["x-1"]),
+    ]
+    assert result["action"] == "none" and all(w["version"] == NEXT for w in world.workers)
+
+
+def test_a_worker_step_reason_says_which_workers_of_which_group_and_how_many_at_a_time():
+    result = decide(IN_PLACE, in_place_snapshot(cluster(3, **{"cp_%d" % i: {"version": NEXT} for i in (1, 2, 3)}),
+                                                workers=[worker("w-1", group="md-0"), worker("w-2", group="md-0", created=10)]))
+    assert (result["action"], result["workers"], result["worker_group"]) == ("upgrade_workers", ["w-1"], "md-0")
+    assert result["reason"] == ("upgrade w-1 of worker group md-0 in place to %s with kubeadm upgrade node (1 of its 2 outdated "
+                                "workers, at most 1 at a time)" % NEXT)
+    assert result["preflight"]["ok"] and result["machine"] is None
+
+
+def test_a_worker_step_waits_for_preflight_and_for_the_workers_not_back():
+    upgraded = {"cp_%d" % i: {"version": NEXT} for i in (1, 2, 3)}
+    unhealthy = dict(upgraded, cp_2={"version": NEXT, "components": {"scheduler": "unhealthy"}})
+    result = decide(IN_PLACE, in_place_snapshot(cluster(3, **unhealthy), workers=[worker("w-1")]))
+    assert (result["action"], rules(result), result["workers"]) == ("wait", ["components_not_healthy"], ["w-1"])
+    result = decide(IN_PLACE, in_place_snapshot(cluster(3, **upgraded), workers=[worker("w-1"), worker("w-2", version=NEXT, ready=False)]))
+    assert (result["action"], rules(result), result["workers"]) == ("wait", ["workers_unavailable"], [])
+
+
+def test_a_worker_step_needs_the_kubeadm_config_first():
+    upgraded = {"cp_%d" % i: {"version": NEXT} for i in (1, 2, 3)}
+    snap = snapshot(cluster(3, **upgraded), failure_domains=FDS, kubeadm_config={"kubernetes_version": VERSION}, workers=[worker("w-1")])
+    assert decide(IN_PLACE, snap)["action"] == "update_kubeadm_config"
+
+
+def test_the_rolling_strategy_plans_nothing_for_workers():
+    upgraded = {"cp_%d" % i: {"version": NEXT} for i in (1, 2, 3)}
+    result = decide(spec(version=NEXT), in_place_snapshot(cluster(3, **upgraded), workers=[worker("w-1")]))
+    assert result["action"] == "none" and result["workers"] == []

@@ -8,11 +8,12 @@ import copy
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_snapshot
-from builders import NOW, ODD_VALUES, at, machine, member, snapshot, with_field, without_field
+from builders import NOW, ODD_VALUES, at, machine, member, snapshot, with_field, without_field, worker
 
 BASE = snapshot(
     [machine("cp-1", fd="fd-a", created=300), machine("cp-2", fd="fd-b", created=200), machine("cp-3", has_node=False)],
     remediation_in_progress={"machine": "cp-4", "timestamp": at(10), "retry_count": 1},
+    workers=[worker("w-1", group="md-0"), worker("w-2", ready=False, unschedulable=True)],
 )
 MEMBER_DEFAULTS = {"cluster_id": None, "version": None, "db_size": None, "raft_term": None, "raft_index": None}
 
@@ -67,8 +68,17 @@ def test_a_minimal_snapshot_gets_every_documented_default():
                 "certificates_expire": None,
             }
         ],
+        "workers": [],
         "etcd": {"external": False, "members": []},
     }
+
+
+def test_a_worker_with_only_a_name_and_a_creation_time_is_not_ready_and_in_no_group():
+    raw = {"now": NOW, "machines": [], "workers": [{"name": "w-1", "created": at(60)}]}
+    normalized, errors = normalize_snapshot(raw)
+    assert errors == []
+    assert normalized["workers"] == [{"name": "w-1", "group": None, "created": at(60), "version": None, "ready": False,
+                                      "unschedulable": False}]
 
 
 def test_a_machine_with_a_node_counts_as_provisioned_and_its_node_is_named_after_it():
@@ -109,7 +119,7 @@ def test_normalizing_leaves_the_input_untouched():
     assert BASE == before
 
 
-M0, M1, MEMBER0 = "machines[0]", "machines[1]", "etcd.members[0]"
+M0, M1, MEMBER0, W0 = "machines[0]", "machines[1]", "etcd.members[0]", "workers[0]"
 CONDITION = M0 + ".node.conditions[0]"
 
 # (id, raw snapshot, path of the one error, fragment of its rule)
@@ -216,6 +226,15 @@ REFUSED = [
     ("an unknown member key is refused", with_field(BASE, MEMBER0 + ".status", "started"), MEMBER0 + ".status",
      "unknown field"),
     ("a member name as a number is refused", with_field(BASE, MEMBER0 + ".name", 5), MEMBER0 + ".name", "must be a string"),
+    ("a worker without a name is refused", without_field(BASE, W0 + ".name"), W0 + ".name", "is required"),
+    ("a worker without a creation time is refused", without_field(BASE, W0 + ".created"), W0 + ".created", "is required"),
+    ("two workers with one name are refused", with_field(BASE, "workers[1].name", "w-1"), "workers[1].name", "must be unique"),
+    ("a worker group as a number is refused", with_field(BASE, W0 + ".group", 0), W0 + ".group", "must be a string"),
+    ("a worker's ready as a string is refused", with_field(BASE, W0 + ".ready", "True"), W0 + ".ready", "true or false"),
+    ("a worker's unschedulable as a number is refused", with_field(BASE, W0 + ".unschedulable", 1), W0 + ".unschedulable",
+     "true or false"),
+    ("an unknown worker key is refused", with_field(BASE, W0 + ".labels", {}), W0 + ".labels", "unknown field"),
+    ("workers as a mapping are refused", with_field(BASE, "workers", {"w-1": {}}), "workers", "must be a list"),
 ]
 
 
@@ -241,7 +260,7 @@ FIELDS = [
     "now", "initialized", "failure_domains", "failure_domains[0]", "remediation_in_progress", "machines", "machines[0]",
     M0 + ".name", M0 + ".created", M0 + ".remediation", M0 + ".external_remediation", M0 + ".node", M0 + ".node.name", M0 + ".node.conditions",
     CONDITION, M0 + ".components", "etcd", "etcd.members", MEMBER0, MEMBER0 + ".id", MEMBER0 + ".member_ids_seen",
-    MEMBER0 + ".alarms",
+    MEMBER0 + ".alarms", "workers", W0, W0 + ".version",
 ]
 
 

@@ -32,6 +32,7 @@ def test_without_a_kubeconfig_or_records_there_is_no_cluster_yet():
     assert outcome == "SUCCESS", result
     observed = result["observed"]
     assert (observed["initialized"], observed["machines"], observed["etcd"]["members"]) == (False, [], [])
+    assert (observed["workers"], result["worker_nodes"]) == ([], [])
     assert [fd["name"] for fd in observed["failure_domains"]] == ["fd-1", "fd-2"]
 
 
