@@ -188,8 +188,12 @@ def test_scale_to_five_and_back_to_three_keeps_the_spread_and_returns_hosts_to_t
     for host in retired:
         assert bare_hosts.ssh(host, "test -e /etc/kubernetes/control-plane-machine.json || test -e /etc/kubernetes/admin.conf",
                               check=False).returncode == 1
-    removals = sorted(name.split("-", 1)[1] for name in os.listdir(os.path.join(SNAPSHOTS, "flows")) if "before-remove" in name)
+    copies = sorted(os.listdir(os.path.join(SNAPSHOTS, "flows")))
+    removals = sorted(name.split("-", 1)[1] for name in copies if "before-remove" in name)
     assert removals == ["before-remove-%s.db" % host for host in retired]
+    # six snapshots since create (two joins to 3, two to 5, two removals): the controller keeps the newest five, private
+    assert len(copies) == 5 and not [name for name in copies if name.endswith("before-join-cp-2.db")], copies
+    assert all(stat.S_IMODE(os.stat(os.path.join(SNAPSHOTS, "flows", name)).st_mode) == 0o600 for name in copies)
     assert kubectl(bare_hosts, "get configmap written-before-scale-down -o jsonpath={.data.k}") == "v"
     # status reads etcd itself: one voting member a machine, no stray, the control plane Ready
     table = status_table(bare_hosts, 3)
