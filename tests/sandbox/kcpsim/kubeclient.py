@@ -319,7 +319,12 @@ class WatchStream:
                 self.close()
                 raise WatchBroken(self.server, "watch: connection lost: %s" % (exc or type(exc).__name__))
             if not line:
+                # http.client ends a chunked body cut short as quietly as a finished one; only a finished one
+                # has read the last (empty) chunk, after which it forgets its chunk count.
+                broken = self._response.chunk_left is not None and not self._closed
                 self.close()
+                if broken:
+                    raise WatchBroken(self.server, "watch: the connection ended in the middle of the stream")
                 return
             line = line.strip()
             if not line:
