@@ -30,8 +30,8 @@ import uuid
 import yaml
 
 from kcpsim import version
-from kcpsim.apiserver import (auth, authz, bootstrap_policy, cache, discovery, disruption, errors, patch, protobuf,
-                              resources, selectors, storage, strategy, tables)
+from kcpsim.apiserver import (auth, authz, bootstrap_policy, cache, discovery, disruption, errors, health, patch,
+                              protobuf, resources, selectors, storage, strategy, tables)
 
 # ``alive()`` says whether the client is still connected (a watch ends when it is not).
 Request = collections.namedtuple("Request", "method path query headers body peer_cert alive")
@@ -151,6 +151,9 @@ class Api:
         self.bootstrapped = threading.Event()
         self.stopping = threading.Event()
         self._etcd_healthy = None
+        # Rate-limited as the real server's etcd check (health.py): at most one etcd read per ready_timeout / 2.
+        self.etcd_check = health.RateLimitedCheck(lambda timeout: store.revision(timeout=timeout), ready_timeout,
+                                                  errors=(storage.StoreUnavailable, storage.StoreError))
         secrets = resources.lookup("", "v1", "secrets")
         # The bootstrap token authenticator reads Secrets through an informer, so it keeps authenticating
         # while etcd is unreachable.
@@ -366,15 +369,12 @@ class Api:
         raise errors.not_found_path()
 
     def _etcd_ok(self):
-        try:
-            self.store.revision(timeout=self.ready_timeout)
-            healthy, why = True, "ok"
-        except (storage.StoreUnavailable, storage.StoreError) as exc:
-            healthy, why = False, str(exc)
+        error = self.etcd_check()
+        healthy = error is None
         if healthy != self._etcd_healthy:
             # Logged on change only: load balancers probe every half second.
             self._etcd_healthy = healthy
-            self.log("health check: etcd %s" % ("answers" if healthy else "failed: " + why))
+            self.log("health check: etcd %s" % ("answers" if healthy else "failed: " + error))
         return healthy
 
     def _health(self, endpoint, sub, verbose):
