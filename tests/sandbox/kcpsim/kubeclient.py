@@ -232,8 +232,11 @@ class KubeClient:
 
     # --- resources -------------------------------------------------------------------------------------
 
-    def get(self, api_version, resource, name, namespace=None, subresource=None):
-        return self.request("GET", resource_path(api_version, resource, namespace, name, subresource))
+    def get(self, api_version, resource, name, namespace=None, subresource=None, resource_version=None):
+        """``resource_version="0"``: any copy the server holds (its watch cache), as client-go's GetOptions
+        ``ResourceVersion: "0"``; None: the current object (a linearizable read)."""
+        query = None if resource_version is None else {"resourceVersion": resource_version}
+        return self.request("GET", resource_path(api_version, resource, namespace, name, subresource), query=query)
 
     def list(self, api_version, resource, namespace=None, label_selector=None, field_selector=None):
         """The list object (``items``, ``metadata.resourceVersion``); selectors as the API writes them."""

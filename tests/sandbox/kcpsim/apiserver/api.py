@@ -487,7 +487,13 @@ class Api:
     def _get(self, request, target):
         if target.resource.dropped:
             raise errors.not_found(target.resource, target.name)
-        obj = self._read(target)
+        obj = None
+        if request.query.get("resourceVersion") == "0":
+            # As the real server: resourceVersion=0 is served from the watch cache as it is (etcd when not ready).
+            ready, obj = self.registry.get(self._key(target))
+            if ready and obj is None:
+                raise errors.not_found(target.resource, target.name)
+        obj = obj or self._read(target)
         if self._wants_table(request):
             return json_response(200, tables.table(target.resource, [obj], obj["metadata"]["resourceVersion"],
                                                    self.clock(), request.query.get("includeObject")))

@@ -171,6 +171,14 @@ class RegistryCache:
             revision = self.revision
         return [storage.decode(value, mod_revision) for _key, (value, mod_revision) in found], revision
 
+    def get(self, key):
+        """``(True, object or None)`` for ``key`` as the cache holds it, ``(False, None)`` when it is not ready."""
+        with self._cond:
+            if not self.ready:
+                return False, None
+            found = self._values.get(key)
+        return True, None if found is None else storage.decode(*found)
+
     def subscribe(self, prefix, since=None):
         """A Subscriber for the changes under ``prefix`` after revision ``since`` (its queue already holds those
         the history has), or, with ``since`` None, ``(Subscriber, objects, revision)``: the current objects and

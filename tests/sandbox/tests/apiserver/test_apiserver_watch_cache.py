@@ -5,7 +5,7 @@
 
 The API server serves LISTs from its watch cache as the real one does since 1.31 (ConsistentListFromCache): a
 LIST without a resourceVersion once the cache has caught up with etcd's current revision, which is what etcd
-holds; ``resourceVersion=0`` from the cache as it is, even without etcd quorum. Watches fan out from the cache.
+holds; ``resourceVersion=0`` from the cache as it is (LISTs and GETs), even without etcd quorum. Watches fan out from the cache.
 An informer (kcpsim/informer.py) lists once, then watches; when its watch breaks (the API server went away) it
 lists again, so nothing made meanwhile is missed.
 """
@@ -113,7 +113,8 @@ def test_an_informer_lists_again_when_its_watch_breaks_and_misses_nothing(cluste
         process.stop()
 
 
-def test_without_quorum_a_list_at_resource_version_0_is_served_from_the_cache_and_a_consistent_one_fails(cluster, admin):
+def test_without_quorum_a_list_or_get_at_resource_version_0_is_served_from_the_cache_and_a_consistent_one_fails(
+        cluster, admin):
     process = cluster.start_apiserver(6, etcd_numbers=(1,), extra=("--etcd-request-timeout=2s",))
     server = cluster.client("admin", cluster.ip(6), timeout=10)
     try:
@@ -127,6 +128,12 @@ def test_without_quorum_a_list_at_resource_version_0_is_served_from_the_cache_an
         cached = server.request("GET", kubeclient.resource_path("v1", "configmaps", "default"),
                                 query={"resourceVersion": "0"})
         assert _listed(cached)["before-the-outage"][1] == {"k": "v"}
+        # A GET at resourceVersion=0 too (what the kubelet reads its Node with), a linearizable GET fails.
+        assert server.get("v1", "configmaps", "before-the-outage", "default", resource_version="0")["data"] == {"k": "v"}
+        with pytest.raises(kubeclient.NotFound):
+            server.get("v1", "configmaps", "never-made", "default", resource_version="0")
+        with pytest.raises(kubeclient.ServerError):
+            server.get("v1", "configmaps", "before-the-outage", "default")
     finally:
         cluster.restart_etcd(2)
         cluster.restart_etcd(3)
