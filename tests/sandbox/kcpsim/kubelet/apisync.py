@@ -61,6 +61,7 @@ class ApiSync(threading.Thread):
         self.stop = stop
         self.api = None
         self.node_uid = None
+        self.lease = None                 # the Lease as last written (renewed from it without a GET)
         self.next_heartbeat = 0.0
         self.first_seen = {}              # (pod name, config hash) -> datetime the kubelet first saw it
         self.last_error = None
@@ -131,29 +132,41 @@ class ApiSync(threading.Thread):
         self.post_node_status(node)
 
     def post_node_status(self, node=None):
-        for attempt in (1, 2):
-            node = node or self.api.get(CORE, "nodes", self.node_name)
-            self.last_runtime_version = self.runtime_version() or self.last_runtime_version
-            node["status"] = objects.node_status(self.machine, self.runtime_up(), self.last_runtime_version,
-                                                 (node.get("status") or {}).get("conditions"), utcnow(),
-                                                 network.not_ready_reason())
-            try:
-                self.api.update(CORE, "nodes", node, subresource="status")
-                return
-            except kubeclient.Conflict:
-                if attempt == 2:
-                    raise
-                node = None
+        """As the real kubelet's tryUpdateNodeStatus: the Node as the API server's cache holds it
+        (resourceVersion=0, no etcd read), the new status computed from it, and a PATCH of the status with what
+        changed (no resourceVersion, so no conflict with whoever else writes the Node)."""
+        node = node or self.api.get(CORE, "nodes", self.node_name, resource_version="0")
+        self.last_runtime_version = self.runtime_version() or self.last_runtime_version
+        old = node.get("status") or {}
+        new = objects.node_status(self.machine, self.runtime_up(), self.last_runtime_version, old.get("conditions"),
+                                  utcnow(), network.not_ready_reason())
+        change = objects.merge_patch_between(old, new)
+        if change:
+            self.api.patch(CORE, "nodes", self.node_name, {"status": change}, subresource="status")
 
     def renew_lease(self):
-        body = objects.lease(self.node_name, self.node_uid, self.lease_duration, utcnow())
+        """As the real kubelet's node lease controller: an Update of the Lease it last wrote (no GET); a GET
+        (and a create when there is none) only the first time or after a conflict."""
+        now = utcnow()
+        if self.lease is not None:
+            try:
+                self.lease = self.api.update(COORDINATION, "leases", self._renewed(self.lease, now),
+                                             objects.NODE_LEASE_NAMESPACE)
+                return
+            except (kubeclient.Conflict, kubeclient.NotFound) as exc:
+                LOG.info("failed to update lease using latest lease, fallback to ensure lease: %s", exc)
+                self.lease = None
         try:
             current = self.api.get(COORDINATION, "leases", self.node_name, objects.NODE_LEASE_NAMESPACE)
         except kubeclient.NotFound:
-            self.api.create(COORDINATION, "leases", body, objects.NODE_LEASE_NAMESPACE)
+            body = objects.lease(self.node_name, self.node_uid, self.lease_duration, now)
+            self.lease = self.api.create(COORDINATION, "leases", body, objects.NODE_LEASE_NAMESPACE)
             return
-        current["spec"] = dict(current.get("spec") or {}, **body["spec"])
-        self.api.update(COORDINATION, "leases", current, objects.NODE_LEASE_NAMESPACE)
+        self.lease = self.api.update(COORDINATION, "leases", self._renewed(current, now), objects.NODE_LEASE_NAMESPACE)
+
+    def _renewed(self, lease, now):
+        body = objects.lease(self.node_name, self.node_uid, self.lease_duration, now)
+        return dict(lease, spec=dict(lease.get("spec") or {}, **body["spec"]))
 
     # --- mirror pods -----------------------------------------------------------------------------------
 

@@ -205,6 +205,21 @@ def test_the_node_status_heartbeat_advances(cluster):
     assert later_transition == first_transition
 
 
+def test_a_node_changed_elsewhere_keeps_the_change_and_gets_the_kubelets_status_back(cluster):
+    """The kubelet reads its Node from the API server's cache and patches only the status: what the node
+    lifecycle controller (Ready Unknown) and the operator (a label) wrote meanwhile is not lost or fought."""
+    api = cluster.client()
+    api.patch("v1", "nodes", NODE, {"metadata": {"labels": {"example.com/changed-elsewhere": "yes"}}})
+    node = api.get("v1", "nodes", NODE)
+    for condition in node["status"]["conditions"]:
+        condition.update(status="Unknown", reason="NodeStatusUnknown", message="Kubelet stopped posting node status.")
+    api.update("v1", "nodes", node, subresource="status")
+    node = wait_until(lambda: _ready(api, NODE), 15, "the kubelet to report Ready again")
+    assert node["metadata"]["labels"]["example.com/changed-elsewhere"] == "yes"
+    ready = {c["type"]: c for c in node["status"]["conditions"]}["Ready"]
+    assert ready["reason"] == "KubeletReady"
+
+
 @pytest.mark.parametrize("component", ["etcd", "kube-apiserver"],
                          ids=["etcd has a Running, Ready mirror pod", "the apiserver has a Running, Ready mirror pod"])
 def test_static_pods_are_mirrored_with_labels_hash_and_readiness(cluster, component):
