@@ -34,7 +34,7 @@ def archive_listing(path):
 class ActionModule(ActionBase):
     # The temporary directory is made only when a file is to be copied: a host that is up to date costs one round trip.
     TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(("artifacts", "version", "replace", "record_path"))
+    _VALID_ARGS = frozenset(("artifacts", "version", "replace", "record_path", "only"))
 
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
@@ -42,11 +42,16 @@ class ActionModule(ActionBase):
         artifacts = self._task.args.get("artifacts")
         if not isinstance(artifacts, dict):
             raise AnsibleActionFail("artifacts: required, the artifacts node_bundle_info returned")
-        absent = [role for role in node_bundle.INSTALLED if not isinstance(artifacts.get(role), dict) or "src" not in artifacts[role]]
+        try:
+            roles = node_bundle.selected(self._task.args.get("only"))
+        except (TypeError, ValueError) as exc:
+            raise AnsibleActionFail("only: %s" % exc)
+        absent = [role for role in roles if not isinstance(artifacts.get(role), dict) or "src" not in artifacts[role]]
         if absent:
             raise AnsibleActionFail("artifacts: %s missing (node_bundle_info returns them all, each with its src)" % ", ".join(absent))
         remote = {}
-        for role in node_bundle.INSTALLED:
+        # only what this run installs is read, listed and sent to the host
+        for role in roles:
             remote[role] = {"dest": artifacts[role]["dest"], "sha256": artifacts[role]["sha256"]}
             if role in node_bundle.ARCHIVES:
                 try:

@@ -46,6 +46,15 @@ ARCHIVES = ("containerd", "cni_plugins")
 # What the node software installs on a host (the pod network's configuration is the flow's, once per cluster).
 INSTALLED_FILES = BINARIES + UNITS
 INSTALLED = INSTALLED_FILES + ARCHIVES
+# What a run may be limited to (node_software_install's ``only``): each component with the files that go with it, so an
+# in-place upgrade installs kubeadm, the runtime and the CNI plugins first and the kubelet and kubectl after the drain.
+COMPONENTS = {
+    "kubeadm": ("kubeadm",),
+    "kubelet": ("kubelet", "kubelet_unit", "kubelet_dropin"),
+    "kubectl": ("kubectl",),
+    "containerd": ("containerd", "containerd_unit"),
+    "cni_plugins": ("cni_plugins",),
+}
 VERSION = re.compile(r"^v\d+\.\d+\.\d+$")
 ARCH = re.compile(r"^[a-z0-9]+$")
 
@@ -97,15 +106,47 @@ def check_request(version, arch):
     return errors
 
 
-def foreign_binaries(artifacts, installed, record, replace):
+def selected(only):
+    """The artifact roles the components ``only`` names install (all of them for None), in INSTALLED's order."""
+    components = COMPONENTS if only is None else only
+    unknown = sorted(set(components) - set(COMPONENTS))
+    if unknown:
+        raise ValueError("%s: not a component (%s)" % (", ".join(unknown), ", ".join(sorted(COMPONENTS))))
+    roles = set(role for component in components for role in COMPONENTS[component])
+    return tuple(role for role in INSTALLED if role in roles)
+
+
+def record_after(record, version, artifacts, roles):
+    """The record of the software installed once the binaries among ``roles`` are the bundle's of ``version``: each
+    binary's checksum and version (``sha256``, ``versions``; a binary this run did not install keeps what the record
+    said of it), and ``version`` only when kubeadm, the kubelet and kubectl are all of one version - else null, a host
+    half way through an in-place upgrade (its kubeadm new, its kubelet still the old one)."""
+    old_sha = record.get("sha256") if isinstance(record.get("sha256"), dict) else {}
+    old_versions = record.get("versions") if isinstance(record.get("versions"), dict) else {}
+    sha256, versions = {}, {}
+    for role in BINARIES:
+        if role in roles:
+            sha256[role], versions[role] = artifacts[role]["sha256"], version
+        elif old_sha.get(role):
+            sha256[role] = old_sha[role]
+            # a record written before ``versions`` existed names one version for all three
+            versions[role] = old_versions.get(role) or record.get("version")
+    common = set(versions.get(role) for role in BINARIES)
+    return {"version": common.pop() if len(common) == 1 else None, "versions": versions, "sha256": sha256}
+
+
+def foreign_binaries(artifacts, installed, record, replace, roles=BINARIES):
     """Refusals for kubeadm, kubelet or kubectl found on a host that are neither the bundle's nor what the record
     says was installed (``installed``: role -> SHA-256 on the host, None when absent), unless ``replace``: software
-    the collection did not install is never swapped silently."""
+    the collection did not install is never swapped silently. Only the binaries among ``roles`` (those a run
+    installs) are looked at."""
     if replace:
         return []
     ours = record.get("sha256") if isinstance(record.get("sha256"), dict) else {}
     refusals = []
     for role in BINARIES:
+        if role not in roles:
+            continue
         found, bundle = installed.get(role), artifacts[role]["sha256"]
         if found is not None and found not in (bundle, ours.get(role)):
             refusals.append("%s is not the bundle's %s (SHA-256 %s, the bundle's is %s) and not one the node_software role installed."

@@ -24,8 +24,10 @@ description:
     refused before anything changes, naming the file and both checksums, unless O(replace) is true.
   - Each copied file's SHA-256 is checked on the host before it is installed, so what is installed is what the
     controller checked.
-  - Records what it installed (the version and the checksums of kubeadm, kubelet and kubectl) in O(record_path),
-    after the binaries, so the record never names software that is not there.
+  - Records what it installed (the checksum and version of each of kubeadm, kubelet and kubectl, and the version
+    all three are of) in O(record_path), after the binaries, so the record never names software that is not there.
+  - O(only) limits a run to some components - an in-place upgrade installs kubeadm, containerd and the CNI plugins
+    before C(kubeadm upgrade) and the kubelet and kubectl after the drain (C(docs/in-place-upgrade.md)).
   - An action plugin - the controller side reads the archives' listings and copies the files. The role
     C(kubeadm.control_plane.node_software) checks the bundle and runs it.
 author:
@@ -51,6 +53,19 @@ options:
     description: Where the record of what was installed is kept on the host.
     type: path
     default: /var/lib/kubeadm-control-plane/node-software.json
+  only:
+    description:
+      - The components to install, each with the files that go with it - V(kubeadm); V(kubelet) with its
+        systemd unit and kubeadm's drop-in; V(kubectl); V(containerd) with its unit; V(cni_plugins). Null
+        installs them all.
+      - What is not named is neither read, checked nor changed, and the record keeps what it said of it. The
+        record's C(version) names a version only when kubeadm, the kubelet and kubectl are all of it, and is null
+        on a host half way through an upgrade (C(versions) says which binary is of which version).
+      - containerd is enabled and started only when V(containerd) is named, the kubelet enabled only when
+        V(kubelet) is.
+    type: list
+    elements: str
+    choices: [kubeadm, kubelet, kubectl, containerd, cni_plugins]
   staged:
     description:
       - Set by the action plugin, never by a task - null to read the host, else the remote paths of the files it
@@ -96,6 +111,12 @@ EXAMPLES = r"""
   kubeadm.control_plane.node_software_install:
     artifacts: "{{ bundle.artifacts }}"
     version: v1.37.1
+
+- name: Install the new kubeadm, containerd and the CNI plugins only (an in-place upgrade, before kubeadm upgrade)
+  kubeadm.control_plane.node_software_install:
+    artifacts: "{{ bundle.artifacts }}"
+    version: v1.37.1
+    only: [kubeadm, containerd, cni_plugins]
 """
 
 RETURN = r"""
@@ -114,6 +135,20 @@ ip_forward:
   description: Whether IP forwarding was turned on now or its boot setting written.
   returned: always
   type: bool
+record:
+  description: The record of what is installed, as it is after the run (or, in check mode, would be).
+  returned: always
+  type: dict
+  contains:
+    version:
+      description: The version kubeadm, the kubelet and kubectl are all of; null when they differ.
+      type: str
+    versions:
+      description: Each binary's version, by name.
+      type: dict
+    sha256:
+      description: Each binary's SHA-256, by name.
+      type: dict
 transfer:
   description: The roles whose files the host lacks, by which the action plugin decides what to copy.
   returned: when the host was only read
@@ -182,12 +217,12 @@ def systemctl(module, *args):
     return rc, out.strip()
 
 
-def read_host(module, artifacts, record_path):
-    """What the host holds: the SHA-256 of each installed file, the archives not fully there, the services' state,
-    the record, IP forwarding."""
-    files = {role: file_sha256(artifacts[role]["dest"]) for role in node_bundle.INSTALLED_FILES}
+def read_host(module, artifacts, record_path, roles=node_bundle.INSTALLED):
+    """What the host holds of the files ``roles`` names: the SHA-256 of each installed file, the archives not fully
+    there; and the services' state, the record, IP forwarding."""
+    files = {role: file_sha256(artifacts[role]["dest"]) for role in node_bundle.INSTALLED_FILES if role in roles}
     archives_missing = [role for role in node_bundle.ARCHIVES
-                        if not archive_up_to_date(artifacts[role]["dest"], artifacts[role].get("members") or [])]
+                        if role in roles and not archive_up_to_date(artifacts[role]["dest"], artifacts[role].get("members") or [])]
     services = {name: {"enabled": systemctl(module, "is-enabled", name)[1] == "enabled",
                        "active": systemctl(module, "is-active", name)[1] == "active"} for name in ("containerd", "kubelet")}
     try:
@@ -208,17 +243,18 @@ def transfer_needed(artifacts, host):
     return sorted([role for role, found in host["files"].items() if found != artifacts[role]["sha256"]] + host["archives_missing"])
 
 
-def service_actions(host, units_changed, containerd_changed):
-    """What systemctl must do, in order."""
+def service_actions(host, units_changed, containerd_changed, roles=node_bundle.INSTALLED):
+    """What systemctl must do, in order (containerd's and the kubelet's only when ``roles`` installs them)."""
     actions = ["daemon-reload"] if units_changed else []
     containerd, kubelet = host["services"]["containerd"], host["services"]["kubelet"]
-    if not containerd["enabled"]:
-        actions.append("enable containerd")
-    if not containerd["active"]:
-        actions.append("start containerd")
-    elif containerd_changed:
-        actions.append("restart containerd")
-    if not kubelet["enabled"]:
+    if "containerd" in roles:
+        if not containerd["enabled"]:
+            actions.append("enable containerd")
+        if not containerd["active"]:
+            actions.append("start containerd")
+        elif containerd_changed:
+            actions.append("restart containerd")
+    if "kubelet" in roles and not kubelet["enabled"]:
         actions.append("enable kubelet")
     return actions
 
@@ -277,8 +313,8 @@ def install_file(module, staged, dest, mode):
     os.chmod(dest, mode)
 
 
-def install(module, artifacts, host, staged):
-    """Install the staged files in the order the docs give, then the services and IP forwarding."""
+def install(module, artifacts, host, staged, roles, record):
+    """Install the staged files in the order the docs give, the record, then the services and IP forwarding."""
     params = module.params
     needed = transfer_needed(artifacts, host)
     missing = [role for role in needed if role not in staged]
@@ -292,8 +328,7 @@ def install(module, artifacts, host, staged):
     for role in node_bundle.BINARIES:
         if role in needed:
             install_file(module, staged[role], artifacts[role]["dest"], 0o755)
-    if any(role in needed for role in node_bundle.BINARIES) or read_record(params["record_path"]).get("version") != params["version"]:
-        record = {"version": params["version"], "sha256": {role: artifacts[role]["sha256"] for role in node_bundle.BINARIES}}
+    if record != host["record"]:
         os.makedirs(os.path.dirname(params["record_path"]), mode=0o755, exist_ok=True)
         staged_record = params["record_path"] + ".new"
         with open(staged_record, "w", encoding="utf-8") as handle:
@@ -308,7 +343,7 @@ def install(module, artifacts, host, staged):
     for role in node_bundle.UNITS:
         if role in needed:
             install_file(module, staged[role], artifacts[role]["dest"], 0o644)
-    services = service_actions(host, any(role in needed for role in node_bundle.UNITS), "containerd" in needed)
+    services = service_actions(host, any(role in needed for role in node_bundle.UNITS), "containerd" in needed, roles)
     for action in services:
         rc, out = systemctl(module, *action.split())
         if rc != 0:
@@ -338,30 +373,33 @@ def main():
             version=dict(type="str", required=True),
             replace=dict(type="bool", default=False),
             record_path=dict(type="path", default="/var/lib/kubeadm-control-plane/node-software.json"),
+            only=dict(type="list", elements="str", choices=sorted(node_bundle.COMPONENTS)),
             staged=dict(type="dict"),
         ),
         supports_check_mode=True,
     )
     params = module.params
-    absent = [role for role in node_bundle.INSTALLED if role not in params["artifacts"]]
+    roles = node_bundle.selected(params["only"])
+    absent = [role for role in roles if role not in params["artifacts"]]
     if absent:
         module.fail_json(msg="artifacts: %s missing (node_bundle_info returns them all)" % ", ".join(absent))
     artifacts = params["artifacts"]
-    host = read_host(module, artifacts, params["record_path"])
-    foreign = node_bundle.foreign_binaries(artifacts, host["files"], host["record"], params["replace"])
+    host = read_host(module, artifacts, params["record_path"], roles)
+    foreign = node_bundle.foreign_binaries(artifacts, host["files"], host["record"], params["replace"], roles)
     if foreign:
         module.fail_json(msg=" ".join(foreign) + " Nothing was changed. Set replace (node_software_replace) to replace it.")
     needed = transfer_needed(artifacts, host)
+    record = node_bundle.record_after(host["record"], params["version"], artifacts, roles)
     if params["staged"] is None:
-        services = service_actions(host, any(role in needed for role in node_bundle.UNITS), "containerd" in needed)
-        pending = bool(needed or services or not host["sysctl_ok"] or not host["forwarding"])
+        services = service_actions(host, any(role in needed for role in node_bundle.UNITS), "containerd" in needed, roles)
+        pending = bool(needed or services or record != host["record"] or not host["sysctl_ok"] or not host["forwarding"])
         module.exit_json(changed=module.check_mode and pending, transfer=needed, installed=needed, services=services,
-                         ip_forward=not (host["sysctl_ok"] and host["forwarding"]), pending=pending,
+                         ip_forward=not (host["sysctl_ok"] and host["forwarding"]), pending=pending, record=record,
                          diff=diff(artifacts, host, needed))
-    installed, services = install(module, artifacts, host, params["staged"])
-    module.exit_json(changed=bool(installed or services or not host["sysctl_ok"] or not host["forwarding"]),
+    installed, services = install(module, artifacts, host, params["staged"], roles, record)
+    module.exit_json(changed=bool(installed or services or record != host["record"] or not host["sysctl_ok"] or not host["forwarding"]),
                      installed=installed, services=services, ip_forward=not (host["sysctl_ok"] and host["forwarding"]),
-                     diff=diff(artifacts, host, installed))
+                     record=record, diff=diff(artifacts, host, installed))
 
 
 if __name__ == "__main__":

@@ -79,3 +79,30 @@ def test_a_host_with_someone_elses_kubectl_is_refused_and_left_as_it_was(bare_ho
                                               "node_software_replace": True}, limit=host)
     assert replaced.returncode == 0, replaced.stdout[-4000:]
     assert bare_hosts.ssh(host, "kubectl version --client -o json", check=False).returncode == 0
+
+
+def test_an_upgrade_installs_kubeadm_first_and_the_kubelet_later_and_the_record_says_so(bare_hosts):
+    # the in-place upgrade's order (docs/in-place-upgrade.md): the new kubeadm, runtime and CNI plugins before kubeadm
+    # upgrade; the new kubelet and kubectl only after it
+    host = bare_hosts.hosts()[1]
+    old, new = previous_minor(bare_hosts.mirror_dir), newest(bare_hosts.mirror_dir)
+    done = bare_hosts.playbook(PLAYBOOK, {"node_software_version": old}, limit=host)
+    assert done.returncode == 0, done.stdout[-4000:]
+
+    def record():
+        return json.loads(bare_hosts.ssh(host, "cat /var/lib/kubeadm-control-plane/node-software.json").stdout)
+
+    first = {"node_software_version": new, "node_software_only": ["kubeadm", "containerd", "cni_plugins"]}
+    for run in range(2):  # the second changes nothing
+        done = bare_hosts.playbook(PLAYBOOK, first, limit=host)
+        assert done.returncode == 0, done.stdout[-4000:]
+        assert recap(done.stdout)[host]["changed"] == (1 - run), done.stdout[-4000:]
+        assert bare_hosts.ssh(host, "kubeadm version -o short").stdout.strip() == new
+        assert bare_hosts.ssh(host, "kubelet --version").stdout.split()[-1] == old
+        assert record()["version"] is None
+        assert record()["versions"] == {"kubeadm": new, "kubelet": old, "kubectl": old}
+    done = bare_hosts.playbook(PLAYBOOK, {"node_software_version": new, "node_software_only": ["kubelet", "kubectl"]}, limit=host)
+    assert done.returncode == 0, done.stdout[-4000:]
+    assert bare_hosts.ssh(host, "kubelet --version").stdout.split()[-1] == new
+    assert record()["version"] == new and record()["versions"] == dict.fromkeys(("kubeadm", "kubelet", "kubectl"), new)
+    assert record()["sha256"]["kubelet"] == bare_hosts.ssh(host, "sha256sum /usr/local/bin/kubelet").stdout.split()[0]

@@ -12,6 +12,7 @@ import tarfile
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.action.node_software_install import archive_listing
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import node_bundle
 from ansible_collections.kubeadm.control_plane.plugins.modules import node_software_install as install
 
 
@@ -82,3 +83,78 @@ def host(containerd=(True, True), kubelet=(True, False)):
 ])
 def test_systemctl_is_asked_only_for_what_differs(found, units_changed, containerd_changed, actions):
     assert install.service_actions(found, units_changed, containerd_changed) == actions
+
+
+@pytest.mark.parametrize("found, roles, actions", [
+    # an upgrade's first run (kubeadm, runtime, CNI plugins): containerd's binaries and unit changed, the kubelet untouched
+    (host(kubelet=(False, True)), node_bundle.selected(["kubeadm", "containerd", "cni_plugins"]), ["daemon-reload", "restart containerd"]),
+    # its second (kubelet, kubectl): containerd left as it is, even stopped
+    (host(containerd=(False, False), kubelet=(False, True)), node_bundle.selected(["kubelet", "kubectl"]), ["daemon-reload", "enable kubelet"]),
+])
+def test_systemctl_touches_only_the_services_of_the_components_installed(found, roles, actions):
+    assert install.service_actions(found, True, "containerd" in roles, roles) == actions
+
+
+@pytest.mark.parametrize("only, roles", [
+    (None, node_bundle.INSTALLED),
+    (["kubeadm", "containerd", "cni_plugins"], ("kubeadm", "containerd_unit", "containerd", "cni_plugins")),
+    (["kubelet", "kubectl"], ("kubelet", "kubectl", "kubelet_unit", "kubelet_dropin")),
+    ([], ()),
+])
+def test_only_names_components_and_each_brings_its_files(only, roles):
+    assert node_bundle.selected(only) == roles
+
+
+def test_only_refuses_what_is_not_a_component():
+    with pytest.raises(ValueError, match="kubelet_unit: not a component"):
+        node_bundle.selected(["kubeadm", "kubelet_unit"])
+
+
+def artifacts(version):
+    return {role: {"sha256": "%s-%s" % (role, version), "dest": "/usr/local/bin/" + role} for role in node_bundle.BINARIES}
+
+
+OLD = {"version": "v1.36.4", "versions": {"kubeadm": "v1.36.4", "kubelet": "v1.36.4", "kubectl": "v1.36.4"},
+       "sha256": {"kubeadm": "kubeadm-v1.36.4", "kubelet": "kubelet-v1.36.4", "kubectl": "kubectl-v1.36.4"}}
+
+
+@pytest.mark.parametrize("record, only, after", [
+    # a fresh host, everything installed
+    ({}, None, {"version": "v1.37.1", "versions": dict.fromkeys(node_bundle.BINARIES, "v1.37.1"),
+                "sha256": {"kubeadm": "kubeadm-v1.37.1", "kubelet": "kubelet-v1.37.1", "kubectl": "kubectl-v1.37.1"}}),
+    # half way through an in-place upgrade: kubeadm new, the kubelet and kubectl still the old version's; no one version
+    (OLD, ["kubeadm", "containerd", "cni_plugins"],
+     {"version": None, "versions": {"kubeadm": "v1.37.1", "kubelet": "v1.36.4", "kubectl": "v1.36.4"},
+      "sha256": {"kubeadm": "kubeadm-v1.37.1", "kubelet": "kubelet-v1.36.4", "kubectl": "kubectl-v1.36.4"}}),
+    # then the kubelet and kubectl: the host is of the new version
+    ({"version": None, "versions": {"kubeadm": "v1.37.1", "kubelet": "v1.36.4", "kubectl": "v1.36.4"},
+      "sha256": {"kubeadm": "kubeadm-v1.37.1", "kubelet": "kubelet-v1.36.4", "kubectl": "kubectl-v1.36.4"}},
+     ["kubelet", "kubectl"],
+     {"version": "v1.37.1", "versions": dict.fromkeys(node_bundle.BINARIES, "v1.37.1"),
+      "sha256": {"kubeadm": "kubeadm-v1.37.1", "kubelet": "kubelet-v1.37.1", "kubectl": "kubectl-v1.37.1"}}),
+    # a record written before per-binary versions: its one version is each binary's
+    ({"version": "v1.36.4", "sha256": OLD["sha256"]}, ["kubeadm"],
+     {"version": None, "versions": {"kubeadm": "v1.37.1", "kubelet": "v1.36.4", "kubectl": "v1.36.4"},
+      "sha256": {"kubeadm": "kubeadm-v1.37.1", "kubelet": "kubelet-v1.36.4", "kubectl": "kubectl-v1.36.4"}}),
+    # a host with no record, kubeadm alone installed: the record names nothing it did not install
+    ({}, ["kubeadm"], {"version": None, "versions": {"kubeadm": "v1.37.1"}, "sha256": {"kubeadm": "kubeadm-v1.37.1"}}),
+    # nothing of the binaries: the record as it was (plus the versions it implied)
+    (OLD, ["containerd"], OLD),
+])
+def test_the_record_says_what_is_installed_binary_by_binary(record, only, after):
+    assert node_bundle.record_after(record, "v1.37.1", artifacts("v1.37.1"), node_bundle.selected(only)) == after
+
+
+def test_a_binary_the_run_does_not_install_is_not_refused_even_when_foreign():
+    found = {"kubeadm": "kubeadm-v1.37.1", "kubelet": "someone else's", "kubectl": None}
+    assert node_bundle.foreign_binaries(artifacts("v1.37.1"), found, {}, False, node_bundle.selected(["kubeadm"])) == []
+    refused = node_bundle.foreign_binaries(artifacts("v1.37.1"), found, {}, False, node_bundle.selected(["kubelet"]))
+    assert len(refused) == 1 and "kubelet" in refused[0]
+
+
+def test_reading_the_host_reads_only_the_files_of_the_components_installed(tmp_path, monkeypatch):
+    monkeypatch.setattr(install, "systemctl", lambda module, *args: (0, "enabled"))
+    arts = {role: {"dest": str(tmp_path / role), "sha256": "x", "members": []} for role in node_bundle.INSTALLED}
+    found = install.read_host(None, arts, str(tmp_path / "record.json"), node_bundle.selected(["kubeadm", "cni_plugins"]))
+    assert sorted(found["files"]) == ["kubeadm"] and found["archives_missing"] == []
+    assert install.transfer_needed(arts, found) == ["kubeadm"]

@@ -1,0 +1,176 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""One node's in-place upgrade: its steps, which of them remain, whether to drain it. Pure: no I/O.
+
+The steps, in order (docs/in-place-upgrade.md), each recorded on the Node once done (annotation ANNOTATION, JSON
+``{"version", "command", "step", "at", ...}``) so a run killed at any task is resumed by the next at the first step
+not done:
+
+    etcd-snapshot    the first control plane node only (kubeadm upgrade apply): an etcd snapshot first
+    software         the new kubeadm, containerd and CNI plugins (never the kubelet: it must not run newer than
+                     the API server it talks to, which kubeadm upgrade is about to move)
+    kubeadm-upgrade  kubeadm upgrade apply <version> (the first control plane node) or kubeadm upgrade node
+    drain            kubectl drain, or skipped when no other node can take the pods (the reason is recorded)
+    kubelet          the new kubelet and kubectl, the kubelet restarted
+    uncordon         kubectl uncordon, when the upgrade cordoned the node
+    ready            the Node reports the new version and Ready (a control plane node: its static pods too)
+
+What is observed on the host and the Node overrides the record where it can: a step whose result is missing is
+done again (the record says the software is installed but kubeadm is not of the version), and a node already of
+the version is not upgraded again.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import re
+
+ANNOTATION = "control-plane.kubeadm.io/upgrade"
+STEPS = ("etcd-snapshot", "software", "kubeadm-upgrade", "drain", "kubelet", "uncordon", "ready")
+COMMANDS = ("apply", "node")
+# The static pods whose image tag is the Kubernetes version (etcd's is etcd's own).
+VERSIONED_COMPONENTS = ("kube-apiserver", "kube-controller-manager", "kube-scheduler")
+VERSION = re.compile(r"^v(\d+)\.(\d+)\.(\d+)$")
+# Taints a pod may have to tolerate to run on a node; PreferNoSchedule does not keep it away.
+KEEPING_AWAY = ("NoSchedule", "NoExecute")
+
+
+def parse_version(text):
+    """(major, minor, patch) of ``v1.37.1``; None for anything else."""
+    match = VERSION.match(text or "")
+    return tuple(int(part) for part in match.groups()) if match else None
+
+
+def steps_of(command):
+    """The steps ``kubeadm upgrade <command>`` takes on a node, in order."""
+    return STEPS if command == "apply" else tuple(step for step in STEPS if step != "etcd-snapshot")
+
+
+def read_record(text):
+    """The annotation's record as a dict, or None when it is absent or not one (anything else reads as no record)."""
+    try:
+        record = json.loads(text) if text else None
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or record.get("step") not in STEPS or parse_version(record.get("version")) is None:
+        return None
+    return record
+
+
+def record_step(record, version, command, step, at, **extra):
+    """The record once ``step`` of the upgrade to ``version`` is done: what an earlier step of the same upgrade
+    recorded (``uncordon``, ``drain``) is kept, a record of another version replaced."""
+    kept = dict(record) if record and record.get("version") == version else {}
+    kept.update(extra, version=version, command=command, step=step, at=at)
+    return kept
+
+
+def observed_facts(observed, version):
+    """What the host and the Node say is already of ``version``."""
+    node = observed.get("node") or {}
+    tags = observed.get("manifests") or {}
+    control_plane = bool(observed.get("control_plane"))
+    return {
+        "kubeadm": observed.get("kubeadm") == version,
+        "manifests": control_plane and all(tags.get(component) == version for component in VERSIONED_COMPONENTS),
+        "kubelet": observed.get("kubelet") == version,
+        "node": node.get("kubelet_version") == version and node.get("ready") is True,
+    }
+
+
+def upgraded(observed, version):
+    """Whether the node is of ``version`` already: kubeadm, the kubelet (binary and running), its control plane."""
+    facts = observed_facts(observed, version)
+    return facts["kubeadm"] and facts["kubelet"] and facts["node"] and (facts["manifests"] or not observed.get("control_plane"))
+
+
+def remaining_steps(observed, version, command):
+    """The steps still to take, in order. ``observed``: ``control_plane`` (bool), ``kubeadm`` and ``kubelet`` (the
+    binaries' versions), ``manifests`` ({component: image tag}), ``node`` ({kubelet_version, ready}) and
+    ``record`` (read_record's)."""
+    steps = steps_of(command)
+    record = observed.get("record")
+    position = steps.index(record["step"]) if record and record.get("version") == version and record["step"] in steps else -1
+    facts = observed_facts(observed, version)
+    # a step whose result is not there is done again, and everything after it
+    for step, fact in (("software", facts["kubeadm"]),
+                       ("kubeadm-upgrade", facts["manifests"] or not observed.get("control_plane")),
+                       ("kubelet", facts["kubelet"])):
+        if position >= steps.index(step) and not fact:
+            position = steps.index(step) - 1
+    remaining = list(steps[position + 1:])
+    if upgraded(observed, version):
+        # of the version already: what remains is to undo the upgrade's own cordon and to confirm an upgrade it began
+        began = position >= 0
+        remaining = [step for step in remaining
+                     if (step == "uncordon" and position >= steps.index("drain")) or (step == "ready" and began)]
+    return remaining
+
+
+def refusals(observed, version, command):
+    """Why the node cannot be upgraded to ``version`` with ``kubeadm upgrade <command>``; empty when it can."""
+    found = []
+    target = parse_version(version)
+    if target is None:
+        found.append("version: %r is not a release version like v1.37.1" % (version,))
+    if command not in COMMANDS:
+        found.append("command: %r is neither apply nor node" % (command,))
+    if found:
+        return found
+    node = observed.get("node")
+    if not node:
+        found.append("the host has no Node: an in-place upgrade upgrades a machine that runs (a machine without a Node "
+                     "is replaced, not upgraded)")
+        return found
+    if command == "apply" and not observed.get("control_plane"):
+        found.append("kubeadm upgrade apply runs on a control plane node; this host has no static pod manifest of the "
+                     "API server (a worker is upgraded with kubeadm upgrade node)")
+    running = parse_version(node.get("kubelet_version"))
+    if running is not None and running > target:
+        found.append("the Node's kubelet is %s, newer than %s: an in-place upgrade never downgrades"
+                     % (node["kubelet_version"], version))
+    current = parse_version((observed.get("manifests") or {}).get("kube-apiserver"))
+    if observed.get("control_plane") and current is not None and (target[0], target[1]) > (current[0], current[1] + 1):
+        found.append("the control plane runs %s: kubeadm upgrades a control plane one minor at a time, so %s is "
+                     "reached through v%d.%d first" % (observed["manifests"]["kube-apiserver"], version, current[0], current[1] + 1))
+    return found
+
+
+def _ready(node):
+    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in (node.get("status") or {}).get("conditions") or [])
+
+
+def _keeping_away(node):
+    return set((taint.get("key"), taint.get("effect")) for taint in (node.get("spec") or {}).get("taints") or []
+               if taint.get("effect") in KEEPING_AWAY)
+
+
+def drain_decision(name, nodes):
+    """``{"drain": bool, "reason": str}`` for the Node ``name`` among ``nodes`` (Node objects): drained only when
+    another node can take its pods - Ready, schedulable, and with no taint that keeps pods away which this node
+    lacks (the pods running here tolerate this node's taints, no more). Otherwise the drain only adds downtime:
+    the pods would have nowhere to go."""
+    this = next((node for node in nodes if node["metadata"]["name"] == name), None)
+    others = [node for node in nodes if node["metadata"]["name"] != name]
+    if this is None:
+        return {"drain": False, "reason": "the Node %s is not there" % name}
+    if not others:
+        return {"drain": False, "reason": "a single-node cluster: the pods have nowhere to go"}
+    tolerated = _keeping_away(this)
+    able = sorted(node["metadata"]["name"] for node in others
+                  if _ready(node) and not (node.get("spec") or {}).get("unschedulable") and _keeping_away(node) <= tolerated)
+    if not able:
+        return {"drain": False, "reason": "no other node can take the pods (none is Ready, schedulable and tainted no more "
+                                          "than %s)" % name}
+    return {"drain": True, "reason": "%s can take the pods" % ", ".join(able)}
+
+
+def uncordon_after(record, version, node):
+    """Whether the upgrade is to uncordon the node once done: true unless the node was cordoned before the upgrade
+    cordoned it (someone else's cordon stays). The first answer is recorded and kept for the whole upgrade."""
+    if record and record.get("version") == version and isinstance(record.get("uncordon"), bool):
+        return record["uncordon"]
+    return not node.get("unschedulable")

@@ -1,0 +1,154 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""One node's in-place upgrade (plugins/module_utils/node_upgrade.py): which steps remain after what a run did or
+a killed run left, what is refused, when the node is drained and uncordoned."""
+
+import json
+
+import pytest
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import node_upgrade as nu
+
+OLD, NEW = "v1.36.4", "v1.37.1"
+ALL_NODE = ["software", "kubeadm-upgrade", "drain", "kubelet", "uncordon", "ready"]
+
+
+def host(kubeadm=OLD, kubelet=OLD, manifests=OLD, running=OLD, ready=True, control_plane=True, step=None, version=NEW):
+    return {
+        "control_plane": control_plane,
+        "kubeadm": kubeadm,
+        "kubelet": kubelet,
+        "manifests": dict({c: manifests for c in nu.VERSIONED_COMPONENTS}, etcd="3.6.8-0") if control_plane else {},
+        "node": {"name": "cp-1", "kubelet_version": running, "ready": ready, "unschedulable": False},
+        "record": {"version": version, "command": "node", "step": step, "at": "2026-11-02T10:00:00Z"} if step else None,
+    }
+
+
+@pytest.mark.parametrize("observed, command, remaining", [
+    # nothing done: every step; the first control plane node takes an etcd snapshot first
+    (host(), "apply", ["etcd-snapshot"] + ALL_NODE),
+    (host(), "node", ALL_NODE),
+    (host(control_plane=False), "node", ALL_NODE),
+    # a killed run resumes at the first step not done
+    (host(step="etcd-snapshot"), "apply", ALL_NODE),
+    (host(kubeadm=NEW, step="software"), "node", ALL_NODE[1:]),
+    (host(kubeadm=NEW, manifests=NEW, step="kubeadm-upgrade"), "node", ["drain", "kubelet", "uncordon", "ready"]),
+    (host(kubeadm=NEW, manifests=NEW, step="drain"), "node", ["kubelet", "uncordon", "ready"]),
+    (host(kubeadm=NEW, kubelet=NEW, manifests=NEW, step="kubelet", ready=False), "node", ["uncordon", "ready"]),
+    (host(kubeadm=NEW, kubelet=NEW, manifests=NEW, running=NEW, step="uncordon", ready=False), "node", ["ready"]),
+    # a worker's kubeadm upgrade node leaves nothing to observe: the record says it
+    (host(kubeadm=NEW, control_plane=False, step="kubeadm-upgrade"), "node", ["drain", "kubelet", "uncordon", "ready"]),
+    # killed after kubeadm upgrade, before it was recorded: kubeadm upgrade is run again (it is idempotent)
+    (host(kubeadm=NEW, manifests=NEW, step="software"), "node", ALL_NODE[1:]),
+    # the record says done but the result is not there: done again, with everything after it
+    (host(kubeadm=OLD, manifests=NEW, step="kubeadm-upgrade"), "node", ALL_NODE),
+    (host(kubeadm=NEW, manifests=OLD, step="drain"), "node", ALL_NODE[1:]),
+    (host(kubeadm=NEW, kubelet=OLD, manifests=NEW, step="uncordon"), "node", ["kubelet", "uncordon", "ready"]),
+    # a record of another version's upgrade is no record of this one
+    (host(step="ready", version="v1.36.4"), "node", ALL_NODE),
+    # of the version already: nothing, unless this upgrade began (confirm it) or cordoned the node (undo that)
+    (host(kubeadm=NEW, kubelet=NEW, manifests=NEW, running=NEW), "node", []),
+    (host(kubeadm=NEW, kubelet=NEW, manifests=NEW, running=NEW), "apply", []),
+    (host(kubeadm=NEW, kubelet=NEW, manifests=NEW, running=NEW, step="ready"), "node", []),
+    (host(kubeadm=NEW, kubelet=NEW, manifests=NEW, running=NEW, step="uncordon"), "node", ["ready"]),
+    (host(kubeadm=NEW, kubelet=NEW, manifests=NEW, running=NEW, step="kubelet"), "node", ["uncordon", "ready"]),
+    (host(kubeadm=NEW, kubelet=NEW, manifests=NEW, running=NEW, step="software"), "node", ["ready"]),
+    # the kubelet runs the version but the Node is not Ready: the upgrade is not over
+    (host(kubeadm=NEW, kubelet=NEW, manifests=NEW, running=NEW, ready=False, step="kubelet"), "node", ["uncordon", "ready"]),
+])
+def test_the_steps_that_remain(observed, command, remaining):
+    assert nu.remaining_steps(observed, NEW, command) == remaining
+
+
+def test_the_kubelet_is_never_installed_before_kubeadm_upgrade_ran():
+    # whatever a killed run left, the kubelet step comes after the kubeadm upgrade step whenever the latter remains
+    for step in (None,) + nu.STEPS:
+        for kubeadm in (OLD, NEW):
+            for manifests in (OLD, NEW):
+                remaining = nu.remaining_steps(host(kubeadm=kubeadm, manifests=manifests, step=step), NEW, "node")
+                if "kubeadm-upgrade" in remaining:
+                    assert remaining.index("kubeadm-upgrade") < remaining.index("kubelet"), (step, remaining)
+
+
+@pytest.mark.parametrize("text, record", [
+    (None, None),
+    ("", None),
+    ("not json", None),
+    ("[1]", None),
+    ('{"version": "v1.37.1", "step": "sideways"}', None),
+    ('{"version": "1.37", "step": "drain"}', None),
+    ('{"version": "v1.37.1", "step": "drain", "uncordon": true}', {"version": "v1.37.1", "step": "drain", "uncordon": True}),
+])
+def test_the_annotation_reads_as_a_record_or_as_none(text, record):
+    assert nu.read_record(text) == record
+
+
+def test_a_record_keeps_what_earlier_steps_of_the_same_upgrade_said():
+    first = nu.record_step(None, NEW, "node", "software", "t1", uncordon=True)
+    assert first == {"version": NEW, "command": "node", "step": "software", "at": "t1", "uncordon": True}
+    drained = nu.record_step(first, NEW, "node", "drain", "t2", drain="skipped: a single-node cluster")
+    assert drained == {"version": NEW, "command": "node", "step": "drain", "at": "t2", "uncordon": True,
+                       "drain": "skipped: a single-node cluster"}
+    assert nu.record_step(drained, "v1.38.0", "node", "software", "t3") == {"version": "v1.38.0", "command": "node",
+                                                                            "step": "software", "at": "t3"}
+    assert json.loads(json.dumps(drained)) == drained
+
+
+@pytest.mark.parametrize("observed, version, command, refused", [
+    (host(), "1.37.1", "node", "not a release version"),
+    (host(), NEW, "upgrade", "neither apply nor node"),
+    (dict(host(), node=None), NEW, "node", "the host has no Node"),
+    (host(control_plane=False), NEW, "apply", "kubeadm upgrade apply runs on a control plane node"),
+    (host(running="v1.38.0"), NEW, "node", "never downgrades"),
+    (host(manifests="v1.35.9"), NEW, "apply", "reached through v1.36 first"),
+])
+def test_what_is_refused(observed, version, command, refused):
+    found = nu.refusals(observed, version, command)
+    assert len(found) == 1 and refused in found[0], found
+
+
+@pytest.mark.parametrize("observed, command", [
+    (host(), "apply"),
+    (host(control_plane=False, running="v1.34.2"), "node"),  # a worker's kubelet may lag three minors
+    (host(kubeadm=NEW, kubelet=NEW, manifests=NEW, running=NEW), "node"),
+])
+def test_what_is_not_refused(observed, command):
+    assert nu.refusals(observed, NEW, command) == []
+
+
+CP_TAINT = {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}
+
+
+def node(name, ready=True, unschedulable=False, taints=()):
+    return {"metadata": {"name": name}, "spec": {"unschedulable": unschedulable, "taints": list(taints)},
+            "status": {"conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
+
+
+@pytest.mark.parametrize("name, nodes, drain, reason", [
+    ("cp-1", [node("cp-1", taints=[CP_TAINT])], False, "a single-node cluster"),
+    ("cp-1", [node("cp-1", taints=[CP_TAINT]), node("cp-2", taints=[CP_TAINT])], True, "cp-2 can take the pods"),
+    ("cp-1", [node("cp-1", taints=[CP_TAINT]), node("cp-2", ready=False, taints=[CP_TAINT])], False, "no other node can take"),
+    ("cp-1", [node("cp-1", taints=[CP_TAINT]), node("cp-2", unschedulable=True)], False, "no other node can take"),
+    # a worker's pods do not tolerate the control plane's taint: control plane nodes cannot take them
+    ("w-1", [node("w-1"), node("cp-1", taints=[CP_TAINT])], False, "no other node can take"),
+    ("w-1", [node("w-1"), node("cp-1", taints=[CP_TAINT]), node("w-2")], True, "w-2 can take the pods"),
+    # a control plane node's pods tolerate its taint, so an untainted worker can take them (PreferNoSchedule keeps none away)
+    ("cp-1", [node("cp-1", taints=[CP_TAINT]), node("w-1"), node("w-2", taints=[{"key": "gpu", "effect": "PreferNoSchedule"}])],
+     True, "w-1, w-2 can take the pods"),
+    ("cp-1", [node("cp-2")], False, "not there"),
+])
+def test_the_node_is_drained_only_when_another_can_take_its_pods(name, nodes, drain, reason):
+    decided = nu.drain_decision(name, nodes)
+    assert decided["drain"] is drain and reason in decided["reason"], decided
+
+
+@pytest.mark.parametrize("record, unschedulable, uncordon", [
+    (None, False, True),
+    (None, True, False),  # someone else's cordon stays
+    ({"version": NEW, "step": "drain", "uncordon": True}, True, True),  # the upgrade's own cordon (a killed drain)
+    ({"version": NEW, "step": "software", "uncordon": False}, False, False),
+    ({"version": OLD, "step": "ready", "uncordon": False}, False, True),
+])
+def test_the_node_is_uncordoned_unless_it_was_cordoned_before(record, unschedulable, uncordon):
+    assert nu.uncordon_after(record, NEW, {"unschedulable": unschedulable}) is uncordon
