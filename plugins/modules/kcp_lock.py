@@ -102,21 +102,9 @@ lock:
   type: dict
 """
 
-import traceback
-from datetime import datetime, timezone
-
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_lock, kube_api, observation
-
-try:
-    from kubernetes import client as k8s_client
-except ImportError:
-    KUBERNETES_IMPORT_ERROR = traceback.format_exc()
-else:
-    KUBERNETES_IMPORT_ERROR = kube_api.IMPORT_ERROR
-
-NAMESPACE = "kube-system"
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import lock_lease
 
 ARGUMENT_SPEC = dict(
     kubeconfig=dict(type="path", required=True),
@@ -128,82 +116,23 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def read_lease(api, coordination, timeout):
-    """(raw Lease object or None, its plain dict or None)."""
-    try:
-        with kube_api.answers(api):
-            lease = coordination.read_namespaced_lease(observation.STATE_OBJECT, NAMESPACE, _request_timeout=timeout)
-    except kube_api.ClusterUnreadable as exc:
-        if kube_api.not_found(exc):
-            return None, None
-        raise
-    return lease, api.sanitize_for_serialization(lease)
-
-
-def write_lease(api, coordination, lease, params, now, taking, timeout):
-    """Create the Lease, or replace it at the version read (a conflict: another run wrote it in between)."""
-    spec = k8s_client.V1LeaseSpec(holder_identity=params["holder"], lease_duration_seconds=params["duration"],
-                                  renew_time=now)
-    if taking:
-        spec.acquire_time = now
-    elif lease is not None:
-        spec.acquire_time = lease.spec.acquire_time
-    with kube_api.answers(api):
-        if lease is None:
-            metadata = k8s_client.V1ObjectMeta(name=observation.STATE_OBJECT, namespace=NAMESPACE,
-                                               annotations={cluster_lock.ACTION_ANNOTATION: params["action"]})
-            coordination.create_namespaced_lease(NAMESPACE, k8s_client.V1Lease(metadata=metadata, spec=spec),
-                                                 _request_timeout=timeout)
-            return
-        if taking:
-            lease.metadata.annotations = dict(lease.metadata.annotations or {}, **{cluster_lock.ACTION_ANNOTATION: params["action"]})
-        lease.spec = spec
-        coordination.replace_namespaced_lease(observation.STATE_OBJECT, NAMESPACE, lease, _request_timeout=timeout)
-
-
-def delete_lease(api, coordination, lease, timeout):
-    options = k8s_client.V1DeleteOptions(preconditions=k8s_client.V1Preconditions(
-        resource_version=lease.metadata.resource_version))
-    with kube_api.answers(api):
-        coordination.delete_namespaced_lease(observation.STATE_OBJECT, NAMESPACE, body=options, _request_timeout=timeout)
-
-
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
-    if params["duration"] < 1:
-        module.fail_json(msg="invalid arguments: duration: must be at least 1 second")
-    if not params["holder"].strip():
-        module.fail_json(msg="invalid arguments: holder: must name this run")
-    if KUBERNETES_IMPORT_ERROR:
-        module.fail_json(msg=missing_required_lib("kubernetes"), exception=KUBERNETES_IMPORT_ERROR)
-    now = datetime.now(timezone.utc)
-    api = None
+    problems = lock_lease.check_arguments(params["holder"], params["duration"])
+    if problems:
+        module.fail_json(msg="invalid arguments: " + "; ".join(problems))
+    if lock_lease.IMPORT_ERROR:
+        module.fail_json(msg=missing_required_lib("kubernetes"), exception=lock_lease.IMPORT_ERROR)
     try:
-        api = kube_api.client(params["kubeconfig"])
-        coordination = k8s_client.CoordinationV1Api(api)
-        lease, plain = read_lease(api, coordination, params["timeout"])
-        current = cluster_lock.holder_of(plain)
-        if params["state"] == "present":
-            decision, reason = cluster_lock.decide_acquire(plain, params["holder"], now)
-            if decision == cluster_lock.REFUSE:
-                module.fail_json(msg=reason, reason=reason, lock=current)
-            if not module.check_mode:
-                write_lease(api, coordination, lease, params, now, decision != cluster_lock.RENEW, params["timeout"])
-            if decision == cluster_lock.TAKE_OVER:
-                module.warn(reason)
-        else:
-            decision, reason = cluster_lock.decide_release(plain, params["holder"])
-            if decision == cluster_lock.RELEASE and not module.check_mode:
-                delete_lease(api, coordination, lease, params["timeout"])
-    except kube_api.ClusterUnreadable as exc:
-        if exc.status == 409:
-            module.fail_json(msg="another run wrote the lock at the same moment; run again to see who holds it: %s" % exc)
-        module.fail_json(msg="cannot reach the lock: %s" % exc)
-    finally:
-        if api is not None:
-            api.close()
-    module.exit_json(changed=decision not in (cluster_lock.LEAVE,), decision=decision, reason=reason, lock=current)
+        result = lock_lease.apply(params["kubeconfig"], params["holder"], params["action"], params["state"],
+                                  params["duration"], params["timeout"], module.check_mode)
+    except lock_lease.LockFailed as exc:
+        module.fail_json(msg=str(exc), **exc.fields)
+    warning = result.pop("warning")
+    if warning:
+        module.warn(warning)
+    module.exit_json(**result)
 
 
 if __name__ == "__main__":

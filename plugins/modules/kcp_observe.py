@@ -27,7 +27,8 @@ description:
     C(control-plane.kubeadm.io/worker-group) label), kubelet version, creation time, Ready condition and
     whether it is cordoned.
   - It only fetches. The one reading it makes, a pod's state, is the decision core's rule.
-  - Runs on the controller. Reads only; never returns a key, a token or a certificate.
+  - Runs on the controller, or with O(admin_kubeconfig_on_host) on a control plane host whose kubeconfig and etcd it
+    reads in the same task. Reads only, but for the lock; never returns a key, a token or a certificate.
 author:
   - kubeadm.control_plane contributors (!UNKNOWN)
 options:
@@ -88,10 +89,55 @@ options:
     description: Seconds each request (to the API server, to each etcd member) has to answer.
     type: float
     default: 5.0
+  lock:
+    description:
+      - Also take, renew or release the cluster lock (C(docs/flows.md)), with the same kubeconfig, right after
+        reading the cluster, as M(kubeadm.control_plane.kcp_lock) does with the same options. Left alone when there
+        is no cluster yet (no kubeconfig).
+    type: dict
+    suboptions:
+      holder:
+        description: Who this run is, as the refusal another run gets names it.
+        type: str
+        required: true
+      action:
+        description: What the run does, recorded on the lock.
+        type: str
+        default: ""
+      state:
+        description: V(present) takes or renews the lock; V(absent) releases it.
+        type: str
+        choices: [present, absent]
+        default: present
+      duration:
+        description: Seconds the lock stays valid without being renewed.
+        type: int
+        default: 900
+  admin_kubeconfig_on_host:
+    description:
+      - Read the admin kubeconfig at this path on the host the task runs on (a control plane host, with
+        C(delegate_to)) instead of O(kubeconfig) on the controller. The action plugin reads it over the task's
+        connection into a file only this user can read (mode 0600), which lives only while the task reads the
+        cluster; it is never returned. The observation itself then runs on the controller.
+      - Excludes O(kubeconfig) and O(etcd).
+    type: path
+  etcd_endpoints:
+    description:
+      - With O(admin_kubeconfig_on_host), read the etcd section on the same host first, as
+        M(kubeadm.control_plane.etcd_info) does from these client URLs, with that host's own etcd certificates.
+    type: list
+    elements: str
 attributes:
+  action:
+    support: full
+    description: The action plugin reads the host's kubeconfig and etcd, then observes on the controller.
+  async:
+    support: none
+  bypass_host_loop:
+    support: none
   check_mode:
     support: full
-    description: The module only reads, so check mode returns the same answer.
+    description: The module only reads, so check mode returns the same answer; the lock says what it would do.
   diff_mode:
     support: none
   platform:
@@ -99,6 +145,7 @@ attributes:
     description: Runs on the controller; needs the C(kubernetes) Python package.
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.flow
 requirements:
   - kubernetes (the Kubernetes Python client)
 notes:
@@ -147,6 +194,20 @@ unrecorded:
   returned: always
   type: list
   elements: dict
+lock:
+  description: With O(lock) and a cluster, what was done with the lock (as M(kubeadm.control_plane.kcp_lock) returns it); else null.
+  returned: always
+  type: dict
+  contains:
+    decision:
+      description: What was done (or, in check mode, would be) - take, renew, take_over, release, or leave.
+      type: str
+    reason:
+      description: Why.
+      type: str
+    lock:
+      description: The lock as it was read before this run acted (holder, action, since, expires); null when there was none.
+      type: dict
 worker_nodes:
   description:
     - The names of the cluster's Nodes that are not control plane Nodes (the delete flow refuses while any remain).
@@ -157,21 +218,9 @@ worker_nodes:
   elements: str
 """
 
-import json
-import traceback
-from datetime import datetime, timezone
-
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import kube_api, observation
-
-try:
-    import yaml
-    from kubernetes import client as k8s_client
-except ImportError:
-    KUBERNETES_IMPORT_ERROR = traceback.format_exc()
-else:
-    KUBERNETES_IMPORT_ERROR = kube_api.IMPORT_ERROR
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_reader, kube_api, lock_lease
 
 ARGUMENT_SPEC = dict(
     kubeconfig=dict(type="path"),
@@ -192,122 +241,54 @@ ARGUMENT_SPEC = dict(
     etcd=dict(type="dict"),
     external_etcd=dict(type="bool", default=False),
     timeout=dict(type="float", default=5.0),
+    lock=dict(
+        type="dict",
+        options=dict(
+            holder=dict(type="str", required=True),
+            action=dict(type="str", default=""),
+            state=dict(type="str", choices=["present", "absent"], default="present"),
+            duration=dict(type="int", default=900),
+        ),
+    ),
+    admin_kubeconfig_on_host=dict(type="path"),
+    etcd_endpoints=dict(type="list", elements="str"),
 )
 
 
-def host_records(hosts):
-    """``hosts`` with each record parsed; (hosts, problems) where each problem names the host."""
-    parsed, problems = [], []
-    for host in hosts:
-        if host.get("record_error"):
-            problems.append("hosts[%s].record: %s" % (host["name"], host["record_error"]))
-        record = host.get("record")
-        if isinstance(record, str):
-            try:
-                record = json.loads(record) if record.strip() else None
-            except ValueError as exc:
-                problems.append("hosts[%s].record: not JSON (%s)" % (host["name"], exc))
-                record = None
-        if record is not None and not isinstance(record, dict):
-            problems.append("hosts[%s].record: must be a JSON object" % host["name"])
-            record = None
-        entry = dict((k, v) for k, v in host.items() if k != "record_error")
-        entry["record"] = record or None
-        parsed.append(entry)
-    return parsed, problems
-
-
-def read_cluster(kubeconfig, timeout):
-    """(server, nodes, pods, kubeadm_config, state data, endpoint_ready) read through the API server."""
-    api = kube_api.client(kubeconfig)
-    try:
-        core = k8s_client.CoreV1Api(api)
-        plain = api.sanitize_for_serialization
-        with kube_api.answers(api):
-            nodes = [plain(n) for n in core.list_node(_request_timeout=timeout).items]
-            pods = [plain(p) for p in core.list_namespaced_pod("kube-system", label_selector="tier=control-plane",
-                                                               _request_timeout=timeout).items]
-        kubeadm_config = optional_config_map(api, core, "kubeadm-config", timeout)
-        state = optional_config_map(api, core, observation.STATE_OBJECT, timeout)
-        if kubeadm_config is not None:
-            kubeadm_config = kubeadm_config_of(kubeadm_config)
-        return api.configuration.host, nodes, pods, kubeadm_config, state, endpoint_ready(api, timeout)
-    finally:
-        api.close()
-
-
-def kubeadm_config_of(data):
-    """The snapshot's ``kubeadm_config`` from the data of the kubeadm-config ConfigMap: its ClusterConfiguration
-    as a mapping, and the version it names. A ClusterConfiguration that is not a YAML mapping is not observed
-    (null), so the plan waits rather than compare against it."""
-    cluster_configuration = yaml.safe_load(data.get("ClusterConfiguration") or "") or {}
-    if not isinstance(cluster_configuration, dict):
-        return {"kubernetes_version": None, "cluster_configuration": None}
-    return {"kubernetes_version": cluster_configuration.get("kubernetesVersion"), "cluster_configuration": cluster_configuration}
-
-
-def optional_config_map(api, core, name, timeout):
-    """The data of kube-system/<name>, or None when it does not exist."""
-    try:
-        with kube_api.answers(api):
-            return core.read_namespaced_config_map(name, "kube-system", _request_timeout=timeout).data or {}
-    except kube_api.ClusterUnreadable as exc:
-        if kube_api.not_found(exc):
-            return None
-        raise
-
-
-def endpoint_ready(api, timeout):
-    """Whether the endpoint answers /readyz with 200; any other answer or none is not ready."""
-    headers = {}
-    token = (api.configuration.api_key or {}).get("authorization")
-    if token:  # a token kubeconfig; a certificate one authenticates in the TLS handshake
-        headers["Authorization"] = token
-    try:
-        response = api.call_api("GET", api.configuration.host + "/readyz", header_params=headers, _request_timeout=timeout)
-        return response.status == 200
-    except Exception:  # not ready: a refused connection, a TLS failure, a timeout
-        return False
+def observe_and_lock(params, check_mode):
+    """The module's result: the observation, then the lock when asked for and there is a cluster. Raises
+    cluster_reader.Refused, kube_api.ClusterUnreadable or lock_lease.LockFailed."""
+    result = cluster_reader.observe(params["kubeconfig"], params["hosts"], params["failure_domains"], params["etcd"],
+                                    params["external_etcd"], params["timeout"])
+    result.update(changed=False, lock=None)
+    lock = params["lock"]
+    if lock and params["kubeconfig"]:
+        problems = lock_lease.check_arguments(lock["holder"], lock["duration"])
+        if problems:
+            raise cluster_reader.Refused("invalid arguments: " + "; ".join("lock.%s" % p for p in problems), problems)
+        result["lock"] = lock_lease.apply(params["kubeconfig"], lock["holder"], lock["action"], lock["state"],
+                                          lock["duration"], params["timeout"], check_mode)
+    return result
 
 
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
-    hosts, problems = host_records(params["hosts"])
-    failure_domains = params["failure_domains"]
-    if failure_domains is None:
-        failure_domains = []
-        for host in hosts:
-            if host.get("failure_domain") and host["failure_domain"] not in failure_domains:
-                failure_domains.append(host["failure_domain"])
-    if not params["kubeconfig"]:
-        # a "deleting" record without a cluster is the last machine a killed delete run had started to reset
-        joined = sorted(h["name"] for h in hosts if h["record"] and h["record"].get("step") == "joined")
-        if joined:
-            problems.append("kubeconfig: required, the host records of %s say they joined a cluster" % ", ".join(joined))
-    if problems:
-        module.fail_json(msg="invalid arguments: " + "; ".join(problems), errors=problems)
-    if KUBERNETES_IMPORT_ERROR and params["kubeconfig"]:
-        module.fail_json(msg=missing_required_lib("kubernetes"), exception=KUBERNETES_IMPORT_ERROR)
-
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    server, nodes, pods, kubeadm_config, state, ready = None, [], [], None, None, False
-    if params["kubeconfig"]:
-        try:
-            server, nodes, pods, kubeadm_config, state, ready = read_cluster(params["kubeconfig"], params["timeout"])
-        except kube_api.ClusterUnreadable as exc:
-            module.fail_json(msg="cannot read the cluster: %s" % exc)
-    etcd = params["etcd"] if kubeadm_config is not None else None
-    if kubeadm_config is not None and etcd is None:
-        module.fail_json(msg="etcd: required, the cluster at %s exists (read it with kubeadm.control_plane.etcd_info on a "
-                             "control plane host)" % server)
-
-    observed = observation.assemble(
-        now, hosts, failure_domains, nodes=nodes, pods=pods, kubeadm_config=kubeadm_config, state_config_map=state,
-        etcd=etcd, endpoint_ready=ready, external_etcd=params["external_etcd"],
-    )
-    module.exit_json(changed=False, observed=observed, api_server=server, worker_nodes=[w["name"] for w in observed["workers"]],
-                     unrecorded=observation.unrecorded(nodes, hosts))
+    if params["admin_kubeconfig_on_host"] or params["etcd_endpoints"]:
+        module.fail_json(msg="admin_kubeconfig_on_host and etcd_endpoints are read by the action plugin on the controller")
+    if cluster_reader.IMPORT_ERROR and params["kubeconfig"]:
+        module.fail_json(msg=missing_required_lib("kubernetes"), exception=cluster_reader.IMPORT_ERROR)
+    try:
+        result = observe_and_lock(params, module.check_mode)
+    except cluster_reader.Refused as exc:
+        module.fail_json(msg=str(exc), errors=exc.errors)
+    except kube_api.ClusterUnreadable as exc:
+        module.fail_json(msg="cannot read the cluster: %s" % exc)
+    except lock_lease.LockFailed as exc:
+        module.fail_json(msg=str(exc), **exc.fields)
+    if result["lock"] and result["lock"].pop("warning"):
+        module.warn(result["lock"]["reason"])
+    module.exit_json(**result)
 
 
 if __name__ == "__main__":

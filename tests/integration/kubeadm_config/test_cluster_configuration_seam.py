@@ -20,7 +20,7 @@ from ansible_collections.kubeadm.control_plane.plugins.filter.kubeadm_cluster_co
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import kubeadm_config, spec_hash
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import plan
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_spec_and_snapshot
-from ansible_collections.kubeadm.control_plane.plugins.modules.kcp_observe import kubeadm_config_of
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.cluster_reader import kubeadm_config_of
 from ansible_collections.kubeadm.control_plane.plugins.modules.kubeadm_config import render
 
 # The emulation's own configuration code (tests/sandbox is what its tests put on sys.path).

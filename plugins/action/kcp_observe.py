@@ -1,0 +1,79 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""kcp_observe's controller side. With ``admin_kubeconfig_on_host`` (and ``etcd_endpoints``) the task runs on a
+control plane host: etcd is read there with the host's own certificates and the admin kubeconfig is read over the
+same connection, into a private file on the controller that lives only while this task reads the cluster; the
+observation and the lock then run here, in one task. Without them, the module runs where the task runs. The
+documentation is in plugins/modules/kcp_observe.py."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import base64
+import os
+import tempfile
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.plugins.action import ActionBase
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_reader, kube_api, lock_lease
+from ansible_collections.kubeadm.control_plane.plugins.modules.kcp_observe import ARGUMENT_SPEC, observe_and_lock
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        del tmp
+        args = dict(self._task.args)
+        on_host = args.pop("admin_kubeconfig_on_host", None)
+        endpoints = args.pop("etcd_endpoints", None)
+        if not on_host:
+            if endpoints:
+                return dict(result, failed=True, msg="etcd_endpoints: read only with admin_kubeconfig_on_host")
+            result.update(self._execute_module(module_name="kubeadm.control_plane.kcp_observe", module_args=args, task_vars=task_vars))
+            return result
+        if args.get("kubeconfig") or args.get("etcd") is not None:
+            return dict(result, failed=True,
+                        msg="admin_kubeconfig_on_host: the kubeconfig and etcd are read on the host, kubeconfig and etcd may not be given too")
+        validated = ArgumentSpecValidator(ARGUMENT_SPEC).validate(args)
+        if validated.error_messages:
+            return dict(result, failed=True, msg="invalid arguments: " + "; ".join(validated.error_messages))
+        params = validated.validated_parameters
+        if cluster_reader.IMPORT_ERROR:
+            return dict(result, failed=True, msg="the kubernetes Python package is needed on the controller",
+                        exception=cluster_reader.IMPORT_ERROR)
+        host = task_vars.get("inventory_hostname") if task_vars else None
+        if endpoints:
+            found = self._execute_module(module_name="kubeadm.control_plane.etcd_info",
+                                         module_args={"endpoints": endpoints, "timeout": params["timeout"]}, task_vars=task_vars)
+            if found.get("failed"):
+                return dict(result, failed=True, msg="reading etcd on %s: %s" % (self._delegated_to(task_vars, host), found.get("msg")))
+            params["etcd"] = found["etcd"]
+        read = self._execute_module(module_name="ansible.legacy.slurp", module_args={"src": on_host}, task_vars=task_vars)
+        if read.get("failed"):
+            return dict(result, failed=True, msg="reading %s on %s: %s" % (on_host, self._delegated_to(task_vars, host), read.get("msg")))
+        handle, path = tempfile.mkstemp(prefix="kcp-observe-", suffix=".conf")  # mode 0600
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(base64.b64decode(read["content"]))
+            del read
+            params["kubeconfig"] = path
+            observed = observe_and_lock(params, bool(self._play_context.check_mode))
+        except cluster_reader.Refused as exc:
+            return dict(result, failed=True, msg=str(exc), errors=exc.errors)
+        except kube_api.ClusterUnreadable as exc:
+            return dict(result, failed=True, msg="cannot read the cluster: %s" % exc)
+        except lock_lease.LockFailed as exc:
+            return dict(result, failed=True, msg=str(exc), **exc.fields)
+        finally:
+            os.unlink(path)
+        if observed["lock"] and observed["lock"].pop("warning"):
+            result.setdefault("warnings", []).append(observed["lock"]["reason"])
+        result.update(observed)
+        return result
+
+    def _delegated_to(self, task_vars, host):
+        return self._task.delegate_to or host

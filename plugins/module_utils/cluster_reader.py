@@ -1,0 +1,139 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Reading the observed snapshot's sources through the Kubernetes API (docs/observe.md): the Nodes, the control
+plane's mirror pods, kubeadm-config, the collection's state ConfigMap and the endpoint's /readyz, put together
+with the host records and the etcd section by ``observation.assemble``. I/O only; every judgement is the decision
+core's. Shared by the kcp_observe module and its action plugin."""
+
+from __future__ import annotations
+
+import json
+import traceback
+from datetime import datetime, timezone
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import kube_api, observation
+
+try:
+    import yaml
+    from kubernetes import client as k8s_client
+except ImportError:
+    IMPORT_ERROR = traceback.format_exc()
+else:
+    IMPORT_ERROR = kube_api.IMPORT_ERROR
+
+
+class Refused(Exception):
+    """The observation cannot be made from what it was given; ``errors`` lists each problem, naming the host."""
+
+    def __init__(self, message, errors=None):
+        super().__init__(message)
+        self.errors = errors or []
+
+
+def host_records(hosts):
+    """``hosts`` with each record parsed; (hosts, problems) where each problem names the host."""
+    parsed, problems = [], []
+    for host in hosts:
+        if host.get("record_error"):
+            problems.append("hosts[%s].record: %s" % (host["name"], host["record_error"]))
+        record = host.get("record")
+        if isinstance(record, str):
+            try:
+                record = json.loads(record) if record.strip() else None
+            except ValueError as exc:
+                problems.append("hosts[%s].record: not JSON (%s)" % (host["name"], exc))
+                record = None
+        if record is not None and not isinstance(record, dict):
+            problems.append("hosts[%s].record: must be a JSON object" % host["name"])
+            record = None
+        entry = dict((k, v) for k, v in host.items() if k != "record_error")
+        entry["record"] = record or None
+        parsed.append(entry)
+    return parsed, problems
+
+
+def read_cluster(kubeconfig, timeout):
+    """(server, nodes, pods, kubeadm_config, state data, endpoint_ready) read through the API server."""
+    api = kube_api.client(kubeconfig)
+    try:
+        core = k8s_client.CoreV1Api(api)
+        plain = api.sanitize_for_serialization
+        with kube_api.answers(api):
+            nodes = [plain(n) for n in core.list_node(_request_timeout=timeout).items]
+            pods = [plain(p) for p in core.list_namespaced_pod("kube-system", label_selector="tier=control-plane",
+                                                               _request_timeout=timeout).items]
+        kubeadm_config = optional_config_map(api, core, "kubeadm-config", timeout)
+        state = optional_config_map(api, core, observation.STATE_OBJECT, timeout)
+        if kubeadm_config is not None:
+            kubeadm_config = kubeadm_config_of(kubeadm_config)
+        return api.configuration.host, nodes, pods, kubeadm_config, state, endpoint_ready(api, timeout)
+    finally:
+        api.close()
+
+
+def kubeadm_config_of(data):
+    """The snapshot's ``kubeadm_config`` from the data of the kubeadm-config ConfigMap: its ClusterConfiguration
+    as a mapping, and the version it names. A ClusterConfiguration that is not a YAML mapping is not observed
+    (null), so the plan waits rather than compare against it."""
+    cluster_configuration = yaml.safe_load(data.get("ClusterConfiguration") or "") or {}
+    if not isinstance(cluster_configuration, dict):
+        return {"kubernetes_version": None, "cluster_configuration": None}
+    return {"kubernetes_version": cluster_configuration.get("kubernetesVersion"), "cluster_configuration": cluster_configuration}
+
+
+def optional_config_map(api, core, name, timeout):
+    """The data of kube-system/<name>, or None when it does not exist."""
+    try:
+        with kube_api.answers(api):
+            return core.read_namespaced_config_map(name, "kube-system", _request_timeout=timeout).data or {}
+    except kube_api.ClusterUnreadable as exc:
+        if kube_api.not_found(exc):
+            return None
+        raise
+
+
+def endpoint_ready(api, timeout):
+    """Whether the endpoint answers /readyz with 200; any other answer or none is not ready."""
+    headers = {}
+    token = (api.configuration.api_key or {}).get("authorization")
+    if token:  # a token kubeconfig; a certificate one authenticates in the TLS handshake
+        headers["Authorization"] = token
+    try:
+        response = api.call_api("GET", api.configuration.host + "/readyz", header_params=headers, _request_timeout=timeout)
+        return response.status == 200
+    except Exception:  # not ready: a refused connection, a TLS failure, a timeout
+        return False
+
+
+def observe(kubeconfig, hosts, failure_domains, etcd, external_etcd, timeout):
+    """The kcp_observe result (``observed``, ``api_server``, ``worker_nodes``, ``unrecorded``). Raises Refused for
+    input that cannot be observed from, kube_api.ClusterUnreadable when the cluster did not answer."""
+    hosts, problems = host_records(hosts)
+    if failure_domains is None:
+        failure_domains = []
+        for host in hosts:
+            if host.get("failure_domain") and host["failure_domain"] not in failure_domains:
+                failure_domains.append(host["failure_domain"])
+    if not kubeconfig:
+        # a "deleting" record without a cluster is the last machine a killed delete run had started to reset
+        joined = sorted(h["name"] for h in hosts if h["record"] and h["record"].get("step") == "joined")
+        if joined:
+            problems.append("kubeconfig: required, the host records of %s say they joined a cluster" % ", ".join(joined))
+    if problems:
+        raise Refused("invalid arguments: " + "; ".join(problems), problems)
+
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    server, nodes, pods, kubeadm_config, state, ready = None, [], [], None, None, False
+    if kubeconfig:
+        server, nodes, pods, kubeadm_config, state, ready = read_cluster(kubeconfig, timeout)
+    etcd = etcd if kubeadm_config is not None else None
+    if kubeadm_config is not None and etcd is None:
+        raise Refused("etcd: required, the cluster at %s exists (read it with kubeadm.control_plane.etcd_info on a "
+                      "control plane host)" % server)
+    observed = observation.assemble(
+        now, hosts, failure_domains, nodes=nodes, pods=pods, kubeadm_config=kubeadm_config, state_config_map=state,
+        etcd=etcd, endpoint_ready=ready, external_etcd=external_etcd,
+    )
+    return {"observed": observed, "api_server": server, "worker_nodes": [w["name"] for w in observed["workers"]],
+            "unrecorded": observation.unrecorded(nodes, hosts)}

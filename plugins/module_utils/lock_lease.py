@@ -1,0 +1,113 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The cluster lock's Lease (kube-system/control-plane-kubeadm-io) read and written through the Kubernetes API, as
+``cluster_lock`` decides (docs/flows.md "The cluster lock"). I/O only. Shared by kcp_lock and kcp_observe."""
+
+from __future__ import annotations
+
+import traceback
+from datetime import datetime, timezone
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_lock, kube_api, observation
+
+try:
+    from kubernetes import client as k8s_client
+except ImportError:
+    IMPORT_ERROR = traceback.format_exc()
+else:
+    IMPORT_ERROR = kube_api.IMPORT_ERROR
+
+NAMESPACE = "kube-system"
+
+
+class LockFailed(Exception):
+    """The lock could not be taken or released: another run holds it, or the API server did not answer.
+    ``fields``: what the failed result carries besides the message (the reason, the lock)."""
+
+    def __init__(self, message, **fields):
+        super().__init__(message)
+        self.fields = fields
+
+
+def check_arguments(holder, duration):
+    """The problems of the lock's arguments, each naming the field."""
+    problems = []
+    if duration < 1:
+        problems.append("duration: must be at least 1 second")
+    if not holder.strip():
+        problems.append("holder: must name this run")
+    return problems
+
+
+def read_lease(api, coordination, timeout):
+    """(raw Lease object or None, its plain dict or None)."""
+    try:
+        with kube_api.answers(api):
+            lease = coordination.read_namespaced_lease(observation.STATE_OBJECT, NAMESPACE, _request_timeout=timeout)
+    except kube_api.ClusterUnreadable as exc:
+        if kube_api.not_found(exc):
+            return None, None
+        raise
+    return lease, api.sanitize_for_serialization(lease)
+
+
+def write_lease(api, coordination, lease, holder, action, duration, now, taking, timeout):
+    """Create the Lease, or replace it at the version read (a conflict: another run wrote it in between)."""
+    spec = k8s_client.V1LeaseSpec(holder_identity=holder, lease_duration_seconds=duration, renew_time=now)
+    if taking:
+        spec.acquire_time = now
+    elif lease is not None:
+        spec.acquire_time = lease.spec.acquire_time
+    with kube_api.answers(api):
+        if lease is None:
+            metadata = k8s_client.V1ObjectMeta(name=observation.STATE_OBJECT, namespace=NAMESPACE,
+                                               annotations={cluster_lock.ACTION_ANNOTATION: action})
+            coordination.create_namespaced_lease(NAMESPACE, k8s_client.V1Lease(metadata=metadata, spec=spec),
+                                                 _request_timeout=timeout)
+            return
+        if taking:
+            lease.metadata.annotations = dict(lease.metadata.annotations or {}, **{cluster_lock.ACTION_ANNOTATION: action})
+        lease.spec = spec
+        coordination.replace_namespaced_lease(observation.STATE_OBJECT, NAMESPACE, lease, _request_timeout=timeout)
+
+
+def delete_lease(api, coordination, lease, timeout):
+    options = k8s_client.V1DeleteOptions(preconditions=k8s_client.V1Preconditions(
+        resource_version=lease.metadata.resource_version))
+    with kube_api.answers(api):
+        coordination.delete_namespaced_lease(observation.STATE_OBJECT, NAMESPACE, body=options, _request_timeout=timeout)
+
+
+def apply(kubeconfig, holder, action, state, duration, timeout, check_mode):
+    """Take, renew or take over (``state`` present) or release (absent) the lock: the result
+    ``{changed, decision, reason, lock, warning}`` (``warning`` set on a take-over); raises LockFailed."""
+    now = datetime.now(timezone.utc)
+    warning = None
+    api = None
+    try:
+        api = kube_api.client(kubeconfig)
+        coordination = k8s_client.CoordinationV1Api(api)
+        lease, plain = read_lease(api, coordination, timeout)
+        current = cluster_lock.holder_of(plain)
+        if state == "present":
+            decision, reason = cluster_lock.decide_acquire(plain, holder, now)
+            if decision == cluster_lock.REFUSE:
+                raise LockFailed(reason, reason=reason, lock=current)
+            if not check_mode:
+                write_lease(api, coordination, lease, holder, action, duration, now, decision != cluster_lock.RENEW, timeout)
+            if decision == cluster_lock.TAKE_OVER:
+                warning = reason
+        else:
+            decision, reason = cluster_lock.decide_release(plain, holder)
+            if decision == cluster_lock.RELEASE and not check_mode:
+                delete_lease(api, coordination, lease, timeout)
+    except kube_api.ClusterUnreadable as exc:
+        if exc.status == 409:
+            raise LockFailed("another run wrote the lock at the same moment; run again to see who holds it: %s" % exc)
+        raise LockFailed("cannot reach the lock: %s" % exc)
+    finally:
+        if api is not None:
+            api.close()
+    return {"changed": decision not in (cluster_lock.LEAVE,), "decision": decision, "reason": reason, "lock": current,
+            "warning": warning}
