@@ -192,7 +192,8 @@ def certs_expire_soon(sbx, name, days):
             pki.resign_file(path, signer[0], signer[1], not_after=not_after)
             renewed.append(os.path.relpath(path, pki_dir))
     for path in sorted(glob.glob(sbx.host_fs(name, "/etc/kubernetes/*.conf"))):
-        cert = kubeconfig.client_certificate(path)
+        # only the embedded ones, as kubeadm certs renew does: kubelet.conf points at the kubelet's own rotated file
+        cert = kubeconfig.embedded_client_certificate(path)
         signer = cert and issuer(cert)
         if signer and kubeconfig.resign_embedded(path, signer[0], signer[1], not_after=not_after):
             renewed.append(os.path.basename(path))

@@ -165,6 +165,15 @@ def client_certificate(path):
     return pki.load_cert_pems(pem)[0] if pem else None
 
 
+def embedded_client_certificate(path):
+    """The client certificate a kubeconfig embeds, or None when it has none or references a file (kubelet.conf
+    after the kubelet's TLS bootstrap points at the certificate the kubelet rotates itself)."""
+    config = load(path)
+    context = _named(config, "contexts", config.get("current-context"), path)
+    data = _named(config, "users", context.get("user"), path).get("client-certificate-data")
+    return pki.load_cert_pems(base64.b64decode(data))[0] if data else None
+
+
 def resign_embedded(path, ca_cert, ca_key, validity=pki.LEAF_VALIDITY, not_after=None, now=None):
     """Re-sign the embedded client certificate of a kubeconfig in place (``kubeadm certs renew``, faults).
 

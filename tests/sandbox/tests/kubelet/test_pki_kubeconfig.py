@@ -50,6 +50,18 @@ def test_file_references_are_read_relative_to_the_kubeconfig(tmp_path, ca, admin
     creds = kubeconfig.load_credentials(str(tmp_path / "kubelet.conf"))
     assert creds.client_cert_pem == creds.client_key_pem == pki.cert_pem(cert) + pki.key_pem(key)
     assert kubeconfig.client_certificate(str(tmp_path / "kubelet.conf")) == cert
+    # what kubeadm certs renew (and the certs-expire-soon fault) re-signs is only what a kubeconfig embeds
+    assert kubeconfig.embedded_client_certificate(str(tmp_path / "kubelet.conf")) is None
+    (tmp_path / "pki" / "kubelet-client-current.pem").unlink()  # read on another machine: the file is not there
+    assert kubeconfig.embedded_client_certificate(str(tmp_path / "kubelet.conf")) is None
+
+
+def test_an_embedded_client_certificate_is_read_from_the_kubeconfig_alone(tmp_path, ca, admin):
+    cert, key = admin
+    config = kubeconfig.build("https://10.0.0.1:6443", pki.cert_pem(ca[0]), "kubernetes-admin",
+                              client_cert_pem=pki.cert_pem(cert), client_key_pem=pki.key_pem(key))
+    kubeconfig.write(str(tmp_path / "admin.conf"), config)
+    assert kubeconfig.embedded_client_certificate(str(tmp_path / "admin.conf")) == cert
 
 
 def test_a_token_kubeconfig_carries_the_token(tmp_path, ca):
