@@ -60,9 +60,9 @@ class E2ESandbox:
             raise AssertionError("ssh %s %r failed (exit %d): %s" % (host, command, done.returncode, done.stderr))
         return done
 
-    def fault(self, kind, host):
-        """Inject a sandbox fault (etcd-stop, etcd-start, ...; tests/sandbox/README.md) on a host."""
-        done = subprocess.run([CLI, "--name", self.name, "fault", kind, host], stdin=subprocess.DEVNULL,
+    def fault(self, kind, host, *args):
+        """Inject a sandbox fault (etcd-stop, etcd-start, certs-expire-soon DAYS, ...; tests/sandbox/README.md) on a host."""
+        done = subprocess.run([CLI, "--name", self.name, "fault", kind, host] + [str(arg) for arg in args], stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, timeout=120, check=False)
         assert done.returncode == 0, done.stdout + done.stderr
 
