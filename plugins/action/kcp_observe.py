@@ -45,16 +45,16 @@ class ActionModule(ActionBase):
         if cluster_reader.IMPORT_ERROR:
             return dict(result, failed=True, msg="the kubernetes Python package is needed on the controller",
                         exception=cluster_reader.IMPORT_ERROR)
-        host = task_vars.get("inventory_hostname") if task_vars else None
+        where = self._task.delegate_to or (task_vars or {}).get("inventory_hostname")
         if endpoints:
             found = self._execute_module(module_name="kubeadm.control_plane.etcd_info",
                                          module_args={"endpoints": endpoints, "timeout": params["timeout"]}, task_vars=task_vars)
             if found.get("failed"):
-                return dict(result, failed=True, msg="reading etcd on %s: %s" % (self._delegated_to(task_vars, host), found.get("msg")))
+                return dict(result, failed=True, msg="reading etcd on %s: %s" % (where, found.get("msg")))
             params["etcd"] = found["etcd"]
         read = self._execute_module(module_name="ansible.legacy.slurp", module_args={"src": on_host}, task_vars=task_vars)
         if read.get("failed"):
-            return dict(result, failed=True, msg="reading %s on %s: %s" % (on_host, self._delegated_to(task_vars, host), read.get("msg")))
+            return dict(result, failed=True, msg="reading %s on %s: %s" % (on_host, where, read.get("msg")))
         handle, path = tempfile.mkstemp(prefix="kcp-observe-", suffix=".conf")  # mode 0600
         try:
             with os.fdopen(handle, "wb") as out:
@@ -74,6 +74,3 @@ class ActionModule(ActionBase):
             result.setdefault("warnings", []).append(observed["lock"]["reason"])
         result.update(observed)
         return result
-
-    def _delegated_to(self, task_vars, host):
-        return self._task.delegate_to or host
