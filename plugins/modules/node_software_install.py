@@ -164,7 +164,7 @@ import tarfile
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import node_bundle
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import node_bundle, software_record
 
 SYSCTL_CONF = "/etc/sysctl.d/99-kubernetes.conf"
 SYSCTL_CONTENT = "net.ipv4.ip_forward = 1\n"
@@ -203,15 +203,6 @@ def archive_up_to_date(dest, members):
     return True
 
 
-def read_record(path):
-    try:
-        with open(path, encoding="utf-8") as handle:
-            record = json.load(handle)
-    except (OSError, ValueError):
-        return {}
-    return record if isinstance(record, dict) else {}
-
-
 def systemctl(module, *args):
     rc, out, _err = module.run_command(["systemctl"] + list(args))
     return rc, out.strip()
@@ -235,7 +226,7 @@ def read_host(module, artifacts, record_path, roles=node_bundle.INSTALLED):
             forwarding = handle.read().strip() == "1"
     except OSError:
         forwarding = False
-    return {"files": files, "archives_missing": archives_missing, "services": services, "record": read_record(record_path),
+    return {"files": files, "archives_missing": archives_missing, "services": services, "record": software_record.read(record_path),
             "sysctl_ok": sysctl_ok, "forwarding": forwarding}
 
 

@@ -151,12 +151,11 @@ uncordon:
   type: bool
 """
 
-import json
 import os
 import re
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import node_bundle, node_upgrade
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import node_bundle, node_upgrade, software_record
 
 IMAGE = re.compile(r"^\s*image:\s*['\"]?(\S+?)['\"]?\s*$", re.MULTILINE)
 COMPONENTS = node_upgrade.VERSIONED_COMPONENTS + ("etcd",)
@@ -184,15 +183,6 @@ def manifest_tags(directory):
         if match:
             tags[component] = match.group(1).rpartition(":")[2]
     return tags
-
-
-def read_json(path):
-    try:
-        with open(path, encoding="utf-8") as handle:
-            found = json.load(handle)
-    except (OSError, ValueError):
-        return {}
-    return found if isinstance(found, dict) else {}
 
 
 def node_summary(node):
@@ -231,7 +221,7 @@ def main():
         "node": node_summary(node),
         "record": node_upgrade.read_record(annotations.get(node_upgrade.ANNOTATION)),
     }
-    answer = dict(observed, software=read_json(params["software_record_path"]), steps=list(node_upgrade.steps_of(command)))
+    answer = dict(observed, software=software_record.read(params["software_record_path"]), steps=list(node_upgrade.steps_of(command)))
     refused = node_upgrade.refusals(observed, version, command)
     if refused:
         module.fail_json(msg="%s is not upgraded in place to %s: %s" % (
