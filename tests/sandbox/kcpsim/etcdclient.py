@@ -256,11 +256,14 @@ class Etcd:
         """Delete only if the key was last modified at ``mod_revision``."""
         return self._guarded(key, "MOD", mod_revision, {"request_delete_range": {"key": b64(key)}})
 
-    def watch(self, key, start_revision, prefix=True):
-        """A Watch of the key (with ``prefix``, every key under it) from ``start_revision`` on, with each event's
+    def watch(self, key, start_revision, prefix=True, range_end=None):
+        """A Watch of the key (with ``prefix``, every key under it; with ``range_end``, every key in [key,
+        range_end), ``"\0"`` meaning every key from ``key`` on) from ``start_revision`` on, with each event's
         previous value. Its own connection, with no read timeout: changes may be minutes apart."""
         request = {"create_request": {"key": b64(key), "start_revision": str(start_revision), "prev_kv": True}}
-        if prefix:
+        if range_end is not None:
+            request["create_request"]["range_end"] = b64(range_end)
+        elif prefix:
             request["create_request"]["range_end"] = b64(prefix_end(key))
         connection = http.client.HTTPSConnection(self.host, self.port, context=self.context, timeout=self.timeout)
         try:

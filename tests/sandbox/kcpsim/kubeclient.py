@@ -8,11 +8,15 @@ against the kubeconfig's CA, except in the explicit ``insecure_skip_tls_verify``
 first, unauthenticated read of ``kube-public/cluster-info`` during token discovery (the CA is then pinned
 by its hash, not trusted from the wire).
 
+``watch`` opens a stream of its own (one connection per watch): the watch events as the server sends them, ending
+cleanly when the server ends the stream (``timeoutSeconds``) and with WatchBroken when the connection breaks.
+
 Failures are typed: NotFound (404), Conflict (409: stale resourceVersion or AlreadyExists),
 Unauthorized (401), Forbidden (403), ServerError (5xx), other ApiError; ApiUnavailable when the server
 cannot be reached, the TLS handshake fails or no answer comes within the timeout.
 """
 
+import copy
 import http.client
 import json
 import os
@@ -39,6 +43,10 @@ class ApiUnavailable(Exception):
         super().__init__("%s: %s" % (server, message))
         self.server = server
         self.message = message
+
+
+class WatchBroken(ApiUnavailable):
+    """A watch stream ended without the server finishing it: the connection broke or went silent."""
 
 
 class ApiError(Exception):
@@ -153,6 +161,13 @@ class KubeClient:
     def from_kubeconfig(cls, path, **kwargs):
         return cls.from_credentials(kubeconfig.load_credentials(path), **kwargs)
 
+    def clone(self):
+        """Another client with the same server and credentials, on a connection of its own."""
+        other = copy.copy(self)
+        other._conn = None
+        other._lock = threading.Lock()
+        return other
+
     def close(self):
         with self._lock:
             self._close()
@@ -217,8 +232,11 @@ class KubeClient:
 
     # --- resources -------------------------------------------------------------------------------------
 
-    def get(self, api_version, resource, name, namespace=None, subresource=None):
-        return self.request("GET", resource_path(api_version, resource, namespace, name, subresource))
+    def get(self, api_version, resource, name, namespace=None, subresource=None, resource_version=None):
+        """``resource_version="0"``: any copy the server holds (its watch cache), as client-go's GetOptions
+        ``ResourceVersion: "0"``; None: the current object (a linearizable read)."""
+        query = None if resource_version is None else {"resourceVersion": resource_version}
+        return self.request("GET", resource_path(api_version, resource, namespace, name, subresource), query=query)
 
     def list(self, api_version, resource, namespace=None, label_selector=None, field_selector=None):
         """The list object (``items``, ``metadata.resourceVersion``); selectors as the API writes them."""
@@ -244,6 +262,89 @@ class KubeClient:
     def delete(self, api_version, resource, name, namespace=None, body=None):
         return self.request("DELETE", resource_path(api_version, resource, namespace, name), body)
 
+    def watch(self, api_version, resource, namespace=None, resource_version=None, field_selector=None,
+              label_selector=None, timeout_seconds=300, bookmarks=True, idle_timeout=None):
+        """A WatchStream from ``resource_version`` on (events after it), on a connection of its own. The server
+        ends it after ``timeout_seconds``; ``idle_timeout`` (default: that plus 60 s) is how long a silent
+        connection is trusted (the server sends a BOOKMARK every minute when ``bookmarks`` is asked for)."""
+        query = {"watch": "true", "resourceVersion": resource_version, "fieldSelector": field_selector,
+                 "labelSelector": label_selector, "timeoutSeconds": str(int(timeout_seconds)),
+                 "allowWatchBookmarks": "true" if bookmarks else None}
+        path = resource_path(api_version, resource, namespace) + "?" + urllib.parse.urlencode(
+            {k: v for k, v in query.items() if v is not None})
+        headers = {"Accept": JSON, "User-Agent": self.user_agent}
+        if self._token:
+            headers["Authorization"] = "Bearer " + self._token
+        conn = http.client.HTTPSConnection(self.host, self.port, context=self._context, timeout=self.timeout)
+        try:
+            conn.request("GET", path, headers=headers)
+            response = conn.getresponse()
+            if response.status >= 400:
+                raise _error_for(response.status, response.read())
+        except ssl.SSLError as exc:
+            conn.close()
+            raise ApiUnavailable(self.server, "TLS handshake failed: %s" % (exc.reason or exc))
+        except (OSError, http.client.HTTPException) as exc:
+            conn.close()
+            raise ApiUnavailable(self.server, "watch: %s" % (getattr(exc, "strerror", None) or exc))
+        except ApiError:
+            conn.close()
+            raise
+        if conn.sock is not None:
+            conn.sock.settimeout(idle_timeout or timeout_seconds + 60)
+        return WatchStream(self.server, conn, response)
+
     def get_path(self, path, timeout=None):
         """GET a non-resource path (``/readyz``, ``/version``); returns the body as text or decoded JSON."""
         return self.request("GET", path, timeout=timeout)
+
+
+class WatchStream:
+    """The events of one watch: ``events()`` yields each ``{"type", "object"}`` until the server ends the stream
+    (returns) or the connection breaks or stays silent too long (WatchBroken); ``close()`` from any thread."""
+
+    def __init__(self, server, connection, response):
+        self.server = server
+        self._connection = connection
+        self._response = response
+        self._closed = False
+
+    def events(self):
+        while True:
+            try:
+                line = self._response.readline()
+            except (socket.timeout, TimeoutError):
+                self.close()
+                raise WatchBroken(self.server, "watch: nothing heard for too long")
+            except (OSError, ValueError, AttributeError, http.client.HTTPException) as exc:
+                if self._closed:
+                    return
+                self.close()
+                raise WatchBroken(self.server, "watch: connection lost: %s" % (exc or type(exc).__name__))
+            if not line:
+                # http.client ends a chunked body cut short as quietly as a finished one; only a finished one
+                # has read the last (empty) chunk, after which it forgets its chunk count.
+                broken = self._response.chunk_left is not None and not self._closed
+                self.close()
+                if broken:
+                    raise WatchBroken(self.server, "watch: the connection ended in the middle of the stream")
+                return
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                event = json.loads(line)
+            except ValueError:
+                self.close()
+                raise WatchBroken(self.server, "watch: undecodable event")
+            yield event
+
+    def close(self):
+        self._closed = True
+        sock = self._connection.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self._connection.close()

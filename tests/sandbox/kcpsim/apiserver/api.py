@@ -30,8 +30,8 @@ import uuid
 import yaml
 
 from kcpsim import version
-from kcpsim.apiserver import (auth, authz, bootstrap_policy, cache, discovery, disruption, errors, patch, protobuf,
-                              resources, selectors, storage, strategy, tables)
+from kcpsim.apiserver import (auth, authz, bootstrap_policy, cache, discovery, disruption, errors, health, patch,
+                              protobuf, resources, selectors, storage, strategy, tables)
 
 # ``alive()`` says whether the client is still connected (a watch ends when it is not).
 Request = collections.namedtuple("Request", "method path query headers body peer_cert alive")
@@ -42,6 +42,7 @@ TEXT = "text/plain; charset=utf-8"
 UPDATE_ATTEMPTS = 8
 WATCH_CHECK = 0.5
 WATCH_DEFAULT_TIMEOUT = 1800
+BOOKMARK_PERIOD = 60.0  # the real server sends a watch that allows bookmarks one about every minute
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 UNDELETABLE_NAMESPACES = ("default", "kube-system", "kube-public")
 _NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -150,6 +151,9 @@ class Api:
         self.bootstrapped = threading.Event()
         self.stopping = threading.Event()
         self._etcd_healthy = None
+        # Rate-limited as the real server's etcd check (health.py): at most one etcd read per ready_timeout / 2.
+        self.etcd_check = health.RateLimitedCheck(lambda timeout: store.revision(timeout=timeout), ready_timeout,
+                                                  errors=(storage.StoreUnavailable, storage.StoreError))
         secrets = resources.lookup("", "v1", "secrets")
         # The bootstrap token authenticator reads Secrets through an informer, so it keeps authenticating
         # while etcd is unreachable.
@@ -159,6 +163,8 @@ class Api:
         self.rbac = {plural: cache.WatchCache(store, resources.prefix(resources.lookup(RBAC_GROUP, "v1", plural)),
                                               self.stopping, log=self.log) for plural in RBAC_PLURALS}
         self._policy = (None, None)
+        # The watch cache LISTs and WATCHes are served from (ConsistentListFromCache, on by default since 1.31).
+        self.registry = cache.RegistryCache(store, self.stopping, log=self.log)
 
     def start(self):
         """The background work of a serving API server: the caches, the system namespaces and the bootstrap
@@ -168,7 +174,7 @@ class Api:
         threading.Thread(target=self.bootstrap, name="bootstrap", daemon=True).start()
 
     def caches(self):
-        return [self.token_secrets] + [self.rbac[plural] for plural in RBAC_PLURALS]
+        return [self.registry, self.token_secrets] + [self.rbac[plural] for plural in RBAC_PLURALS]
 
     def close(self):
         self.stopping.set()
@@ -287,7 +293,9 @@ class Api:
                                target.namespace, target.name, subresource=target.subresource, reason=reason)
 
     def _pods_on(self, node):
-        pods = self.store.list(resources.prefix(resources.lookup("", "v1", "pods")))[0]
+        # The Node authorizer's graph comes from informers: the watch cache as it is, etcd only without it.
+        prefix = resources.prefix(resources.lookup("", "v1", "pods"))
+        pods = (self.registry.list(prefix) or self.store.list(prefix))[0]
         return [pod for pod in pods if (pod.get("spec") or {}).get("nodeName") == node]
 
     def _authenticate(self, request):
@@ -361,15 +369,12 @@ class Api:
         raise errors.not_found_path()
 
     def _etcd_ok(self):
-        try:
-            self.store.revision(timeout=self.ready_timeout)
-            healthy, why = True, "ok"
-        except (storage.StoreUnavailable, storage.StoreError) as exc:
-            healthy, why = False, str(exc)
+        error = self.etcd_check()
+        healthy = error is None
         if healthy != self._etcd_healthy:
             # Logged on change only: load balancers probe every half second.
             self._etcd_healthy = healthy
-            self.log("health check: etcd %s" % ("answers" if healthy else "failed: " + why))
+            self.log("health check: etcd %s" % ("answers" if healthy else "failed: " + error))
         return healthy
 
     def _health(self, endpoint, sub, verbose):
@@ -482,7 +487,13 @@ class Api:
     def _get(self, request, target):
         if target.resource.dropped:
             raise errors.not_found(target.resource, target.name)
-        obj = self._read(target)
+        obj = None
+        if request.query.get("resourceVersion") == "0":
+            # As the real server: resourceVersion=0 is served from the watch cache as it is (etcd when not ready).
+            ready, obj = self.registry.get(self._key(target))
+            if ready and obj is None:
+                raise errors.not_found(target.resource, target.name)
+        obj = obj or self._read(target)
         if self._wants_table(request):
             return json_response(200, tables.table(target.resource, [obj], obj["metadata"]["resourceVersion"],
                                                    self.clock(), request.query.get("includeObject")))
@@ -491,12 +502,28 @@ class Api:
     def _list(self, request, target):
         if target.resource.dropped:
             return json_response(200, _list_kind(target.resource, [], 0))
-        objects, revision = self.store.list(resources.prefix(target.resource, target.namespace))
+        objects, revision = self._list_objects(request, resources.prefix(target.resource, target.namespace))
         objects = self._selected(request, target, objects)
         if self._wants_table(request):
             return json_response(200, tables.table(target.resource, objects, revision, self.clock(),
                                                    request.query.get("includeObject")))
         return json_response(200, _list_kind(target.resource, objects, revision))
+
+    def _list_objects(self, request, prefix):
+        """``(objects, revision)`` for a LIST, as the real server serves it: ``resourceVersion=0`` from the watch
+        cache as it is; without a resourceVersion (a consistent read) from the watch cache once it has caught up
+        with etcd's current revision (read linearizably, so without etcd quorum the LIST fails as before), from
+        etcd when it does not within FRESH_TIMEOUT; any other resourceVersion from etcd."""
+        since = request.query.get("resourceVersion", "")
+        if since == "0" and request.query.get("resourceVersionMatch", "") != "Exact":
+            cached = self.registry.list(prefix)
+            if cached is not None:
+                return cached
+        elif not since and self.registry.wait_fresh(self.store.revision()):
+            cached = self.registry.list(prefix)
+            if cached is not None:
+                return cached
+        return self.store.list(prefix)
 
     def _create(self, request, target, user):
         resource = target.resource
@@ -751,10 +778,17 @@ class Api:
         except ValueError:
             raise errors.bad_request("timeoutSeconds and resourceVersion must be numbers")
         send_initial = _send_initial_events(request.query, not start)
-        initial, end_bookmark = [], None
+        initial, end_bookmark, subscriber = [], None, None
+        prefix = resources.prefix(resource, target.namespace)
         if (send_initial or not start) and not resource.dropped:
-            # A linearizable read: its revision is at least any resourceVersion the client has seen.
-            objects, revision = self.store.list(resources.prefix(resource, target.namespace))
+            # From the watch cache once it has caught up with etcd's current revision (read linearizably: at
+            # least any resourceVersion the client has seen); "0" takes the cache as it is. Else from etcd.
+            if since == "0" or self.registry.wait_fresh(self.store.revision()):
+                subscribed = self.registry.subscribe(prefix)
+                if subscribed is not None:
+                    subscriber, objects, revision = subscribed
+            if subscriber is None:
+                objects, revision = self.store.list(prefix)
             start = revision + 1
             if send_initial:
                 initial = [obj for obj in objects if matches(obj)]
@@ -782,8 +816,11 @@ class Api:
                 return event("MODIFIED" if was else "ADDED", change.obj)
             return event("DELETED", change.obj) if was else None
 
-        watch = None if resource.dropped else self.store.watch(resources.prefix(resource, target.namespace), start)
-        changes = queue.Queue()
+        if start and subscriber is None and not resource.dropped:
+            subscriber = self.registry.subscribe(prefix, since=start - 1)
+        bookmarks = subscriber is not None and request.query.get("allowWatchBookmarks") == "true"
+        watch = None if resource.dropped or subscriber is not None else self.store.watch(prefix, start)
+        changes = subscriber.queue if subscriber is not None else queue.Queue()
 
         def pump():
             try:
@@ -803,10 +840,18 @@ class Api:
                 if end_bookmark is not None:
                     yield event("BOOKMARK", end_bookmark)
                 ends = time.monotonic() + timeout
+                next_bookmark = time.monotonic() + BOOKMARK_PERIOD
                 while not self.stopping.is_set() and time.monotonic() < ends and request.alive():
                     try:
                         item = changes.get(timeout=WATCH_CHECK)
                     except queue.Empty:
+                        if bookmarks and time.monotonic() >= next_bookmark:
+                            revision = self.registry.bookmark(subscriber)
+                            if revision is not None:
+                                next_bookmark = time.monotonic() + BOOKMARK_PERIOD
+                                yield event("BOOKMARK", {"kind": resource.kind,
+                                                         "apiVersion": resources.group_version(resource),
+                                                         "metadata": {"resourceVersion": str(revision)}})
                         continue
                     if isinstance(item, storage.Compacted):
                         yield event("ERROR", errors.expired("too old resource version: %s" % since).status())
@@ -818,5 +863,7 @@ class Api:
             finally:
                 if watch is not None:
                     watch.close()
+                if subscriber is not None:
+                    self.registry.unsubscribe(subscriber)
 
         return Response(200, JSON, None, stream())

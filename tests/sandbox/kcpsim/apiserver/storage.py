@@ -74,6 +74,21 @@ class Watch:
                 current = None if event.get("type") == "DELETE" else _decoded(event.get("kv"))
                 yield Change(current, previous, int((event.get("kv") or {}).get("mod_revision", revision)))
 
+    def raw_changes(self):
+        """Yield ``(key, value or None, mod_revision, prev_value or None, prev_mod_revision)`` for each event, as
+        etcd sent it (values undecoded), until the stream ends; Compacted as ``changes()``."""
+        for result in self._stream.messages():
+            if result.get("canceled"):
+                raise Compacted("required revision has been compacted (compact revision %s)"
+                                % result.get("compact_revision"))
+            revision = int((result.get("header") or {}).get("revision", 0))
+            for event in result.get("events") or []:
+                kv, prev = event.get("kv") or {}, event.get("prev_kv") or {}
+                value = None if event.get("type") == "DELETE" else etcdclient.unb64(kv.get("value") or "")
+                yield (etcdclient.unb64(kv.get("key") or "").decode("utf-8"), value,
+                       int(kv.get("mod_revision", revision)),
+                       etcdclient.unb64(prev["value"]) if prev.get("value") else None, int(prev.get("mod_revision", 0)))
+
     def close(self):
         self._stream.close()
 
@@ -185,6 +200,11 @@ class Store:
         kvs, revision = self._run(lambda etcd: etcd.range(prefix, prefix=True))
         return [decode(kv.value, kv.mod_revision) for kv in kvs], revision
 
+    def list_raw(self, prefix):
+        """``([(key, value, mod_revision)], revision)`` of every key under ``prefix``, values undecoded."""
+        kvs, revision = self._run(lambda etcd: etcd.range(prefix, prefix=True))
+        return [(kv.key, kv.value, kv.mod_revision) for kv in kvs], revision
+
     def create(self, key, obj):
         """Store a new object; returns it with its resourceVersion. Exists if the key is taken."""
         succeeded, revision = self._run(lambda etcd: etcd.create(key, encode(obj)))[:2]
@@ -215,6 +235,19 @@ class Store:
             try:
                 member = etcdclient.Etcd(endpoint, self._context, timeout=self.timeout)
                 return Watch(member.watch(prefix, start_revision))
+            except etcdclient.EtcdUnavailable as exc:
+                last = str(exc)
+            except etcdclient.EtcdError as exc:
+                raise StoreError(str(exc))
+        raise StoreUnavailable(last)
+
+    def watch_all(self, start_revision):
+        """A Watch of every key in etcd from ``start_revision`` on (so the watcher sees every revision)."""
+        last = "no etcd member was tried"
+        for endpoint in self._order():
+            try:
+                member = etcdclient.Etcd(endpoint, self._context, timeout=self.timeout)
+                return Watch(member.watch("\0", start_revision, range_end="\0"))
             except etcdclient.EtcdUnavailable as exc:
                 last = str(exc)
             except etcdclient.EtcdError as exc:

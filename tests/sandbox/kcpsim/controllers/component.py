@@ -19,7 +19,7 @@ import tempfile
 import threading
 import time
 
-from kcpsim import flags, kubeclient, pki, version
+from kcpsim import flags, informer, kubeclient, pki, version
 from kcpsim.apiserver import api, klog, server
 from kcpsim.controllers import leaderelection
 
@@ -94,21 +94,29 @@ def parse(argv, name, extra_flags):
 
 def periodic(syncs, log, tick):
     """The ``work`` of :func:`run` for syncs on periods: while leading, each ``(name, period, sync)`` of the table
-    ``syncs(client)`` returns runs every ``period`` seconds (looked at every ``tick``); an API error is logged and
-    the sync runs again at its next turn."""
+    ``syncs(client, lister)`` returns runs every ``period`` seconds (looked at every ``tick``); an API error is
+    logged and the sync runs again at its next turn. ``lister`` (kcpsim/informer.py Listers) is what the syncs
+    read through: shared informers started on first use and stopped when leadership ends, as the real
+    components' informers are; the syncs call the API server only to write."""
     def work(client, stopping, leading):
-        table = syncs(client)
-        next_run = {entry[0]: 0.0 for entry in table}
-        while not stopping.is_set() and leading.is_set():
-            for sync_name, period, sync in table:
-                if time.monotonic() < next_run[sync_name]:
-                    continue
-                next_run[sync_name] = time.monotonic() + period
-                try:
-                    sync()
-                except (kubeclient.ApiUnavailable, kubeclient.ApiError) as exc:
-                    log("%s: %s" % (sync_name, exc), "E")
-            stopping.wait(tick)
+        reads = client.clone()
+        lister = informer.Listers(lambda: reads, log=lambda message: log("informer " + message))
+        try:
+            table = syncs(client, lister)
+            next_run = {entry[0]: 0.0 for entry in table}
+            while not stopping.is_set() and leading.is_set():
+                for sync_name, period, sync in table:
+                    if time.monotonic() < next_run[sync_name]:
+                        continue
+                    next_run[sync_name] = time.monotonic() + period
+                    try:
+                        sync()
+                    except (kubeclient.ApiUnavailable, kubeclient.ApiError) as exc:
+                        log("%s: %s" % (sync_name, exc), "E")
+                stopping.wait(tick)
+        finally:
+            lister.stop()
+            reads.close()
     return work
 
 

@@ -14,7 +14,10 @@ Controllers (decisions in the modules named): nodelifecycle (nodelifecycle.py), 
 (csr.py), bootstrapsigner and tokencleaner (bootstrap.py), garbagecollector (gc.py), podgc (pods bound to a
 Node that has been gone for 40 s are removed at once, as their kubelet never will), disruption (the status of
 PodDisruptionBudgets, kcpsim/apiserver/disruption.py), job and ttl-after-finished (jobs.py). Each runs on its
-own period, polling the API server; a failed API call is logged and retried on the next period.
+own period against shared informers (kcpsim/informer.py: one LIST and then a WATCH per resource, started when
+this instance becomes the leader, as the real controller manager's informers are), so an idle cluster costs the
+API server nothing but the watches; the API server is called to write, and by the garbage collector to check an
+owner once more before deleting. A failed API call is logged and retried on the next period.
 """
 
 import base64
@@ -81,8 +84,9 @@ def utcnow():
 class Controllers:
     """Every controller's sync, over one API client; ``syncs()`` says which run and how often."""
 
-    def __init__(self, client, values, log, signer=None, clock=utcnow):
+    def __init__(self, client, values, log, signer=None, clock=utcnow, lister=None):
         self.client = client
+        self.lister = lister or client  # reads: informer.Listers (or, without one, the API server itself)
         self.values = values
         self.log = log
         self.signer = signer  # (CA cert, CA key) or None: csrsigning then leaves CSRs unsigned
@@ -110,8 +114,8 @@ class Controllers:
         grace = datetime.timedelta(seconds=self.values["node-monitor-grace-period"])
         startup = datetime.timedelta(seconds=self.values["node-startup-grace-period"])
         leases = {lease["metadata"]["name"]: lease
-                  for lease in self.client.list("coordination.k8s.io/v1", "leases", "kube-node-lease")["items"]}
-        for node in self.client.list("v1", "nodes")["items"]:
+                  for lease in self.lister.list("coordination.k8s.io/v1", "leases", "kube-node-lease")["items"]}
+        for node in self.lister.list("v1", "nodes")["items"]:
             name = node["metadata"]["name"]
             conditions = nodelifecycle.silenced_conditions(node, leases.get(name), now, grace, startup, stamp)
             if conditions is not None:
@@ -127,7 +131,7 @@ class Controllers:
                 self.client.patch("v1", "nodes", name, {"spec": {"taints": taints}})
 
     def _mark_pods_not_ready(self, node_name, stamp):
-        pods = self.client.list("v1", "pods", field_selector="spec.nodeName=" + node_name)["items"]
+        pods = self.lister.list("v1", "pods", field_selector="spec.nodeName=" + node_name)["items"]
         for pod, status in nodelifecycle.pods_to_mark_not_ready(pods, stamp):
             pod["status"] = status
             try:
@@ -135,10 +139,15 @@ class Controllers:
             except (kubeclient.Conflict, kubeclient.NotFound):
                 pass
 
+    def _wrote(self, api_version, plural, obj):
+        """Let the informers know of our own write at once (the watch brings it a moment later)."""
+        if hasattr(self.lister, "written"):
+            self.lister.written(api_version, plural, obj)
+
     # --- certificate signing requests ------------------------------------------------------------------
 
     def _csrs(self):
-        return self.client.list("certificates.k8s.io/v1", "certificatesigningrequests")["items"]
+        return self.lister.list("certificates.k8s.io/v1", "certificatesigningrequests")["items"]
 
     def sync_csr_approval(self):
         stamp = api.rfc3339(self.clock())
@@ -151,8 +160,8 @@ class Controllers:
                 continue
             request.setdefault("status", {}).setdefault("conditions", []).append(csr.approved_condition(stamp))
             try:
-                self.client.update("certificates.k8s.io/v1", "certificatesigningrequests", request,
-                                   subresource="approval")
+                self._wrote("certificates.k8s.io/v1", "certificatesigningrequests", self.client.update(
+                    "certificates.k8s.io/v1", "certificatesigningrequests", request, subresource="approval"))
                 self.log("approved CSR %s (%s)" % (request["metadata"]["name"], reason))
             except kubeclient.Conflict:
                 pass
@@ -185,12 +194,12 @@ class Controllers:
     # --- bootstrap tokens ------------------------------------------------------------------------------
 
     def _token_secrets(self):
-        secrets = self.client.list("v1", "secrets", "kube-system", field_selector="type=" + bootstrap.SECRET_TYPE)
+        secrets = self.lister.list("v1", "secrets", "kube-system", field_selector="type=" + bootstrap.SECRET_TYPE)
         return secrets["items"]
 
     def sync_bootstrap_signer(self):
         try:
-            cluster_info = self.client.get("v1", "configmaps", "cluster-info", "kube-public")
+            cluster_info = self.lister.get("v1", "configmaps", "cluster-info", "kube-public")
         except kubeclient.NotFound:
             return
         data = bootstrap.signed_cluster_info(cluster_info.get("data") or {},
@@ -226,7 +235,7 @@ class Controllers:
         stored = [resource for resource in resources.RESOURCES if not resource.dropped]
         objects, uids = [], {}
         for resource in stored:
-            for obj in self.client.list(resources.group_version(resource), resource.plural)["items"]:
+            for obj in self.lister.list(resources.group_version(resource), resource.plural)["items"]:
                 metadata = obj["metadata"]
                 uids[(resource.plural, metadata.get("namespace"), metadata["name"])] = metadata.get("uid")
                 if metadata.get("ownerReferences"):
@@ -249,8 +258,8 @@ class Controllers:
 
     def sync_orphaned_pods(self):
         now = self.clock()
-        nodes = {node["metadata"]["name"] for node in self.client.list("v1", "nodes")["items"]}
-        orphans = [pod for pod in self.client.list("v1", "pods")["items"]
+        nodes = {node["metadata"]["name"] for node in self.lister.list("v1", "nodes")["items"]}
+        orphans = [pod for pod in self.lister.list("v1", "pods")["items"]
                    if (pod.get("spec") or {}).get("nodeName") and pod["spec"]["nodeName"] not in nodes]
         missing = {pod["spec"]["nodeName"] for pod in orphans}
         self.missing_nodes = {name: self.missing_nodes.get(name, now) for name in missing}
@@ -269,14 +278,14 @@ class Controllers:
     # --- disruption ------------------------------------------------------------------------------------
 
     def sync_disruption(self):
-        budgets = self.client.list("policy/v1", "poddisruptionbudgets")["items"]
+        budgets = self.lister.list("policy/v1", "poddisruptionbudgets")["items"]
         if not budgets:
             return
         now = self.clock()
-        pods = self.client.list("v1", "pods")["items"]
+        pods = self.lister.list("v1", "pods")["items"]
         controllers = {}
         for api_version, plural, kind in SCALED_KINDS:
-            for obj in self.client.list(api_version, plural)["items"]:
+            for obj in self.lister.list(api_version, plural)["items"]:
                 metadata = obj["metadata"]
                 owner = next((ref for ref in metadata.get("ownerReferences") or [] if ref.get("controller")), None)
                 controllers[(kind, metadata["namespace"], metadata["name"])] = (
@@ -298,11 +307,11 @@ class Controllers:
     def sync_jobs(self):
         stamp = api.rfc3339(self.clock())
         nodes = None
-        for job in self.client.list("batch/v1", "jobs")["items"]:
+        for job in self.lister.list("batch/v1", "jobs")["items"]:
             if jobs.finished(job) or (job.get("spec") or {}).get("suspend"):
                 continue
             if nodes is None:
-                nodes = self.client.list("v1", "nodes")["items"]
+                nodes = self.lister.list("v1", "nodes")["items"]
             status = jobs.next_status(job, nodes, stamp)
             if status is None:
                 continue
@@ -316,7 +325,7 @@ class Controllers:
 
     def sync_ttl(self):
         now = self.clock()
-        for job in self.client.list("batch/v1", "jobs")["items"]:
+        for job in self.lister.list("batch/v1", "jobs")["items"]:
             if not jobs.ttl_expired(job, now):
                 continue
             metadata = job["metadata"]
@@ -341,8 +350,8 @@ def prepare(values, log):
             log("Error: failed to start certificate controller: %s" % exc, "E")
             return None
 
-    def syncs(client):
-        table = Controllers(client, values, log, signer).syncs(enabled)
+    def syncs(client, lister):
+        table = Controllers(client, values, log, signer, lister=lister).syncs(enabled)
         log("started controllers: %s" % ", ".join(entry[0] for entry in table))
         return table
     return component.periodic(syncs, log, TICK)

@@ -7,6 +7,8 @@ Rule (``lease_action``, pure): a Lease that is absent, has no holder, or whose `
 leaseDurationSeconds`` has passed may be acquired; one held by us is renewed; one held by someone else within
 its duration is left alone. Every write carries the resourceVersion read, so two candidates cannot both win.
 
+The leader renews from the copy it last wrote, without a GET, while that copy is valid by its own clock; a GET
+only when it has none, is not the leader, or that update failed (e.g. a conflict), as client-go's leaderelection.
 The elector (adapter) tries every ``retry_period``; a leader that has not renewed within ``renew_deadline``
 has lost the lease: ``run`` returns and the component exits, as the real ones do ("leaderelection lost"), so
 the kubelet restarts it. On a clean stop the leader releases the lease (empty holder) for a fast hand-over.
@@ -79,33 +81,55 @@ class LeaderElector:
         self.clock = clock or (lambda: datetime.datetime.now(datetime.timezone.utc))
         self.is_leader = threading.Event()
         self.stopping = threading.Event()
+        self.lease = None         # the Lease as last read or written
+        self.observed_at = 0.0    # monotonic time it was
 
     def try_once(self):
-        """One attempt to acquire or renew; True when we hold the Lease afterwards."""
+        """One attempt to acquire or renew, as client-go's tryAcquireOrRenew; True when we hold the Lease afterwards.
+
+        The leader (the Lease it last saw names it) whose lease is still valid by its own clock renews with an Update of the Lease it last wrote (no
+        GET); only when it has none, is not the leader, or that Update failed (a conflict: someone else wrote it)
+        does it GET the Lease and decide from what it read."""
         now = self.clock()
+        observed = (self.lease or {}).get("spec") or {}
+        if self.is_leader.is_set() and observed.get("holderIdentity") == self.identity and \
+                time.monotonic() - self.observed_at < self.lease_duration:
+            lease = dict(self.lease, spec=next_spec(self.lease.get("spec"), self.identity, now, self.lease_duration))
+            try:
+                self._observe(self.client.update(API, "leases", lease, NAMESPACE))
+                return True
+            except (kubeclient.ApiUnavailable, kubeclient.ApiError) as exc:
+                self.log("Failed to update lock optimistically: %s, falling back to slow path" % exc, "E")
         try:
             lease = self.client.get(API, "leases", self.name, NAMESPACE)
         except kubeclient.NotFound:
             lease = None
+        if lease is not None and lease.get("spec") != (self.lease or {}).get("spec"):
+            self._observe(lease)
         action = lease_action(lease.get("spec") if lease else None, self.identity, now)
         if action == "wait":
             return False
         spec = next_spec(lease.get("spec") if lease else None, self.identity, now, self.lease_duration)
         try:
             if lease is None:
-                self.client.create(API, "leases", {"apiVersion": API, "kind": "Lease",
-                                                   "metadata": {"name": self.name, "namespace": NAMESPACE},
-                                                   "spec": spec}, NAMESPACE)
+                written = self.client.create(API, "leases", {"apiVersion": API, "kind": "Lease",
+                                                             "metadata": {"name": self.name, "namespace": NAMESPACE},
+                                                             "spec": spec}, NAMESPACE)
             else:
                 lease["spec"] = spec
-                self.client.update(API, "leases", lease, NAMESPACE)
+                written = self.client.update(API, "leases", lease, NAMESPACE)
         except kubeclient.Conflict:
             return False  # someone else wrote first
+        self._observe(written)
         return True
+
+    def _observe(self, lease):
+        """Remember ``lease`` as the newest we know and when we saw it (client-go's observedRecord / observedTime)."""
+        self.lease, self.observed_at = lease, time.monotonic()
 
     def run(self):
         """Acquire, then renew until stopped (returns True) or the lease is lost (returns False)."""
-        last_renew = None
+        last_renew = time.monotonic() if self.is_leader.is_set() else None
         while not self.stopping.is_set():
             try:
                 held = self.try_once()

@@ -4,7 +4,8 @@
 """``kube-scheduler`` emulation: leader election on Lease ``kube-system/kube-scheduler``, HTTPS /healthz (default
 127.0.0.1:10259 as kubeadm configures it), and binding: every second the leader binds each pod that has no
 ``spec.nodeName`` and asks for ``default-scheduler`` to the node placement.choose picks, through the
-``pods/binding`` subresource as the real scheduler does. Pods that fit nowhere stay Pending.
+``pods/binding`` subresource as the real scheduler does. Pods that fit nowhere stay Pending. Pods and nodes are
+read from informers (kcpsim/informer.py: one LIST, then a WATCH), as the real scheduler reads them.
 
 Flags: --kubeconfig, --bind-address, --secure-port, --leader-elect and its timings; others are ignored.
 """
@@ -25,13 +26,15 @@ def pending_pods(pods):
             and (pod.get("spec") or {}).get("schedulerName", SCHEDULER_NAME) == SCHEDULER_NAME]
 
 
-def schedule_once(client, log):
-    """Bind every pending pod that fits somewhere; returns how many were bound."""
-    pods = client.list("v1", "pods")["items"]
+def schedule_once(client, log, lister=None):
+    """Bind every pending pod that fits somewhere; returns how many were bound. Reads go through ``lister``
+    (informer.Listers) when given, else to the API server."""
+    lister = lister or client
+    pods = lister.list("v1", "pods")["items"]
     pending = pending_pods(pods)
     if not pending:
         return 0
-    nodes = client.list("v1", "nodes")["items"]
+    nodes = lister.list("v1", "nodes")["items"]
     per_node = {}
     for pod in pods:
         node = (pod.get("spec") or {}).get("nodeName")
@@ -50,6 +53,9 @@ def schedule_once(client, log):
                                                             "binding"), body)
         except (kubeclient.Conflict, kubeclient.NotFound):
             continue
+        if lister is not client:
+            pod.setdefault("spec", {})["nodeName"] = node  # assumed, as the real scheduler's cache assumes it
+            lister.written("v1", "pods", pod)
         per_node[node] = per_node.get(node, 0) + 1
         bound += 1
         log("Successfully bound pod to node: pod=%s/%s node=%s" % (metadata["namespace"], metadata["name"], node))
@@ -58,7 +64,8 @@ def schedule_once(client, log):
 
 def prepare(values, log):
     """The leader's work: binding every PERIOD seconds."""
-    return component.periodic(lambda client: [("scheduling", PERIOD, lambda: schedule_once(client, log))], log, PERIOD)
+    return component.periodic(lambda client, lister: [("scheduling", PERIOD, lambda: schedule_once(client, log, lister))],
+                              log, PERIOD)
 
 
 def main(argv=None):

@@ -5,11 +5,15 @@
 
 Once per start it registers the Node (an existing one is kept, its default labels — the topology zone
 among them — brought up to date, as the real kubelet does); every heartbeat it renews the Lease in kube-node-lease and writes the Node's
-status; every second it lists the pods bound to its node (``spec.nodeName``, every namespace) and
+status. The pods bound to its node (``spec.nodeName``, every namespace) it knows from an informer, as the real
+kubelet's pod config source does: one LIST, then a WATCH (kcpsim/informer.py; a broken watch lists again). Its
+sync runs when the watch brings a change and otherwise every second against what the informer holds (no API
+request unless something is to be done), and
 
-- makes the mirror pods match the static pods (create, recreate when the manifest hash changed, delete when
-  the static pod is gone, write status when phase / readiness / restarts changed); mirror pods are deleted at
-  once (grace period 0, the pod's uid as precondition), as the real kubelet deletes them;
+- makes the mirror pods match the static pods (create, recreate when the manifest hash changed or the mirror pod
+  was deleted, delete when the static pod is gone, write status when phase / readiness / restarts changed);
+  mirror pods are deleted at once (grace period 0, the pod's uid as precondition), as the real kubelet deletes
+  them;
 - starts the other pods (the API's) once their network can exist (host network, or a CNI network config in
   /etc/cni/net.d): Running and Ready, with no process behind them (the sandbox runs no workloads);
 - finishes a pod's graceful deletion: once it carries a deletionTimestamp its (emulated) containers stop at
@@ -24,7 +28,7 @@ import logging
 import threading
 import time
 
-from kcpsim import kubeclient
+from kcpsim import informer, kubeclient
 from kcpsim.kubelet import backoff, objects
 from kcpsim.runtime import network
 
@@ -57,9 +61,12 @@ class ApiSync(threading.Thread):
         self.stop = stop
         self.api = None
         self.node_uid = None
+        self.lease = None                 # the Lease as last written (renewed from it without a GET)
         self.next_heartbeat = 0.0
         self.first_seen = {}              # (pod name, config hash) -> datetime the kubelet first saw it
         self.last_error = None
+        self.bound_pods = None            # the informer of the pods bound to this node, made once connected
+        self.wake = threading.Event()     # set by the informer on every change
 
     def run(self):
         failures = 0
@@ -77,7 +84,10 @@ class ApiSync(threading.Thread):
                     LOG.warning("API: %s", exc, exc_info=not expected)
                     self.last_error = str(exc)
                 wait = backoff.api_retry_delay(failures)
-            self.stop.wait(wait)
+            self.wake.wait(wait)
+            self.wake.clear()
+        if self.bound_pods is not None:
+            self.bound_pods.stop()
 
     def step(self):
         if self.api is None:
@@ -88,7 +98,13 @@ class ApiSync(threading.Thread):
             self.renew_lease()
             self.post_node_status()
             self.next_heartbeat = time.monotonic() + self.heartbeat
-        bound = self.api.list(CORE, "pods", field_selector="spec.nodeName=" + self.node_name).get("items") or []
+        if self.bound_pods is None:
+            self.bound_pods = informer.Informer(self.connect, CORE, "pods", field_selector="spec.nodeName=" +
+                                                self.node_name, on_change=self.wake.set,
+                                                log=lambda message: LOG.info("pods informer: %s", message)).start()
+        if not self.bound_pods.synced.is_set():
+            return  # as the real kubelet, pods are synced against the API once its pod informer has listed
+        bound = self.bound_pods.items()
         mirrors = {}
         for pod in bound:
             metadata = pod["metadata"]
@@ -116,29 +132,41 @@ class ApiSync(threading.Thread):
         self.post_node_status(node)
 
     def post_node_status(self, node=None):
-        for attempt in (1, 2):
-            node = node or self.api.get(CORE, "nodes", self.node_name)
-            self.last_runtime_version = self.runtime_version() or self.last_runtime_version
-            node["status"] = objects.node_status(self.machine, self.runtime_up(), self.last_runtime_version,
-                                                 (node.get("status") or {}).get("conditions"), utcnow(),
-                                                 network.not_ready_reason())
-            try:
-                self.api.update(CORE, "nodes", node, subresource="status")
-                return
-            except kubeclient.Conflict:
-                if attempt == 2:
-                    raise
-                node = None
+        """As the real kubelet's tryUpdateNodeStatus: the Node as the API server's cache holds it
+        (resourceVersion=0, no etcd read), the new status computed from it, and a PATCH of the status with what
+        changed (no resourceVersion, so no conflict with whoever else writes the Node)."""
+        node = node or self.api.get(CORE, "nodes", self.node_name, resource_version="0")
+        self.last_runtime_version = self.runtime_version() or self.last_runtime_version
+        old = node.get("status") or {}
+        new = objects.node_status(self.machine, self.runtime_up(), self.last_runtime_version, old.get("conditions"),
+                                  utcnow(), network.not_ready_reason())
+        change = objects.merge_patch_between(old, new)
+        if change:
+            self.api.patch(CORE, "nodes", self.node_name, {"status": change}, subresource="status")
 
     def renew_lease(self):
-        body = objects.lease(self.node_name, self.node_uid, self.lease_duration, utcnow())
+        """As the real kubelet's node lease controller: an Update of the Lease it last wrote (no GET); a GET
+        (and a create when there is none) only the first time or after a conflict."""
+        now = utcnow()
+        if self.lease is not None:
+            try:
+                self.lease = self.api.update(COORDINATION, "leases", self._renewed(self.lease, now),
+                                             objects.NODE_LEASE_NAMESPACE)
+                return
+            except (kubeclient.Conflict, kubeclient.NotFound) as exc:
+                LOG.info("failed to update lease using latest lease, fallback to ensure lease: %s", exc)
+                self.lease = None
         try:
             current = self.api.get(COORDINATION, "leases", self.node_name, objects.NODE_LEASE_NAMESPACE)
         except kubeclient.NotFound:
-            self.api.create(COORDINATION, "leases", body, objects.NODE_LEASE_NAMESPACE)
+            body = objects.lease(self.node_name, self.node_uid, self.lease_duration, now)
+            self.lease = self.api.create(COORDINATION, "leases", body, objects.NODE_LEASE_NAMESPACE)
             return
-        current["spec"] = dict(current.get("spec") or {}, **body["spec"])
-        self.api.update(COORDINATION, "leases", current, objects.NODE_LEASE_NAMESPACE)
+        self.lease = self.api.update(COORDINATION, "leases", self._renewed(current, now), objects.NODE_LEASE_NAMESPACE)
+
+    def _renewed(self, lease, now):
+        body = objects.lease(self.node_name, self.node_uid, self.lease_duration, now)
+        return dict(lease, spec=dict(lease.get("spec") or {}, **body["spec"]))
 
     # --- mirror pods -----------------------------------------------------------------------------------
 
@@ -162,14 +190,16 @@ class ApiSync(threading.Thread):
                     pod = self.api.create(CORE, "pods", mirror, manifest.namespace)
                 except kubeclient.Conflict:
                     continue  # the old one is still being deleted: next round
+                self.bound_pods.written(pod)
             status = objects.pod_status(state, self.machine["node_ip"], (pod.get("status") or {}).get("conditions"),
                                         now, seen)
             if objects.status_fingerprint(status) != objects.status_fingerprint(pod.get("status")):
                 pod["status"] = status
                 try:
-                    self.api.update(CORE, "pods", pod, manifest.namespace, subresource="status")
+                    self.bound_pods.written(self.api.update(CORE, "pods", pod, manifest.namespace,
+                                                            subresource="status"))
                 except kubeclient.Conflict:
-                    pass  # changed meanwhile: next round reads it again
+                    pass  # changed meanwhile: the watch brings the newer one
         for key in sorted(existing):
             LOG.info("deleting mirror pod %s/%s: no such static pod", *key)
             self._delete_now(existing[key])
@@ -184,6 +214,7 @@ class ApiSync(threading.Thread):
                             body={"gracePeriodSeconds": 0, "preconditions": {"uid": metadata["uid"]}})
         except (kubeclient.NotFound, kubeclient.Conflict):
             pass
+        self.bound_pods.deleted(pod)
 
     # --- pods from the API ------------------------------------------------------------------------------
 
@@ -206,7 +237,8 @@ class ApiSync(threading.Thread):
             pod["status"] = objects.api_pod_status(pod, node_ip, utcnow(),
                                                    node_ip if spec.get("hostNetwork") else objects.pod_ip(pod))
             try:
-                self.api.update(CORE, "pods", pod, metadata["namespace"], subresource="status")
+                self.bound_pods.written(self.api.update(CORE, "pods", pod, metadata["namespace"],
+                                                        subresource="status"))
                 LOG.info("pod %s/%s started", metadata["namespace"], metadata["name"])
             except (kubeclient.Conflict, kubeclient.NotFound):
                 pass  # changed meanwhile: next round

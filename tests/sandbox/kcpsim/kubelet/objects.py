@@ -153,6 +153,24 @@ def runtime_version_string(answer):
     return "%s://%s" % (answer["runtimeName"], answer["runtimeVersion"].lstrip("v"))
 
 
+def merge_patch_between(old, new):
+    """The JSON merge patch (RFC 7386) that turns ``old`` into ``new`` (maps): changed or added keys, None for
+    removed ones, lists and scalars whole. Empty when they are equal."""
+    change = {}
+    for key in old:
+        if key not in new:
+            change[key] = None
+    for key, value in new.items():
+        before = old.get(key)
+        if isinstance(value, dict) and isinstance(before, dict):
+            inner = merge_patch_between(before, value)
+            if inner:
+                change[key] = inner
+        elif key not in old or before != value:
+            change[key] = value
+    return change
+
+
 def lease(node_name, node_uid, duration, now):
     return {
         "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",

@@ -12,6 +12,7 @@ Everything listens on loopback ports picked at random.
 import base64
 import datetime
 import os
+import signal
 import stat
 import threading
 
@@ -204,6 +205,21 @@ def test_the_node_status_heartbeat_advances(cluster):
     assert later_transition == first_transition
 
 
+def test_a_node_changed_elsewhere_keeps_the_change_and_gets_the_kubelets_status_back(cluster):
+    """The kubelet reads its Node from the API server's cache and patches only the status: what the node
+    lifecycle controller (Ready Unknown) and the operator (a label) wrote meanwhile is not lost or fought."""
+    api = cluster.client()
+    api.patch("v1", "nodes", NODE, {"metadata": {"labels": {"example.com/changed-elsewhere": "yes"}}})
+    node = api.get("v1", "nodes", NODE)
+    for condition in node["status"]["conditions"]:
+        condition.update(status="Unknown", reason="NodeStatusUnknown", message="Kubelet stopped posting node status.")
+    api.update("v1", "nodes", node, subresource="status")
+    node = wait_until(lambda: _ready(api, NODE), 15, "the kubelet to report Ready again")
+    assert node["metadata"]["labels"]["example.com/changed-elsewhere"] == "yes"
+    ready = {c["type"]: c for c in node["status"]["conditions"]}["Ready"]
+    assert ready["reason"] == "KubeletReady"
+
+
 @pytest.mark.parametrize("component", ["etcd", "kube-apiserver"],
                          ids=["etcd has a Running, Ready mirror pod", "the apiserver has a Running, Ready mirror pod"])
 def test_static_pods_are_mirrored_with_labels_hash_and_readiness(cluster, component):
@@ -234,6 +250,35 @@ def test_a_changed_manifest_gives_a_new_mirror_pod_hash(cluster):
                                      == new_hash and _pod_ready(p)), 60, "etcd's mirror pod with the new hash, Ready")
     assert pod["metadata"]["uid"] != old["metadata"]["uid"]
     cluster.pods["etcd"] = changed
+
+
+def _delete_mirror_and_wait_for_a_new_one(api, component):
+    old = wait_until(lambda: _mirror(api, component, _pod_ready), 30, "%s's mirror pod" % component)
+    api.delete("v1", "pods", old["metadata"]["name"], "kube-system", body={"gracePeriodSeconds": 0})
+    # The kubelet hears of the deletion through its watch and creates the mirror pod again at once (it no
+    # longer lists its pods every second).
+    new = wait_until(lambda: _mirror(api, component, lambda p: p["metadata"]["uid"] != old["metadata"]["uid"]), 10,
+                     "a new %s mirror pod" % component, interval=0.2)
+    assert new["metadata"]["annotations"]["kubernetes.io/config.hash"] == \
+        old["metadata"]["annotations"]["kubernetes.io/config.hash"]
+    wait_until(lambda: _mirror(api, component, _pod_ready), 30, "the new %s mirror pod Running and Ready" % component)
+
+
+def test_a_deleted_mirror_pod_is_recreated_from_the_kubelets_watch(cluster):
+    _delete_mirror_and_wait_for_a_new_one(cluster.client(), "etcd")
+
+
+def test_the_kubelets_watch_survives_an_api_server_restart_by_listing_again(cluster):
+    """The API server the kubelet watches through is killed (its watch breaks); the kubelet restarts it, lists
+    its pods again and watches anew, so a mirror pod deleted afterwards is still recreated."""
+    api = cluster.client()
+    pid = cluster.host.pid("kube-apiserver")
+    os.killpg(pid, signal.SIGKILL)
+    wait_until(lambda: cluster.host.pid("kube-apiserver") not in (None, pid) and _mirror(
+        api, "kube-apiserver", _pod_ready), 60, "the apiserver restarted and its mirror pod Ready", interval=0.2)
+    wait_until(lambda: "pods informer" in cluster.host.log() and "listing again" in cluster.host.log(), 30,
+               "the kubelet's informer to list again after its watch broke")
+    _delete_mirror_and_wait_for_a_new_one(api, "etcd")
 
 
 def test_the_node_reports_the_running_containerds_version(cluster):
