@@ -71,8 +71,14 @@ class Informer:
             self.version += 1
 
     def deleted(self, obj):
+        """Take in the consumer's own successful delete of ``obj``: dropped from the store if the store still
+        holds that very object (its uid), not another one of the same name made since (a pod re-created under
+        its old name; its events may already have been seen)."""
         with self._lock:
             key = _key(obj)
+            held = self._objects.get(key)
+            if held is None or _uid(held) != _uid(obj):
+                return
             self._objects.pop(key, None)
             self._revision.pop(key, None)
             self.version += 1
@@ -147,8 +153,7 @@ class Informer:
                     continue
                 with self._lock:
                     if kind == "DELETED":
-                        self._objects.pop(_key(obj), None)
-                        self._revision.pop(_key(obj), None)
+                        self._drop(obj)
                     else:
                         self._put(obj)
                     self.version += 1
@@ -168,6 +173,15 @@ class Informer:
             self._objects[key] = obj
             self._revision[key] = revision
 
+    def _drop(self, obj):
+        """A DELETED event: the store forgets the key, unless it holds a later revision of it (the consumer's own
+        write of an object made again under that name after this deletion, taken in before the event came)."""
+        key = _key(obj)
+        revision = int((obj.get("metadata") or {}).get("resourceVersion") or 0)
+        if revision >= self._revision.get(key, 0):
+            self._objects.pop(key, None)
+            self._revision.pop(key, None)
+
     def _changed(self):
         if self.on_change is not None:
             self.on_change()
@@ -180,6 +194,10 @@ class Relist(Exception):
 def _key(obj):
     metadata = obj.get("metadata") or {}
     return metadata.get("namespace"), metadata.get("name")
+
+
+def _uid(obj):
+    return (obj.get("metadata") or {}).get("uid")
 
 
 class NotSynced(kubeclient.ApiUnavailable):

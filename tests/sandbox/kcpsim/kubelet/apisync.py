@@ -10,8 +10,9 @@ kubelet's pod config source does: one LIST, then a WATCH (kcpsim/informer.py; a 
 sync runs when the watch brings a change and otherwise every second against what the informer holds (no API
 request unless something is to be done), and
 
-- makes the mirror pods match the static pods (create, recreate when the manifest hash changed or the mirror pod
-  was deleted, delete when the static pod is gone, write status when phase / readiness / restarts changed);
+- makes the mirror pods match the static pods (create, recreate when the manifest hash changed, the mirror pod
+  was deleted or is being deleted (one of an earlier Node of this name the garbage collector took on), delete
+  when the static pod is gone, write status when phase / readiness / restarts changed);
   mirror pods are deleted at once (grace period 0, the pod's uid as precondition), as the real kubelet deletes
   them;
 - starts the other pods (the API's) once their network can exist (host network, or a CNI network config in
@@ -110,9 +111,11 @@ class ApiSync(threading.Thread):
             metadata = pod["metadata"]
             if MIRROR_ANNOTATION in (metadata.get("annotations") or {}):
                 mirrors[(metadata["namespace"], metadata["name"])] = pod
+        # The API's pods are picked before sync_mirror_pods takes the mirror pods it handles out of ``mirrors``:
+        # a mirror pod is never handled as an API pod.
+        api_pods = [pod for pod in bound if (pod["metadata"]["namespace"], pod["metadata"]["name"]) not in mirrors]
         self.sync_mirror_pods(mirrors)
-        self.sync_api_pods([pod for pod in bound if (pod["metadata"]["namespace"], pod["metadata"]["name"])
-                            not in mirrors])
+        self.sync_api_pods(api_pods)
 
     # --- node ------------------------------------------------------------------------------------------
 
@@ -179,17 +182,24 @@ class ApiSync(threading.Thread):
             key = (manifest.namespace, objects.mirror_name(name, self.node_name))
             seen = self.first_seen.setdefault((name, manifest.config_hash), now)
             pod = existing.pop(key, None)
-            if pod is not None and pod["metadata"]["annotations"].get("kubernetes.io/config.mirror") != \
-                    manifest.config_hash:
-                LOG.info("recreating mirror pod %s/%s: its manifest changed", *key)
-                self._delete_now(pod)
-                pod = None
+            if pod is not None:
+                # As the real kubelet's syncPod: a mirror pod that is not the static pod's (another manifest hash)
+                # or that is being deleted (say by the garbage collector: it belonged to an earlier Node of this
+                # name) is deleted at once and made again.
+                why = ("its manifest changed" if pod["metadata"]["annotations"].get(MIRROR_ANNOTATION)
+                       != manifest.config_hash else "it is being deleted" if pod["metadata"].get("deletionTimestamp")
+                       else None)
+                if why:
+                    LOG.info("recreating mirror pod %s/%s: %s", key[0], key[1], why)
+                    if not self._delete_now(pod):
+                        continue  # the informer held an older pod of that name: the watch brings the current one
+                    pod = None
             if pod is None:
                 mirror = objects.mirror_pod(manifest, self.node_name, self.node_uid, seen)
                 try:
                     pod = self.api.create(CORE, "pods", mirror, manifest.namespace)
                 except kubeclient.Conflict:
-                    continue  # the old one is still being deleted: next round
+                    continue  # the old one is still being deleted, or the watch has yet to bring it: next round
                 self.bound_pods.written(pod)
             status = objects.pod_status(state, self.machine["node_ip"], (pod.get("status") or {}).get("conditions"),
                                         now, seen)
@@ -207,14 +217,19 @@ class ApiSync(threading.Thread):
         self.first_seen = {k: v for k, v in self.first_seen.items() if k in live}
 
     def _delete_now(self, pod):
-        """Remove the pod object at once: grace period 0, and only this very pod (its uid)."""
+        """Remove the pod object at once: grace period 0, and only this very pod (its uid). Whether it is gone
+        (deleted now, or already); False when the name holds another pod now (the uid precondition failed), which
+        the informer then still has to bring: that one stays in the informer's store, as it is on the server."""
         metadata = pod["metadata"]
         try:
             self.api.delete(CORE, "pods", metadata["name"], metadata["namespace"],
                             body={"gracePeriodSeconds": 0, "preconditions": {"uid": metadata["uid"]}})
-        except (kubeclient.NotFound, kubeclient.Conflict):
+        except kubeclient.Conflict:
+            return False
+        except kubeclient.NotFound:
             pass
         self.bound_pods.deleted(pod)
+        return True
 
     # --- pods from the API ------------------------------------------------------------------------------
 
