@@ -77,7 +77,7 @@ def test_the_registry_cache_follows_etcd_and_replays_its_history_to_a_late_watch
         assert registry.wait_fresh(store.revision(), timeout=10)
         assert registry.list(prefix) == store.list(prefix)
         late = registry.subscribe(prefix, since=before)
-        changes = [late.queue.get(timeout=1) for _ in range(3)]
+        changes = [late.queue.get(timeout=1) for unused in range(3)]
         assert [(c.obj or {}).get("data") for c in changes] == [{"a": "1"}, {"a": "2"}, None]
         assert changes[2].previous["data"] == {"a": "2"}
         assert late.queue.empty()
