@@ -60,10 +60,30 @@ def read_record(text):
     return record
 
 
+def progress(text):
+    """What the snapshot says of a node's in-place upgrade (docs/snapshot.md ``upgrade``), from the annotation's
+    text: ``{version, step, failed_step, error}`` (``step`` the last step done, null when none is; ``failed_step``
+    and ``error`` the last step tried when it failed, else null), or None when there is no readable record."""
+    try:
+        record = json.loads(text) if text else None
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or parse_version(record.get("version")) is None:
+        return None
+    failed = record.get("failed") if isinstance(record.get("failed"), dict) else {}
+    return {
+        "version": record["version"],
+        "step": record.get("step") if record.get("step") in STEPS else None,
+        "failed_step": failed.get("step") if failed.get("step") in STEPS else None,
+        "error": failed.get("error") if failed.get("step") in STEPS and isinstance(failed.get("error"), str) else None,
+    }
+
+
 def record_step(record, version, command, step, at, **extra):
     """The record once ``step`` of the upgrade to ``version`` is done: what an earlier step of the same upgrade
     recorded (``uncordon``, ``drain``) is kept, a record of another version replaced."""
     kept = dict(record) if record and record.get("version") == version else {}
+    kept.pop("failed", None)  # a step that went through clears the failure an earlier try recorded
     kept.update(extra, version=version, command=command, step=step, at=at)
     return kept
 

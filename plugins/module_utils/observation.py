@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import node_upgrade
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import classify_pod, ready_status
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import format_time, parse_time
 
@@ -76,7 +77,7 @@ def assemble(now, hosts, failure_domains, nodes=(), pods=(), kubeadm_config=None
 def workers(nodes):
     """The snapshot's ``workers``: every Node that is not a control plane Node, by name, with its group (the
     ``control-plane.kubeadm.io/worker-group`` label; null without it), kubelet version, creation time, whether it
-    is Ready and whether it is cordoned."""
+    is Ready, whether it is cordoned, and its in-place upgrade's progress."""
     found = []
     for node in sorted((n for n in nodes if not is_control_plane(n)), key=lambda n: n["metadata"]["name"]):
         meta, status = node["metadata"], node.get("status") or {}
@@ -88,6 +89,7 @@ def workers(nodes):
             "version": (status.get("nodeInfo") or {}).get("kubeletVersion"),
             "ready": ready,
             "unschedulable": bool((node.get("spec") or {}).get("unschedulable")),
+            "upgrade": node_upgrade.progress((meta.get("annotations") or {}).get(node_upgrade.ANNOTATION)),
         })
     return found
 
@@ -143,6 +145,7 @@ def _machine_from_node(node, host, pods_by_name):
         "node": snapshot_node,
         "components": components,
         "certificates_expire": host.get("certificates_expire"),
+        "upgrade": node_upgrade.progress(annotations.get(node_upgrade.ANNOTATION)),
     }
 
 

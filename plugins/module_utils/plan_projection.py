@@ -36,10 +36,10 @@ The expected effects, as the act plays produce them:
 * ``remove_etcd_member``: that member is gone, the same way.
 * ``update_kubeadm_config``: the ConfigMap's ClusterConfiguration is the spec's: its version and every field the
   update manages (``kubeadm_config.updated_cluster_configuration``).
-* ``upgrade_in_place``: the machine runs the spec's version. Its spec hash stays: the planner upgrades in place
+* ``upgrade_in_place``: the machine runs the spec's version, its upgrade record says done (``ready``). Its spec hash stays: the planner upgrades in place
   only a machine whose one reason to be outdated is its version (``rollout.split_by_strategy``).
-* ``upgrade_workers``: each worker of the step runs the spec's version, Ready and schedulable again (the flow drains
-  it, upgrades it and uncordons it).
+* ``upgrade_workers``: each worker of the step runs the spec's version, Ready and schedulable again, its upgrade
+  record done (the flow drains it, upgrades it and uncordons it).
 * ``remediate_external``: the projection cannot know whether the user's remediation tasks heal the machine; it
   assumes they do, as it assumes every other step succeeds. The attempt is recorded (``attempts`` + 1, ``last``
   ``now``) and the machine is back: its Node Ready since ``now`` and nothing else reported, every pod healthy, no
@@ -140,11 +140,11 @@ def after_step(spec, snapshot, result, new_machine=None):
         after["kubeadm_config"] = {"kubernetes_version": with_v(spec["version"]),
                                    "cluster_configuration": None if stored is None else updated_cluster_configuration(spec, stored)}
     elif action == UPGRADE_IN_PLACE:
-        _machine(after, result["machine"])["version"] = with_v(spec["version"])
+        _machine(after, result["machine"]).update(version=with_v(spec["version"]), upgrade=_upgraded(spec))
     elif action == UPGRADE_WORKERS:
         for worker in after["workers"]:
             if worker["name"] in result["workers"]:
-                worker.update(version=with_v(spec["version"]), ready=True, unschedulable=False)
+                worker.update(version=with_v(spec["version"]), ready=True, unschedulable=False, upgrade=_upgraded(spec))
     elif action == REMEDIATE_EXTERNAL:
         _heal(after, result, managed)
     elif action == CLEAR_EXTERNAL_REMEDIATION:
@@ -180,6 +180,7 @@ def _add_machine(spec, snapshot, result, name, managed):
             "node": {"name": name, "conditions": [{"type": "Ready", "status": "True", "last_transition": format_time(created)}]},
             "components": _healthy_components(managed),
             "certificates_expire": format_time(created + _certificate_validity(spec)),
+            "upgrade": None,
         }
     )
     snapshot["remediation_in_progress"] = None
@@ -279,6 +280,11 @@ def _remove_members(snapshot, ids, leader_candidate):
         if heir is not None:
             member["leader"] = member.get("name") == heir
     snapshot["etcd"]["members"] = kept
+
+
+def _upgraded(spec):
+    """A node's upgrade record once its in-place upgrade to the spec's version is done."""
+    return {"version": with_v(spec["version"]), "step": "ready", "failed_step": None, "error": None}
 
 
 def _machine(snapshot, name):

@@ -26,6 +26,7 @@ etcd ids are returned in lower case and ``member_ids_seen`` sorted, so lists com
 from __future__ import annotations
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import POD_STATES
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.node_upgrade import STEPS as UPGRADE_STEPS
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import (
     REQUIRED,
@@ -79,6 +80,14 @@ _NODE = {
     "conditions": Field(list_of(mapping(_CONDITION)), []),
 }
 
+# A Node's in-place upgrade as far as it went (node_upgrade.progress): null when the Node carries no record.
+_UPGRADE = {
+    "version": Field(string(), REQUIRED),
+    "step": Field(one_of(*UPGRADE_STEPS)),
+    "failed_step": Field(one_of(*UPGRADE_STEPS)),
+    "error": Field(string(non_empty=False)),
+}
+
 _MACHINE = {
     "name": Field(string(), REQUIRED),
     "host": Field(string()),
@@ -111,6 +120,7 @@ _MACHINE = {
         {},
     ),
     "certificates_expire": Field(timestamp),
+    "upgrade": Field(mapping(_UPGRADE)),
 }
 
 _MEMBER = {
@@ -140,6 +150,7 @@ _WORKER = {
     "version": Field(string()),
     "ready": Field(boolean, False),
     "unschedulable": Field(boolean, False),
+    "upgrade": Field(mapping(_UPGRADE)),
 }
 
 

@@ -17,6 +17,10 @@ For the control plane: ``Available``, ``MachinesReady``, ``MachinesSpecUpToDate`
 ``ScalingUp``, ``ScalingDown``, ``ControlPlaneComponentsHealthy``, ``EtcdClusterHealthy``,
 ``CertificatesNotExpiring`` and ``RemediationAllowed``, then ``Ready`` summarizing them.
 
+:func:`upgrade_progress` says how far the cluster is on its way to the spec's version: the control plane machines and
+the workers that run it and those that do not yet, and each node whose in-place upgrade (the record on its Node,
+docs/state.md) is under way or failed, with the step it is at and the failing step's error.
+
 Summaries and cluster-level conditions aggregate as KCP does (docs/rules.md EH8, :func:`aggregate`): a ``False`` with
 severity Error wins, then Warning, then Info; else ``True`` if any condition is true (even when others are
 unknown); else ``Unknown``.
@@ -37,7 +41,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_he
     ready_status,
     stale,
 )
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external, with_v
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
 
@@ -230,13 +234,47 @@ def control_plane_status(spec, snapshot):
     ]
     summarized = [c for c in conditions if c["type"] not in ("ScalingUp", "ScalingDown")]
     conditions.append(aggregate("Ready", summarized))
-    return {"conditions": conditions, "machines": dict(entries)}
+    return {"conditions": conditions, "machines": dict(entries), "upgrade": upgrade_progress(spec, snapshot)}
+
+
+def upgrade_progress(spec, snapshot):
+    """``{version, control_plane: {upgraded, to_upgrade}, workers: {upgraded, to_upgrade}, nodes}``: who runs the
+    spec's version and who does not yet (names, in snapshot order; machines being deleted left out), and ``nodes``:
+    ``{name: upgrade record}`` of each node whose upgrade is under way (a step done, not yet ``ready``) or whose
+    last step failed."""
+    version = with_v(spec["version"])
+
+    def split(records):
+        upgraded = [r["name"] for r in records if not rollout.version_differs(r.get("version"), version)]
+        return {"upgraded": upgraded, "to_upgrade": [r["name"] for r in records if r["name"] not in upgraded]}
+
+    machines = [m for m in snapshot["machines"] if not m.get("deleting")]
+    workers = snapshot.get("workers") or []
+    nodes = {r["name"]: r["upgrade"] for r in machines + workers if _upgrade_unfinished(r.get("upgrade"))}
+    return {"version": version, "control_plane": split(machines), "workers": split(workers), "nodes": nodes}
+
+
+def _upgrade_unfinished(record):
+    return bool(record) and (record.get("failed_step") is not None or record.get("step") != "ready")
+
+
+def _upgrade_cell(record):
+    """A node's upgrade as the table shows it: ``-`` for none or one done, else the version and the last step done,
+    and the step that failed with its error."""
+    if not _upgrade_unfinished(record):
+        return "-"
+    cell = "%s: %s" % (record["version"], ("%s done" % record["step"]) if record.get("step") else "not started")
+    if record.get("failed_step"):
+        cell += ", %s failed: %s" % (record["failed_step"], " ".join((record.get("error") or "").split()))
+    return cell
 
 
 def status_table(snapshot, status):
     """The compact table an operator reads in the play output: one line a machine (name, failure domain, version,
-    etcd role, its conditions that are not True, else Ready), under a line with the control plane's own
-    conditions that are not True. ``snapshot`` normalized; ``status`` from :func:`control_plane_status`."""
+    etcd role, its conditions that are not True, else Ready, and while any machine's in-place upgrade is under way
+    or failed, how far it went), under a line with the control plane's own conditions that are not True; then, when
+    the cluster has workers, a line saying how many run the spec's version and one line a worker (group, version,
+    Ready and cordoned, its upgrade). ``snapshot`` normalized; ``status`` from :func:`control_plane_status`."""
     roles = {}
     for member in (snapshot.get("etcd") or {}).get("members") or []:
         if member.get("name"):
@@ -251,10 +289,27 @@ def status_table(snapshot, status):
             roles.get(node or machine["name"], "-"),
             _not_true(status["machines"].get(machine["name"]) or []) or "Ready",
         ))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["control plane: %s" % (_not_true(status["conditions"]) or "Ready")]
-    lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    upgrading = any(_upgrade_unfinished(m.get("upgrade")) for m in snapshot["machines"])
+    if upgrading:
+        rows = [row + (_upgrade_cell(machine.get("upgrade")) if machine else "UPGRADE",)
+                for row, machine in zip(rows, [None] + snapshot["machines"])]
+    lines = ["control plane: %s" % (_not_true(status["conditions"]) or "Ready")] + _aligned(rows)
+    workers = snapshot.get("workers") or []
+    if workers:
+        progress = status.get("upgrade") or {}
+        lines.append("workers: %d, %d of them at %s" % (len(workers), len((progress.get("workers") or {}).get("upgraded") or []),
+                                                        progress.get("version") or "the spec's version"))
+        lines += _aligned([("WORKER", "GROUP", "VERSION", "STATE", "UPGRADE")] + [(
+            worker["name"], worker.get("group") or "-", worker.get("version") or "?",
+            ("Ready" if worker.get("ready") else "NotReady") + (", cordoned" if worker.get("unschedulable") else ""),
+            _upgrade_cell(worker.get("upgrade")),
+        ) for worker in workers])
     return lines
+
+
+def _aligned(rows):
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
 
 
 def _not_true(conditions):

@@ -98,11 +98,28 @@ machines:
     cp-1:
       - {type: NodeHealthy, status: "True", reason: "", message: "", severity: null}
       - {type: APIServerPodHealthy, status: "False", reason: PodFailed, message: pod unhealthy, severity: Error}
+upgrade:
+  description:
+    - How far the cluster is on its way to the spec's version (C(docs/status.md)) - C(version), the spec's;
+      C(control_plane) and C(workers), each C(upgraded) (the names that run it) and C(to_upgrade) (those that do
+      not yet); C(nodes), by name, the upgrade record of each node whose in-place upgrade is under way or failed
+      (C(version), C(step) the last step done, C(failed_step) and C(error)).
+  returned: success
+  type: dict
+  sample:
+    version: v1.37.1
+    control_plane: {upgraded: [cp-1], to_upgrade: [cp-2, cp-3]}
+    workers: {upgraded: [], to_upgrade: [w-1]}
+    nodes:
+      cp-2: {version: v1.37.1, step: kubeadm-upgrade, failed_step: drain, error: the drain of cp-2 did not finish}
 table:
   description:
     - The compact table an operator reads first, one line a string. The first line lists the control plane's
       conditions that are not V(True) (or says C(Ready)); then one line a machine with its failure domain,
-      version, etcd role (leader, voter, learner, or - for none) and its conditions that are not V(True).
+      version, etcd role (leader, voter, learner, or - for none) and its conditions that are not V(True), and,
+      while a machine's in-place upgrade is under way or failed, a last column saying how far it went.
+    - With workers, a line saying how many run the spec's version, then one line a worker (group, version, Ready
+      and cordoned, its upgrade).
   returned: success
   type: list
   elements: str

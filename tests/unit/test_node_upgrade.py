@@ -93,6 +93,24 @@ def test_a_record_keeps_what_earlier_steps_of_the_same_upgrade_said():
     assert nu.record_step(drained, "v1.38.0", "node", "software", "t3") == {"version": "v1.38.0", "command": "node",
                                                                             "step": "software", "at": "t3"}
     assert json.loads(json.dumps(drained)) == drained
+    failed = dict(drained, failed={"step": "kubelet", "error": "boom", "at": "t3"})
+    assert "failed" not in nu.record_step(failed, NEW, "node", "kubelet", "t4")
+
+
+@pytest.mark.parametrize("text, progress", [
+    (None, None),
+    ("not json", None),
+    ('{"step": "drain"}', None),
+    ('{"version": "v1.37.1", "step": "drain", "uncordon": true}',
+     {"version": "v1.37.1", "step": "drain", "failed_step": None, "error": None}),
+    # the first step failed: nothing done yet, the failure shown
+    ('{"version": "v1.37.1", "command": "apply", "failed": {"step": "etcd-snapshot", "error": "no space"}}',
+     {"version": "v1.37.1", "step": None, "failed_step": "etcd-snapshot", "error": "no space"}),
+    ('{"version": "v1.37.1", "step": "software", "failed": {"step": "sideways", "error": "x"}}',
+     {"version": "v1.37.1", "step": "software", "failed_step": None, "error": None}),
+])
+def test_the_progress_the_status_shows_of_a_node_upgrade(text, progress):
+    assert nu.progress(text) == progress
 
 
 @pytest.mark.parametrize("observed, version, command, refused", [

@@ -197,13 +197,18 @@ def test_a_machine_without_a_node_carries_no_external_remediation_request():
 def test_worker_nodes_are_the_snapshots_workers_with_their_group_version_readiness_and_cordon():
     cordoned = node("w-2", control_plane=False, ready=dict(READY, status="False"), version="v1.36.4")
     cordoned["spec"] = {"unschedulable": True}
+    cordoned["metadata"].setdefault("annotations", {})["control-plane.kubeadm.io/upgrade"] = json.dumps(
+        {"version": "v1.37.1", "command": "node", "step": "kubeadm-upgrade", "at": "2026-11-26T09:10:00Z",
+         "failed": {"step": "drain", "error": "the drain of w-2 did not finish", "at": "2026-11-26T09:15:00Z"}})
     labelled = node("w-1", control_plane=False)
     labelled["metadata"]["labels"][observation.WORKER_GROUP_LABEL] = "md-0"
     snap = observation.assemble(NOW, [host("cp-1")], ["fd-1"], nodes=[node("cp-1"), cordoned, labelled], pods=mirror_pods("cp-1"),
                                 kubeadm_config={})
     assert snap["workers"] == [
-        {"name": "w-1", "group": "md-0", "created": "2026-11-26T09:00:00Z", "version": "v1.37.1", "ready": True, "unschedulable": False},
-        {"name": "w-2", "group": None, "created": "2026-11-26T09:00:00Z", "version": "v1.36.4", "ready": False, "unschedulable": True},
+        {"name": "w-1", "group": "md-0", "created": "2026-11-26T09:00:00Z", "version": "v1.37.1", "ready": True, "unschedulable": False,
+         "upgrade": None},
+        {"name": "w-2", "group": None, "created": "2026-11-26T09:00:00Z", "version": "v1.36.4", "ready": False, "unschedulable": True,
+         "upgrade": {"version": "v1.37.1", "step": "kubeadm-upgrade", "failed_step": "drain", "error": "the drain of w-2 did not finish"}},
     ]
     assert normalize_snapshot(snap)[1] == []
 

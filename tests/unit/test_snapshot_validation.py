@@ -24,6 +24,8 @@ def test_a_built_snapshot_passes_and_only_gains_the_optional_fields():
     expected = copy.deepcopy(BASE)
     for m in expected["etcd"]["members"]:
         m.update(MEMBER_DEFAULTS)
+    for record in expected["machines"] + expected["workers"]:
+        record.setdefault("upgrade", None)
     expected["kubeadm_config"]["cluster_configuration"] = None
     assert normalized == expected
 
@@ -66,6 +68,7 @@ def test_a_minimal_snapshot_gets_every_documented_default():
                 "components": {"api_server": "unknown", "controller_manager": "unknown", "scheduler": "unknown",
                                "etcd": "unknown"},
                 "certificates_expire": None,
+                "upgrade": None,
             }
         ],
         "workers": [],
@@ -78,7 +81,7 @@ def test_a_worker_with_only_a_name_and_a_creation_time_is_not_ready_and_in_no_gr
     normalized, errors = normalize_snapshot(raw)
     assert errors == []
     assert normalized["workers"] == [{"name": "w-1", "group": None, "created": at(60), "version": None, "ready": False,
-                                      "unschedulable": False}]
+                                      "unschedulable": False, "upgrade": None}]
 
 
 def test_a_machine_with_a_node_counts_as_provisioned_and_its_node_is_named_after_it():
@@ -324,3 +327,14 @@ def test_the_bootstrap_part_and_the_kubeadm_config_version_are_checked(path, val
     normalized, errors = normalize_snapshot(with_field(BASE, path, value))
     assert normalized is None
     assert [e["path"] for e in errors] == [path] and rule in errors[0]["rule"]
+
+
+def test_an_upgrade_record_names_known_steps_and_its_version():
+    upgrade = {"version": "v1.37.1", "step": "kubelet", "failed_step": "uncordon", "error": "the API server did not answer"}
+    raw = {"now": NOW, "machines": [{"name": "cp-1", "created": at(60), "upgrade": upgrade}],
+           "workers": [{"name": "w-1", "created": at(60), "upgrade": {"version": "v1.37.1", "step": "sideways"}}]}
+    normalized, errors = normalize_snapshot(raw)
+    assert normalized is None or normalized["machines"][0]["upgrade"] == upgrade
+    assert [e["path"] for e in errors] == ["workers[0].upgrade.step"], errors
+    errors = normalize_snapshot({"now": NOW, "machines": [{"name": "cp-1", "created": at(60), "upgrade": {"step": "kubelet"}}]})[1]
+    assert [e["path"] for e in errors] == ["machines[0].upgrade.version"], errors

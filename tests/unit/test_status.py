@@ -8,7 +8,7 @@ import pytest
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.status import aggregate, condition, control_plane_status, status_table
 
-from builders import at, machine, member, snapshot, spec
+from builders import at, machine, member, snapshot, spec, worker
 
 CURRENT = spec_hash(spec(), "join")
 
@@ -263,3 +263,31 @@ def test_the_status_table_has_a_line_a_machine_with_what_is_not_true():
     ]
     healthy = snapshot(three())
     assert status_table(healthy, status_of(healthy))[0] == "control plane: Ready"
+
+
+def test_the_upgrade_progress_names_who_runs_the_version_and_where_each_unfinished_upgrade_stands():
+    machines = three()
+    machines[0]["upgrade"] = {"version": "v1.37.1", "step": "ready", "failed_step": None, "error": None}
+    machines[0]["version"] = "v1.37.1"
+    machines[1]["upgrade"] = {"version": "v1.37.1", "step": "kubeadm-upgrade", "failed_step": "drain", "error": "the drain\nof cp-2 did not finish"}
+    workers = [worker("w-1", group="md-0"), worker("w-2", group="md-0", unschedulable=True)]
+    workers[1]["upgrade"] = {"version": "v1.37.1", "step": "drain", "failed_step": None, "error": None}
+    snap = snapshot(machines, workers=workers)
+    progress = status_of(snap, spec(version="v1.37.1"))["upgrade"]
+    assert progress == {
+        "version": "v1.37.1",
+        "control_plane": {"upgraded": ["cp-1"], "to_upgrade": ["cp-2", "cp-3"]},
+        "workers": {"upgraded": [], "to_upgrade": ["w-1", "w-2"]},
+        "nodes": {"cp-2": machines[1]["upgrade"], "w-2": workers[1]["upgrade"]},
+    }
+    table = status_table(snap, status_of(snap, spec(version="v1.37.1")))
+    assert table[1:] == [
+        "MACHINE  FAILURE DOMAIN  VERSION  ETCD    CONDITIONS  UPGRADE",
+        "cp-1     -               v1.37.1  leader  Ready       -",
+        "cp-2     -               v1.36.4  voter   Ready       v1.37.1: kubeadm-upgrade done, drain failed: the drain of cp-2 did not finish",
+        "cp-3     -               v1.36.4  voter   Ready       -",
+        "workers: 2, 0 of them at v1.37.1",
+        "WORKER  GROUP  VERSION  STATE            UPGRADE",
+        "w-1     md-0   v1.36.4  Ready            -",
+        "w-2     md-0   v1.36.4  Ready, cordoned  v1.37.1: drain done",
+    ], table
