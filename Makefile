@@ -68,22 +68,24 @@ sandbox-up: setup
 	tests/sandbox/sandbox up --machines 5 --failure-domains 3
 
 # The main job on the demo sandbox: create a 3-machine control plane of the previous minor over the 3 failure
-# domains, scale it to 5 and back to 3, roll it out to the newest version, make one machine unhealthy (its kubelet
-# stopped) and remediate it, then print the status. The sandbox's inventory names the hosts and the bundle;
-# tests/demo.yml holds the spec.
+# domains, scale it to 5 and back to 3, roll it out to the newest minor's first patch, make one machine unhealthy
+# (its kubelet stopped) and remediate it, upgrade it in place to the newest patch, then print the status. The
+# sandbox's inventory names the hosts and the bundle; tests/demo.yml holds the spec.
 DEMO_INVENTORY := /srv/kcp-sandbox/kcp/inventory.ini
 DEMO_VERSIONS = $(shell ls /srv/kcp-sandbox/kcp/mirror | sort -V)
 DEMO_NEW = $(lastword $(DEMO_VERSIONS))
 DEMO_OLD = $(lastword $(filter-out $(basename $(DEMO_NEW)).%,$(DEMO_VERSIONS)))
+DEMO_MID = $(firstword $(filter $(basename $(DEMO_NEW)).%,$(DEMO_VERSIONS)))
 DEMO_PLAY = $(BIN)/ansible-playbook -i $(DEMO_INVENTORY) -e @tests/demo.yml
 demo: sandbox-up
 	$(DEMO_PLAY) playbooks/create.yml -e kcp_replicas=3 -e kcp_version=$(DEMO_OLD)
 	$(DEMO_PLAY) playbooks/scale.yml -e kcp_replicas=5 -e kcp_version=$(DEMO_OLD)
 	$(DEMO_PLAY) playbooks/scale.yml -e kcp_replicas=3 -e kcp_version=$(DEMO_OLD)
-	$(DEMO_PLAY) playbooks/rollout.yml -e kcp_replicas=3 -e kcp_version=$(DEMO_NEW)
+	$(DEMO_PLAY) playbooks/rollout.yml -e kcp_replicas=3 -e kcp_version=$(DEMO_MID)
 	$(BIN)/python tests/demo_unhealthy.py
-	$(DEMO_PLAY) playbooks/remediate.yml -e kcp_replicas=3 -e kcp_version=$(DEMO_NEW)
-	$(DEMO_PLAY) playbooks/status.yml -e kcp_replicas=3 -e kcp_version=$(DEMO_NEW)
+	$(DEMO_PLAY) playbooks/remediate.yml -e kcp_replicas=3 -e kcp_version=$(DEMO_MID)
+	$(DEMO_PLAY) playbooks/upgrade.yml -e kcp_replicas=3 -e kcp_version=$(DEMO_NEW) -e kcp_upgrade_strategy=in_place
+	$(DEMO_PLAY) playbooks/status.yml -e kcp_replicas=3 -e kcp_version=$(DEMO_NEW) -e kcp_upgrade_strategy=in_place
 
 sandbox-down:
 	tests/sandbox/sandbox down

@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "job_templates")
 
-FLOWS = ("create", "scale", "rollout", "remediate", "reconcile", "delete", "status")
+FLOWS = ("create", "scale", "rollout", "upgrade", "remediate", "reconcile", "delete", "status")
 
 # A question: (variable, role, entry point, option[, overrides]). The variable is what the flow reads (an option
 # itself, or the playbook variable that feeds it: kcp -> flow_spec, kcp_bundle_dir -> machine_create_bundle_dir,
@@ -48,13 +48,18 @@ REMOVE = [("machine_delete_drain_timeout", "machine_delete", "main", "machine_de
           ("machine_delete_drain_retries", "machine_delete", "main", "machine_delete_drain_retries"),
           ("machine_delete_unreachable_pod_timeout", "machine_delete", "main", "machine_delete_unreachable_pod_timeout")]
 KEEP = [("etcd_snapshot_keep", "etcd_snapshot", "main", "etcd_snapshot_keep")]
+UPGRADE = [("flow_worker_group", "flow", "main", "flow_worker_group"),
+           ("node_upgrade_drain_timeout", "node_upgrade", "main", "node_upgrade_drain_timeout"),
+           ("node_upgrade_drain_retries", "node_upgrade", "main", "node_upgrade_drain_retries"),
+           ("node_upgrade_ready_timeout", "node_upgrade", "main", "node_upgrade_ready_timeout")]
 
 QUESTIONS = {
     "create": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + FIRST + BUILD + KEEP,
     "scale": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + FIRST + BUILD + REMOVE + KEEP,
     "rollout": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + BUILD + REMOVE + KEEP,
+    "upgrade": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + BUILD + REMOVE + UPGRADE + KEEP,
     "remediate": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + BUILD + REMOVE + KEEP,
-    "reconcile": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + FIRST + BUILD + REMOVE + KEEP,
+    "reconcile": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + FIRST + BUILD + REMOVE + UPGRADE + KEEP,
     "delete": [SPEC, REMOVAL_SNAPSHOTS] + OBSERVE + REMOVE + KEEP + [("kcp_delete_force", None, None, None)],
     "status": [SPEC] + OBSERVE,
 }

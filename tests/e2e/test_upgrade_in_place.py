@@ -1,0 +1,213 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The in-place upgrade flow (playbooks/upgrade.yml, docs/in-place-upgrade.md) on a control plane of 3 machines of
+the previous minor, on exactly 3 hosts (no spare: a replacement could not be built). Refused before anything is
+touched: a machine template change in "in place or stop" mode (IP2) and a downgrade (IP3). Check mode prints the
+whole plan (the kubeadm-config, then the oldest machine with kubeadm upgrade apply, the others with upgrade node, the
+last with the addons). The upgrade to the next minor, killed during the second machine, is finished by reconcile.
+A patch upgrade whose first drain a PodDisruptionBudget blocks stops there with the node uncordoned, the status
+report naming the step and its error, and is finished by the next run once the budget lets the pod go. Each time the hosts keep their identity (the Nodes' created annotation, the etcd member ids) and
+a file a user left on them, what was written before is there, and a background writer through the load balancer
+never waits longer than one leader election; a second run changes nothing.
+
+The spec pins etcd.local.imageTag to the 3.5 tag the mirror holds: the sandbox's etcd is 3.5.1 whatever the image
+tag says (tests/sandbox/DESIGN.md), and IP4 rightly refuses to take a 3.5.1 member to the 3.6 or 3.7 the versions'
+own tags would deploy.
+"""
+
+import json
+import os
+
+import pytest
+
+from e2e_support import (ROOT, _versions, assert_writes_survived, kubectl_json, newest, previous_minor, recap, steps_taken,
+                         wait_control_plane_ready)
+
+pytestmark = pytest.mark.sandbox
+SANDBOX = ("t-inplace", "172.31.229.0/24", 3, 3)
+CREATE = os.path.join(ROOT, "playbooks", "create.yml")
+UPGRADE = os.path.join(ROOT, "playbooks", "upgrade.yml")
+RECONCILE = os.path.join(ROOT, "playbooks", "reconcile.yml")
+ENDPOINT = "172.31.229.100:6443"
+SNAPSHOTS = "/tmp/kcp-e2e-inplace-etcd-snapshots"
+MARKER = "/var/lib/e2e-marker"
+ANNOTATION = "control-plane.kubeadm.io/upgrade"
+ETCD_TAG = "3.5.24-0"
+
+
+def minor_start(sandbox):
+    """The first patch of the newest minor (the next minor's target; its later patch is the patch upgrade's)."""
+    minor = newest(sandbox.mirror_dir).split(".")[:2]
+    return [v for v in _versions(sandbox.mirror_dir) if v.split(".")[:2] == minor][0]
+
+
+def flow_vars(sandbox, version, **spec):
+    kcp = {"cluster_name": "inplace", "replicas": 3, "version": version, "upgrade": {"strategy": "in_place"},
+           "endpoint": {"host": ENDPOINT.split(":", maxsplit=1)[0], "port": 6443},
+           "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"},
+                                                 "etcd": {"local": {"imageTag": ETCD_TAG}}}}}
+    kcp.update(spec)
+    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": SNAPSHOTS, "kcp": kcp}
+
+
+def identity(sandbox):
+    """{machine: (created annotation, etcd member id)}: what an in-place upgrade keeps."""
+    nodes = kubectl_json(sandbox, "get nodes -l node-role.kubernetes.io/control-plane")["items"]
+    members = json.loads(sandbox.ssh(
+        "cp-1", "curl -sf --cacert /etc/kubernetes/pki/etcd/ca.crt --cert /etc/kubernetes/pki/etcd/healthcheck-client.crt "
+        "--key /etc/kubernetes/pki/etcd/healthcheck-client.key -X POST -d '{}' https://127.0.0.1:2379/v3/cluster/member/list").stdout)["members"]
+    ids = {m["name"]: m["ID"] for m in members}
+    return {n["metadata"]["name"]: (n["metadata"]["annotations"]["control-plane.kubeadm.io/created"], ids[n["metadata"]["name"]])
+            for n in nodes}
+
+
+def versions(sandbox):
+    return {n["metadata"]["name"]: n["status"]["nodeInfo"]["kubeletVersion"] for n in kubectl_json(sandbox, "get nodes")["items"]}
+
+
+def upgrade_records(sandbox):
+    return {n["metadata"]["name"]: json.loads(n["metadata"]["annotations"][ANNOTATION])
+            for n in kubectl_json(sandbox, "get nodes")["items"] if ANNOTATION in (n["metadata"].get("annotations") or {})}
+
+
+def flat(output):
+    return " ".join(output.split())
+
+
+@pytest.fixture(scope="module")
+def cluster(bare_hosts):
+    old = previous_minor(bare_hosts.mirror_dir)
+    done = bare_hosts.playbook(CREATE, flow_vars(bare_hosts, old), timeout=1500)
+    assert done.returncode == 0, done.stdout[-8000:]
+    for host in bare_hosts.hosts():
+        bare_hosts.ssh(host, "echo kept > %s" % MARKER)
+    bare_hosts.ssh("cp-1", "kubectl --kubeconfig /etc/kubernetes/admin.conf create configmap written-before-upgrade --from-literal=k=v")
+    return bare_hosts
+
+
+def assert_untouched(sandbox, before_versions, before_identity, config_version):
+    assert versions(sandbox) == before_versions
+    assert identity(sandbox) == before_identity
+    assert upgrade_records(sandbox) == {}
+    config = kubectl_json(sandbox, "-n kube-system get configmap kubeadm-config")["data"]["ClusterConfiguration"]
+    assert "kubernetesVersion: %s" % config_version in config, config
+
+
+def test_requests_in_place_cannot_carry_are_refused_before_anything_is_touched(cluster):
+    old, new = previous_minor(cluster.mirror_dir), minor_start(cluster)
+    before, kept = versions(cluster), identity(cluster)
+    # another change in "in place or stop" mode: the machines would have to be replaced, which in place never does
+    refused = cluster.playbook(UPGRADE, flow_vars(cluster, new, machine_template={"image": "other"}), timeout=600)
+    assert refused.returncode != 0
+    assert "the in-place upgrade to %s is refused (IP2 in_place_other_changes)" % new in flat(refused.stdout), refused.stdout[-6000:]
+    assert "set upgrade.other_changes to rolling" in flat(refused.stdout)
+    assert_untouched(cluster, before, kept, old)
+    # a downgrade: the previous minor's previous minor
+    older = [v for v in _versions(cluster.mirror_dir) if v.split(".")[:2] < old.split(".")[:2]][-1]
+    refused = cluster.playbook(UPGRADE, flow_vars(cluster, older), timeout=600)
+    assert refused.returncode != 0
+    assert "IP3 in_place_downgrade" in flat(refused.stdout) and "an in-place upgrade never goes down" in flat(refused.stdout), \
+        refused.stdout[-6000:]
+    assert_untouched(cluster, before, kept, old)
+
+
+def test_check_mode_prints_the_whole_in_place_upgrade_and_changes_nothing(cluster):
+    old, new = previous_minor(cluster.mirror_dir), minor_start(cluster)
+    before, kept = versions(cluster), identity(cluster)
+    done = cluster.playbook(UPGRADE, flow_vars(cluster, new), check=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-8000:]
+    shown = done.stdout.split("The whole plan from here", 1)[1].split("TASK [", 1)[0]
+    steps = [line.strip()[2:].strip("'\"") for line in shown.splitlines() if line.strip().startswith("- ")]
+    actions = [" ".join(s.split(":", 1)[0].split(" ")[1:]) for s in steps]
+    assert actions == ["update_kubeadm_config", "upgrade_in_place cp-1", "upgrade_in_place cp-2", "upgrade_in_place cp-3", "none"], steps
+    # the callback wraps long lines: the reasons are read with the line breaks gone
+    shown = flat(shown)
+    assert "2. upgrade_in_place cp-1: upgrade cp-1 in place to %s with kubeadm upgrade apply" % new in shown, shown
+    assert "3. upgrade_in_place cp-2: upgrade cp-2 in place to %s with kubeadm upgrade node" % new in shown, shown
+    assert "4. upgrade_in_place cp-3: upgrade cp-3 in place to %s with kubeadm upgrade node, the last one: it upgrades the addons" % new \
+        in shown, shown
+    assert all(counts["changed"] == 0 for counts in recap(done.stdout).values()), done.stdout[-6000:]
+    assert_untouched(cluster, before, kept, old)
+
+
+def test_an_upgrade_killed_during_the_second_machine_is_finished_by_reconcile(cluster):
+    new = minor_start(cluster)
+    kept = identity(cluster)
+    with cluster.writing(ENDPOINT) as writer:
+        # killed once the second machine has run kubeadm upgrade node, as its kubelet is replaced
+        killed = cluster.playbook_killed(UPGRADE, flow_vars(cluster, new), "steps/kubelet.yml for cp-2", after=0, timeout=1500)
+        recorded = upgrade_records(cluster)
+        done = cluster.playbook(RECONCILE, flow_vars(cluster, new), timeout=1800)
+    assert "This pass's step: pass 4" not in killed
+    assert recorded["cp-1"]["step"] == "ready" and recorded["cp-2"]["step"] in ("drain", "kubelet"), recorded
+    assert "cp-3" not in recorded, recorded
+    assert done.returncode == 0, done.stdout[-8000:]
+    assert_writes_survived(writer, "the killed in-place upgrade and the reconcile that finished it")
+    # the half-upgraded machine is finished first, with upgrade node, then the last one with the addons
+    assert steps_taken(done.stdout)[:2] == ["upgrade_in_place cp-2", "upgrade_in_place cp-3"], steps_taken(done.stdout)
+    assert "cp-2 to %s with kubeadm upgrade node: kubelet, uncordon, ready" % new in flat(done.stdout) \
+        or "cp-2 to %s with kubeadm upgrade node: uncordon, ready" % new in flat(done.stdout), done.stdout[-8000:]
+    assert "next step: none (the control plane is as declared)" in done.stdout
+    assert set(versions(cluster).values()) == {new}
+    assert identity(cluster) == kept
+    records = upgrade_records(cluster)
+    assert {name: (r["version"], r["step"]) for name, r in records.items()} == {name: (new, "ready") for name in kept}, records
+    assert [r["command"] for _name, r in sorted(records.items())] == ["apply", "node", "node"], records
+    for host in cluster.hosts():
+        assert cluster.ssh(host, "cat %s" % MARKER).stdout.strip() == "kept"
+    assert kubectl_json(cluster, "get configmap written-before-upgrade")["data"] == {"k": "v"}
+    wait_control_plane_ready(cluster, sorted(kept))
+    again = cluster.playbook(UPGRADE, flow_vars(cluster, new), timeout=600)
+    assert again.returncode == 0 and all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
+
+
+GUARDED = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: guarded, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: guarded}}
+  template:
+    metadata: {labels: {app: guarded}}
+    spec:
+      nodeSelector: {kubernetes.io/hostname: cp-1}
+      tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]
+      containers: [{name: app, image: registry.k8s.io/pause:3.10.1}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: guarded, namespace: default}
+spec:
+  minAvailable: 1
+  selector: {matchLabels: {app: guarded}}
+"""
+
+
+def test_a_patch_upgrade_whose_drain_a_pdb_blocks_stops_there_uncordoned_and_is_finished_once_it_lets_go(cluster):
+    new = newest(cluster.mirror_dir)
+    kept = identity(cluster)
+    admin = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
+    cluster.ssh("cp-2", admin + "apply -f - <<'EOF'\n%s\nEOF" % GUARDED)
+    cluster.ssh("cp-2", admin + "rollout status deployment/guarded --timeout=120s", timeout=150)
+    blocked_vars = dict(flow_vars(cluster, new), node_upgrade_drain_timeout=5, node_upgrade_drain_retries=0)
+    with cluster.writing(ENDPOINT) as writer:
+        blocked = cluster.playbook(UPGRADE, blocked_vars, timeout=1200)
+        assert blocked.returncode != 0, blocked.stdout[-6000:]
+        assert "the drain of cp-1 did not finish" in flat(blocked.stdout), blocked.stdout[-6000:]
+        cp1 = kubectl_json(cluster, "get node cp-1")
+        assert not cp1["spec"].get("unschedulable"), "the node the drain left cordoned is uncordoned"
+        assert upgrade_records(cluster)["cp-1"]["failed"]["step"] == "drain"
+        # the status report shows how far it went and why it stopped
+        shown = flat(cluster.playbook(os.path.join(ROOT, "playbooks", "status.yml"), flow_vars(cluster, new)).stdout)
+        assert "%s: kubeadm-upgrade done, drain failed: cp-1: the step drain failed: the drain of cp-1 did not finish" % new in shown, shown
+        cluster.ssh("cp-2", admin + "delete poddisruptionbudget guarded")
+        done = cluster.playbook(UPGRADE, flow_vars(cluster, new), timeout=1800)
+    assert done.returncode == 0, done.stdout[-8000:]
+    assert_writes_survived(writer, "the patch upgrade in place")
+    assert "cp-1 to %s with kubeadm upgrade apply: drain, kubelet, uncordon, ready" % new in flat(done.stdout), done.stdout[-8000:]
+    assert [step.split(" ")[0] for step in steps_taken(done.stdout)] == ["upgrade_in_place"] * 3, steps_taken(done.stdout)
+    assert set(versions(cluster).values()) == {new} and identity(cluster) == kept
+    assert all("failed" not in record for record in upgrade_records(cluster).values())
+    assert "next step: none (the control plane is as declared)" in done.stdout
