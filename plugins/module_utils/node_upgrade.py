@@ -19,6 +19,13 @@ not done:
 What is observed on the host and the Node overrides the record where it can: a step whose result is missing is
 done again (the record says the software is installed but kubeadm is not of the version), and a node already of
 the version is not upgraded again.
+
+An upgrade may also name the etcd image tag its kubeadm upgrade is to reach (``etcd_image_tag``, the plan's
+``upgrade.etcd_image_tag``): on a control plane node with stacked etcd (an etcd static pod manifest), the
+kubeadm upgrade is done only once that manifest's tag is the target or newer (kubeadm never downgrades etcd), so an
+etcd-only upgrade at the same Kubernetes version is not taken for done. The record says the tag too, and is of
+this upgrade only when its version and its tag are this upgrade's: an earlier upgrade to the same version recorded
+its own steps and cordon, which say nothing of this one.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -27,6 +34,8 @@ __metaclass__ = type
 
 import json
 import re
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_tag import behind
 
 ANNOTATION = "control-plane.kubeadm.io/upgrade"
 STEPS = ("etcd-snapshot", "software", "kubeadm-upgrade", "drain", "kubelet", "uncordon", "ready")
@@ -79,42 +88,56 @@ def progress(text):
     }
 
 
-def record_step(record, version, command, step, at, **extra):
-    """The record once ``step`` of the upgrade to ``version`` is done: what an earlier step of the same upgrade
-    recorded (``uncordon``, ``drain``) is kept, a record of another version replaced."""
-    kept = dict(record) if record and record.get("version") == version else {}
+def of_this_upgrade(record, version, etcd_image_tag=None):
+    """Whether ``record`` is of the upgrade to ``version`` and ``etcd_image_tag`` (None: no etcd target)."""
+    return bool(record) and record.get("version") == version and record.get("etcd_image_tag") == etcd_image_tag
+
+
+def record_step(record, version, command, step, at, etcd_image_tag=None, **extra):
+    """The record once ``step`` of the upgrade to ``version`` (and ``etcd_image_tag``) is done: what an earlier step
+    of the same upgrade recorded (``uncordon``, ``drain``) is kept, a record of another upgrade replaced."""
+    kept = dict(record) if of_this_upgrade(record, version, etcd_image_tag) else {}
     kept.pop("failed", None)  # a step that went through clears the failure an earlier try recorded
-    kept.update(extra, version=version, command=command, step=step, at=at)
+    kept.update(extra, version=version, etcd_image_tag=etcd_image_tag, command=command, step=step, at=at)
     return kept
 
 
-def observed_facts(observed, version):
-    """What the host and the Node say is already of ``version``."""
+def etcd_reached(manifests, etcd_image_tag):
+    """Whether the host's etcd static pod is at ``etcd_image_tag`` or newer; true without a target or without an
+    etcd manifest (external etcd, a worker)."""
+    return not behind((manifests or {}).get("etcd"), etcd_image_tag)
+
+
+def observed_facts(observed, version, etcd_image_tag=None):
+    """What the host and the Node say is already of ``version`` (and of ``etcd_image_tag``)."""
     node = observed.get("node") or {}
     tags = observed.get("manifests") or {}
     control_plane = bool(observed.get("control_plane"))
     return {
         "kubeadm": observed.get("kubeadm") == version,
-        "manifests": control_plane and all(tags.get(component) == version for component in VERSIONED_COMPONENTS),
+        "manifests": control_plane and all(tags.get(component) == version for component in VERSIONED_COMPONENTS)
+        and etcd_reached(tags, etcd_image_tag),
         "kubelet": observed.get("kubelet") == version,
         "node": node.get("kubelet_version") == version and node.get("ready") is True,
     }
 
 
-def upgraded(observed, version):
-    """Whether the node is of ``version`` already: kubeadm, the kubelet (binary and running), its control plane."""
-    facts = observed_facts(observed, version)
+def upgraded(observed, version, etcd_image_tag=None):
+    """Whether the node is of ``version`` already: kubeadm, the kubelet (binary and running), its control plane
+    (with its etcd at ``etcd_image_tag`` or newer)."""
+    facts = observed_facts(observed, version, etcd_image_tag)
     return facts["kubeadm"] and facts["kubelet"] and facts["node"] and (facts["manifests"] or not observed.get("control_plane"))
 
 
-def remaining_steps(observed, version, command):
+def remaining_steps(observed, version, command, etcd_image_tag=None):
     """The steps still to take, in order. ``observed``: ``control_plane`` (bool), ``kubeadm`` and ``kubelet`` (the
     binaries' versions), ``manifests`` ({component: image tag}), ``node`` ({kubelet_version, ready}) and
     ``record`` (read_record's)."""
     steps = steps_of(command)
     record = observed.get("record")
-    position = steps.index(record["step"]) if record and record.get("version") == version and record["step"] in steps else -1
-    facts = observed_facts(observed, version)
+    this = of_this_upgrade(record, version, etcd_image_tag) and record["step"] in steps
+    position = steps.index(record["step"]) if this else -1
+    facts = observed_facts(observed, version, etcd_image_tag)
     # a step whose result is not there is done again, and everything after it
     for step, fact in (("software", facts["kubeadm"]),
                        ("kubeadm-upgrade", facts["manifests"] or not observed.get("control_plane")),
@@ -122,7 +145,7 @@ def remaining_steps(observed, version, command):
         if position >= steps.index(step) and not fact:
             position = steps.index(step) - 1
     remaining = list(steps[position + 1:])
-    if upgraded(observed, version):
+    if upgraded(observed, version, etcd_image_tag):
         # of the version already: what remains is to undo the upgrade's own cordon and to confirm an upgrade it began
         began = position >= 0
         remaining = [step for step in remaining
@@ -188,9 +211,9 @@ def drain_decision(name, nodes):
     return {"drain": True, "reason": "%s can take the pods" % ", ".join(able)}
 
 
-def uncordon_after(record, version, node):
+def uncordon_after(record, version, node, etcd_image_tag=None):
     """Whether the upgrade is to uncordon the node once done: true unless the node was cordoned before the upgrade
     cordoned it (someone else's cordon stays). The first answer is recorded and kept for the whole upgrade."""
-    if record and record.get("version") == version and isinstance(record.get("uncordon"), bool):
+    if of_this_upgrade(record, version, etcd_image_tag) and isinstance(record.get("uncordon"), bool):
         return record["uncordon"]
     return not node.get("unschedulable")

@@ -128,12 +128,14 @@ def _machine_from_node(node, host, pods_by_name):
     for component, prefix in MIRROR_PODS.items():
         pod = pods_by_name.get("%s-%s" % (prefix, name))
         components[component] = classify_pod(pod.get("status") if pod is not None else None, ready)[0]
+    etcd_pod = pods_by_name.get("%s-%s" % (MIRROR_PODS["etcd"], name))
     return {
         "name": name,
         "host": host.get("address") or _internal_ip(node),
         "failure_domain": labels.get(ZONE_LABEL) or host.get("failure_domain"),
         "created": annotations.get(CREATED) or record.get("created") or _timestamp(meta["creationTimestamp"]),
         "version": ((node.get("status") or {}).get("nodeInfo") or {}).get("kubeletVersion"),
+        "etcd_image_tag": _image_tag(etcd_pod),
         "spec_hash": annotations.get(SPEC_HASH),
         "bootstrap": annotations.get(BOOTSTRAP) or record.get("bootstrap"),
         "provisioned": True,
@@ -159,6 +161,7 @@ def _machine_from_record(host):
         "failure_domain": record.get("failure_domain") or host.get("failure_domain"),
         "created": record.get("created"),
         "version": record.get("version"),
+        "etcd_image_tag": None,
         "spec_hash": record.get("spec_hash"),
         "bootstrap": record.get("bootstrap"),
         "provisioned": record.get("step") in ("joined", "deleting") and record.get("joined") is not None,
@@ -170,6 +173,15 @@ def _machine_from_record(host):
         "node": None,
         "certificates_expire": host.get("certificates_expire"),
     }
+
+
+def _image_tag(pod):
+    """The tag of a mirror pod's (first) container image; None without the pod, or an image named by digest or by
+    no tag (nothing to compare)."""
+    containers = ((pod or {}).get("spec") or {}).get("containers") or []
+    image = (containers[0].get("image") or "") if containers else ""
+    name, separator, tag = image.rpartition(":")
+    return tag if separator and "/" not in tag and "@" not in name else None
 
 
 def _remediation(annotations, host_record):

@@ -19,25 +19,28 @@ step a timer holds back stays a ``wait``.
 
 The expected effects, as the act plays produce them:
 
-* ``scale_up``, and a ``rollout`` whose step is ``scale_up``: a machine appears. Its host is only picked when the
-  step runs (the first free host of the failure domain, or one the machine provider creates), so the projection
-  names it with a placeholder, ``new-1``, ``new-2``, ... It stands in the step's failure domain, runs the spec's
-  version, records the hash of the spec part its bootstrap reads (``init`` for the first machine, else ``join``),
-  and is created one second after the newest machine (and after ``now``), so every choice by age sees it as the
-  newest. It has a Ready Node and every control plane pod healthy, as ``machine_create`` waits for, and its
-  certificates run for the spec's ``certificateValidityPeriod`` (kubeadm's one year when unset). With managed
-  etcd it has a member named after its Node: voting (kubeadm promotes the learner before the join returns),
-  answering, in the same cluster, and listed by every member that lists members. After ``kubeadm init`` the
-  cluster is initialized, its endpoint answers and the kubeadm-config ConfigMap names the spec's version. A
-  remediation waiting for its replacement ends here: the new machine carries its record (RM9).
+* ``scale_up``, and a ``rollout`` whose step is ``scale_up``: a machine appears. Its host is only picked when
+  the step runs (the first free host of the failure domain, or one the machine provider creates), so the
+  projection names it with a placeholder, ``new-1``, ``new-2``, ... It stands in the step's failure domain, runs
+  the spec's version and, with managed etcd, the spec's etcd image tag (kubeadm renders it from the
+  kubeadm-config), records the hash of the spec part its bootstrap reads (``init`` for the first machine, else
+  ``join``), and is created one second after the newest machine (and after ``now``), so every choice by age sees
+  it as the newest. It has a Ready Node and every control plane pod healthy, as ``machine_create`` waits for,
+  and its certificates run for the spec's ``certificateValidityPeriod`` (kubeadm's one year when unset). With
+  managed etcd it has a member named after its Node: voting (kubeadm promotes the learner before the join
+  returns), answering, in the same cluster, and listed by every member that lists members. After ``kubeadm
+  init`` the cluster is initialized, its endpoint answers and the kubeadm-config ConfigMap names the spec's
+  version. A remediation waiting for its replacement ends here: the new machine carries its record (RM9).
 * ``scale_down``, a ``rollout`` whose step is ``scale_down``, ``remediate`` and ``finish_delete``: the machine and
   its etcd member are gone, and no member lists that member any more; if it led, the step's leader candidate
   leads. ``remediate`` also records ``remediation_in_progress`` (the machine, ``now``, its retry count).
 * ``remove_etcd_member``: that member is gone, the same way.
 * ``update_kubeadm_config``: the ConfigMap's ClusterConfiguration is the spec's: its version and every field the
   update manages (``kubeadm_config.updated_cluster_configuration``).
-* ``upgrade_in_place``: the machine runs the spec's version, its upgrade record says done (``ready``). Its spec hash stays: the planner upgrades in place
-  only a machine whose one reason to be outdated is its version (``rollout.split_by_strategy``).
+* ``upgrade_in_place``: the machine runs the spec's version, and the step's etcd image tag when it ran an older
+  one (kubeadm never downgrades etcd); its upgrade record says done (``ready``). Its spec hash stays: the planner
+  upgrades in place only a machine whose reasons to be outdated are its version and its etcd
+  (``rollout.split_by_strategy``).
 * ``upgrade_workers``: each worker of the step runs the spec's version, Ready and schedulable again, its upgrade
   record done (the flow drains it, upgrades it and uncordons it).
 * ``remediate_external``: the projection cannot know whether the user's remediation tasks heal the machine; it
@@ -56,6 +59,7 @@ import hashlib
 import itertools
 from datetime import timedelta
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_tag
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import node_name
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.kubeadm_config import updated_cluster_configuration
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import (
@@ -74,6 +78,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner impo
     WAIT,
     plan,
 )
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.rollout import wanted_etcd_tag
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external, with_v
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import format_time, parse_duration, parse_time
 
@@ -140,7 +145,11 @@ def after_step(spec, snapshot, result, new_machine=None):
         after["kubeadm_config"] = {"kubernetes_version": with_v(spec["version"]),
                                    "cluster_configuration": None if stored is None else updated_cluster_configuration(spec, stored)}
     elif action == UPGRADE_IN_PLACE:
-        _machine(after, result["machine"]).update(version=with_v(spec["version"]), upgrade=_upgraded(spec))
+        machine = _machine(after, result["machine"])
+        machine.update(version=with_v(spec["version"]), upgrade=_upgraded(spec))
+        etcd = result["upgrade"]["etcd_image_tag"]
+        if etcd_tag.behind(machine.get("etcd_image_tag"), etcd):
+            machine["etcd_image_tag"] = etcd
     elif action == UPGRADE_WORKERS:
         for worker in after["workers"]:
             if worker["name"] in result["workers"]:
@@ -165,6 +174,7 @@ def _add_machine(spec, snapshot, result, name, managed):
             "failure_domain": result["failure_domain"],
             "created": format_time(created),
             "version": with_v(spec["version"]),
+            "etcd_image_tag": wanted_etcd_tag(spec),
             "spec_hash": result["spec_hashes"][bootstrap],
             "bootstrap": bootstrap,
             "provisioned": True,

@@ -24,7 +24,8 @@ executes it and observes again):
    to do the result is ``wait`` with the skip as the reason.
 5. ``rollout`` — RO / G3: machines are outdated: the step is ``scale_up`` while fewer than replicas +
    max_surge machines exist, else ``scale_down`` among the outdated ones. ``upgrade_in_place`` instead, when
-   ``upgrade.strategy`` is ``in_place`` and the machines differ only in version: one machine per step, the
+   ``upgrade.strategy`` is ``in_place`` and the machines differ only in version and etcd (the etcd image tag they
+   run is behind the spec's; ``rollout.IN_PLACE_KINDS``): one machine per step, the
    oldest control plane machine first with ``kubeadm upgrade apply`` (the only one), then the others oldest
    first with ``kubeadm upgrade node``; the last of them upgrades the addons (CoreDNS, kube-proxy), which
    kubeadm does only once every API server runs the new version.
@@ -332,7 +333,9 @@ def _upgrade_in_place(view):
     if config is not None:
         return config
     report = view.preflight()
-    fields = dict(machine=machine, machines=names, upgrade={"command": command, "addons": addons}, preflight=report)
+    # the etcd the node's kubeadm upgrade is to leave behind, so the node is not taken for upgraded before it does
+    upgrade = {"command": command, "addons": addons, "etcd_image_tag": rollout.wanted_etcd_tag(view.spec)}
+    fields = dict(machine=machine, machines=names, upgrade=upgrade, preflight=report)
     if not report["ok"]:
         return _wait(what + ", once preflight passes", report["failures"], **fields)
     return _step(UPGRADE_IN_PLACE, what, **fields)

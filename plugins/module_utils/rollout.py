@@ -11,7 +11,11 @@ a. ``certificates``: ``rollout.before.certificates_expiry_days`` is set, the mac
 b. ``rollout_after``: ``rollout.after`` is set, it is strictly before now, and the machine was created
    strictly before it;
 c. ``version``: the machine's version differs from the spec's (an unknown version counts as different);
-d. ``spec``: the machine's recorded spec hash differs from the hash of the part of the spec that built it
+d. ``etcd``: with stacked etcd, the etcd image tag the machine runs is behind the one the spec wants (the version's
+   default, or ``etcd.local.imageTag``; ``etcd_tag.behind``: compared as etcd versions, a newer tag is not behind
+   since kubeadm never downgrades etcd, and a tag not observed is not either). The spec hash leaves that tag out:
+   like the version, it is what an in-place upgrade changes;
+e. ``spec``: the machine's recorded spec hash differs from the hash of the part of the spec that built it
    (``spec_hash``: ``init`` for the machine whose ``bootstrap`` is ``init``, ``join`` for the others). A
    machine whose ``bootstrap`` is not known is outdated only when its hash matches neither part. A machine
    with no recorded hash (adopted, or built before hashes were recorded) never rolls out for this reason,
@@ -19,8 +23,8 @@ d. ``spec``: the machine's recorded spec hash differs from the hash of the part 
 
 A machine being deleted is never outdated (RO2), though it still counts as a machine.
 
-With ``upgrade.strategy: in_place`` a machine whose *only* reason is ``version`` is upgraded where it stands
-rather than replaced (:func:`split_by_strategy`); any other reason still replaces it.
+With ``upgrade.strategy: in_place`` a machine whose only reasons are ``version`` and ``etcd`` (IN_PLACE_KINDS) is
+upgraded where it stands rather than replaced (:func:`split_by_strategy`); any other reason still replaces it.
 
 Next step (RO3): with ``max = replicas + max_surge`` (max_surge 0 or 1), fewer machines than ``max`` → scale
 up (the new machine is placed by FD2), otherwise → scale down choosing among the outdated machines (SD1).
@@ -35,10 +39,13 @@ from __future__ import annotations
 from collections import namedtuple
 from datetime import timedelta
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import with_v
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_tag
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import default_images, etcd_is_external, with_v
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import PAST_BOUNDARY_SECONDS, format_time, parse_time
 
-CERTIFICATES, ROLLOUT_AFTER, VERSION, SPEC = "certificates", "rollout_after", "version", "spec"
+CERTIFICATES, ROLLOUT_AFTER, VERSION, ETCD, SPEC = "certificates", "rollout_after", "version", "etcd", "spec"
+# The reasons an in-place upgrade removes: the version, and the etcd kubeadm deploys with it (docs/rules.md IP1).
+IN_PLACE_KINDS = (VERSION, ETCD)
 SCALE_UP, SCALE_DOWN = "scale_up", "scale_down"
 
 Reason = namedtuple("Reason", "kind message")
@@ -65,6 +72,9 @@ def outdated_reasons(machine, spec, desired_hashes, now):
     if version_differs(machine.get("version"), spec["version"]):
         wanted = with_v(spec["version"])
         reasons.append(Reason(VERSION, "runs %s, the spec wants %s" % (machine.get("version") or "an unknown version", wanted)))
+    etcd = wanted_etcd_tag(spec)
+    if etcd_tag.behind(machine.get("etcd_image_tag"), etcd):
+        reasons.append(Reason(ETCD, "runs etcd %s, the spec wants %s" % (machine["etcd_image_tag"], etcd)))
     recorded = machine.get("spec_hash")
     wanted_hashes = [desired_hashes[machine["bootstrap"]]] if machine.get("bootstrap") else sorted(set(desired_hashes.values()))
     if recorded is not None and recorded not in wanted_hashes:
@@ -107,14 +117,14 @@ def outdated_machines(machines, spec, desired_hashes, now):
 def split_by_strategy(outdated, upgrade_strategy):
     """``(replace, in_place)``: which outdated machines are replaced and which are upgraded where they stand.
 
-    ``rolling`` replaces every outdated machine. ``in_place`` upgrades the machines whose only reason is the
-    version and replaces the rest.
+    ``rolling`` replaces every outdated machine. ``in_place`` upgrades the machines whose only reasons are the
+    version and etcd and replaces the rest.
     """
     if upgrade_strategy != "in_place":
         return dict(outdated), {}
     replace, in_place = {}, {}
     for name, reasons in outdated.items():
-        target = in_place if all(r.kind == VERSION for r in reasons) else replace
+        target = in_place if all(r.kind in IN_PLACE_KINDS for r in reasons) else replace
         target[name] = reasons
     return replace, in_place
 
@@ -127,6 +137,11 @@ def next_step(machine_count, replicas, max_surge):
 def messages(outdated):
     """``{name: [message, ...]}``: the reasons as plain text, for results and logs."""
     return {name: [r.message for r in reasons] for name, reasons in outdated.items()}
+
+
+def wanted_etcd_tag(spec):
+    """The etcd image tag the machines are to run: the spec's (``spec.default_images``), None with external etcd."""
+    return None if etcd_is_external(spec) else default_images(spec)["etcd"]
 
 
 def version_differs(observed, wanted):

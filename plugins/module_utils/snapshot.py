@@ -94,6 +94,7 @@ _MACHINE = {
     "failure_domain": Field(string()),
     "created": Field(timestamp, REQUIRED),
     "version": Field(string()),
+    "etcd_image_tag": Field(string()),
     "spec_hash": Field(string()),
     "bootstrap": Field(one_of("init", "join")),
     "provisioned": Field(boolean),

@@ -109,14 +109,15 @@ def etcd_is_external(spec):
 
 def default_images(spec):
     """The etcd, CoreDNS and pause image tags kubeadm deploys for a normalized spec: the version's defaults
-    (kubeadm_releases), overridden by the tags the cluster configuration names."""
-    defaults = release(version_tuple(spec["version"]))
+    (kubeadm_releases), overridden by the tags the cluster configuration names. A version the table does not hold
+    (which normalize_spec refuses) has no defaults: None."""
+    defaults = release(version_tuple(spec["version"]) or ())
     config = spec["kubeadm"]["cluster_configuration"]
     etcd = config.get("etcd") or {}
     return {
-        "etcd": (etcd.get("local") or {}).get("imageTag") or defaults.etcd_image,
-        "coredns": (config.get("dns") or {}).get("imageTag") or defaults.coredns_image,
-        "pause": defaults.pause_image,
+        "etcd": (etcd.get("local") or {}).get("imageTag") or (defaults.etcd_image if defaults else None),
+        "coredns": (config.get("dns") or {}).get("imageTag") or (defaults.coredns_image if defaults else None),
+        "pause": defaults.pause_image if defaults else None,
     }
 
 

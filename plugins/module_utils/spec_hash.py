@@ -8,7 +8,9 @@ Pure functions, no I/O. A machine is built either by ``kubeadm init`` (the first
 one per part (KCP too compares each machine with the configuration that built it). Each covers what such a
 machine is built from and nothing else (docs/spec.md):
 
-* the kubeadm cluster configuration, without ``dns`` (CoreDNS is a cluster add-on, KCP ignores it too);
+* the kubeadm cluster configuration, without ``dns`` (CoreDNS is a cluster add-on, KCP ignores it too) and
+  without ``etcd.local.imageTag`` (like the version, what an in-place upgrade changes: ``rollout`` compares the
+  etcd each machine runs with the one wanted, reason ``etcd``);
 * ``init``: the init configuration; ``join``: the join configuration without ``discovery`` (per-join tokens);
 * ``machine_template``.
 
@@ -55,7 +57,7 @@ def hashed_part(spec, part):
     """What a normalized spec's ``part`` hash (``init`` or ``join``) covers, as it is hashed."""
     kubeadm = spec["kubeadm"]
     covered = {
-        "cluster_configuration": {k: v for k, v in kubeadm["cluster_configuration"].items() if k != "dns"},
+        "cluster_configuration": _without_version_tied(kubeadm["cluster_configuration"]),
         "machine_template": spec["machine_template"],
     }
     if part == INIT:
@@ -63,6 +65,22 @@ def hashed_part(spec, part):
     else:
         covered["join_configuration"] = {k: v for k, v in kubeadm["join_configuration"].items() if k != "discovery"}
     return _canonical(covered)
+
+
+def _without_version_tied(cluster_configuration):
+    """The cluster configuration without what is compared on its own: ``dns`` and ``etcd.local.imageTag``. An
+    ``etcd.local`` (then an ``etcd``) left empty goes too, so writing a tag where there was none moves no hash."""
+    covered = {k: v for k, v in cluster_configuration.items() if k != "dns"}
+    etcd = covered.get("etcd")
+    if not isinstance(etcd, dict) or not isinstance(etcd.get("local"), dict):
+        return covered
+    local = {k: v for k, v in etcd["local"].items() if k != "imageTag"}
+    etcd = dict(etcd, local=local) if local else {k: v for k, v in etcd.items() if k != "local"}
+    if etcd:
+        covered["etcd"] = etcd
+    else:
+        del covered["etcd"]
+    return covered
 
 
 def spec_hash(spec, part):

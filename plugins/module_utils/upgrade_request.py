@@ -23,11 +23,10 @@ turns them into a ``wait`` whose reason names the rules, and nothing is upgraded
 
 from __future__ import annotations
 
-import re
-
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_tag import etcd_version
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.preflight import blocker
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.rollout import VERSION
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import default_images, etcd_is_external, version_tuple, with_v
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.rollout import IN_PLACE_KINDS, wanted_etcd_tag
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external, version_tuple, with_v
 
 OTHER_CHANGES = "in_place_other_changes"
 VERSION_UNKNOWN = "in_place_version_unknown"
@@ -42,8 +41,6 @@ RULE_IDS = {OTHER_CHANGES: "IP2", VERSION_UNKNOWN: "IP3", DOWNGRADE: "IP3", MINO
 # members can fail a 3.6 upgrade with "too many learner member"), 3.6.11 (etcd's 3.7 upgrade guide).
 ETCD_BEFORE_NEXT_MINOR = {(3, 5): (3, 5, 20), (3, 6): (3, 6, 11)}
 
-_ETCD_VERSION = re.compile(r"v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
-
 
 def check(spec, snapshot, replace):
     """Every refusal of the in-place request (IP2-IP4), in rule order; empty when it may go ahead.
@@ -53,7 +50,7 @@ def check(spec, snapshot, replace):
     machines = [m for m in snapshot.get("machines") or [] if not m.get("deleting")]
     refusals = version_path(spec["version"], machines, snapshot.get("workers") or [])
     if not etcd_is_external(spec):
-        refusals += etcd_path(default_images(spec)["etcd"], (snapshot.get("etcd") or {}).get("members") or [])
+        refusals += etcd_path(wanted_etcd_tag(spec), (snapshot.get("etcd") or {}).get("members") or [])
     refused = other_changes(replace, spec["upgrade"]["other_changes"])
     return refusals + ([refused] if refused else [])
 
@@ -63,7 +60,7 @@ def other_changes(replace, setting):
     if not replace or setting == "rolling":
         return None
     names = sorted(replace)
-    what = "; ".join("%s %s" % (name, ", ".join(r.message for r in replace[name] if r.kind != VERSION)) for name in names)
+    what = "; ".join("%s %s" % (name, ", ".join(r.message for r in replace[name] if r.kind not in IN_PLACE_KINDS)) for name in names)
     return blocker(
         OTHER_CHANGES,
         "IP2: in place changes only the version and what comes with it, and upgrade.other_changes is refuse: %s (set "
@@ -130,15 +127,11 @@ def etcd_step_problem(current, target):
         return "etcd upgrades one minor at a time; it would skip one from"
     floor = ETCD_BEFORE_NEXT_MINOR.get(current[:2])
     if floor is not None and current < floor:
-        return ("etcd moves to v%d.%d only from %d.%d.%d or later: first bring every member there (etcd.local.imageTag "
-                "at the current version); now at" % (target[:2] + floor))
+        # the image tag kubeadm names each etcd release by: <version>-0
+        return ("etcd moves to v%d.%d only from %d.%d.%d or later: first set kubeadm.cluster_configuration.etcd.local.imageTag "
+                "to %d.%d.%d-0 and keep version at the one the control plane runs (etcd alone is then upgraded in place), "
+                "then set the new version; now at" % (target[:2] + floor + floor))
     return None
-
-
-def etcd_version(tag):
-    """(major, minor, patch) of an etcd version or image tag (``3.6.8``, ``3.6.8-0``), or None."""
-    match = _ETCD_VERSION.match(tag) if isinstance(tag, str) else None
-    return tuple(int(match.group(i)) for i in (1, 2, 3)) if match else None
 
 
 def _names(names):

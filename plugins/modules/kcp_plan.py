@@ -37,7 +37,7 @@ description:
     its members and has no alarm, the API endpoint answers), and every removal of an etcd member by a quorum
     projection. A refused operation comes back as V(wait) with RV(blocked_by) naming each rule.
   - "With the in-place strategy the request is checked first, before any machine or worker is touched: only the
-    version may change (anything else is refused with C(upgrade.other_changes) V(refuse), or rolled out with
+    version and the etcd that goes with it may change (anything else is refused with C(upgrade.other_changes) V(refuse), or rolled out with
     V(rolling)), no downgrade, no minor skipped, and etcd reaches the new version's etcd one minor at a time from
     the release etcd requires. A refused request is a V(wait) naming the rules (C(docs/rules.md) IP)."
   - A pure computation over its arguments, measured against the snapshot's C(now), not the clock. It runs
@@ -166,7 +166,7 @@ upgrade:
   description: For V(upgrade_in_place), how RV(machine) is upgraded; null otherwise.
   returned: success
   type: dict
-  sample: {"command": "node", "addons": true}
+  sample: {"command": "node", "addons": true, "etcd_image_tag": "3.6.11-0"}
   contains:
     command:
       description: V(apply) runs C(kubeadm upgrade apply) (only on the oldest machine, first); V(node) runs
@@ -176,6 +176,12 @@ upgrade:
       description: This is the last machine to upgrade, whose run upgrades CoreDNS and kube-proxy (kubeadm
         does so only once every API server runs the new version).
       type: bool
+    etcd_image_tag:
+      description: With stacked etcd, the etcd image tag the spec wants (C(etcd.local.imageTag), else the version's
+        default), which the machine's kubeadm upgrade is to leave its etcd at (or newer; kubeadm never downgrades
+        etcd); the role C(kubeadm.control_plane.node_upgrade) takes it as C(node_upgrade_etcd_image_tag). Null with
+        external etcd.
+      type: str
 failure_domain:
   description: Where a new machine goes (scale up), or the failure domain the removed machine is taken from
     (scale down); null when no failure domain applies.
@@ -288,7 +294,7 @@ blocked_by:
       type: list
       elements: str
 outdated:
-  description: Every outdated machine with its reasons (certificates, rollout.after, version, spec hash).
+  description: Every outdated machine with its reasons (certificates, rollout.after, version, an etcd behind the spec's, spec hash).
   returned: success
   type: dict
   sample: {"cp-1": ["runs v1.29.8, the spec wants v1.30.4"]}

@@ -49,6 +49,15 @@ options:
     type: list
     elements: dict
     default: []
+  etcd_image_tag:
+    description:
+      - The etcd image tag the upgrade is to reach (the plan's C(upgrade.etcd_image_tag)); null for none.
+      - On a control plane node with stacked etcd (an C(etcd.yaml) static pod manifest), the C(kubeadm-upgrade)
+        step counts as done only once that manifest's image tag is this tag or newer (kubeadm never downgrades etcd;
+        a tag that does not read as a version must be the same), so an upgrade of etcd alone, at the same
+        Kubernetes version, is not taken for done. A host without that manifest (external etcd, a worker) ignores it.
+      - The record on the Node is of this upgrade only when its version and its C(etcd_image_tag) are these.
+    type: str
   manifests_dir:
     description: kubeadm's static pod manifests on the host.
     type: path
@@ -108,7 +117,9 @@ steps:
   type: list
   elements: str
 upgraded:
-  description: Whether kubeadm, the kubelet (installed and running), and on a control plane node its static pods are of the version.
+  description:
+    - Whether kubeadm, the kubelet (installed and running), and on a control plane node its static pods are of the
+      version, its etcd at O(etcd_image_tag) or newer.
   returned: always
   type: bool
 control_plane:
@@ -133,9 +144,18 @@ node:
   returned: always
   type: dict
 record:
-  description: The upgrade's record on the Node (C(version), C(command), C(step), C(at), ...); null when there is none.
+  description:
+    - The upgrade's record on the Node (C(version), C(etcd_image_tag), C(command), C(step), C(at), ...); null when
+      there is none.
   returned: always
   type: dict
+record_of_this_upgrade:
+  description:
+    - Whether RV(record) is of this upgrade - its C(version) is O(version) and its C(etcd_image_tag) is
+      O(etcd_image_tag) - so that its steps and its cordon decision are resumed; a record of another upgrade, of the
+      same version too, says nothing of this one.
+  returned: always
+  type: bool
 software:
   description: The node software record on the host (M(kubeadm.control_plane.node_software_install)); empty when there is none.
   returned: always
@@ -204,6 +224,7 @@ def main():
             command=dict(type="str", required=True, choices=list(node_upgrade.COMMANDS)),
             node=dict(type="dict"),
             nodes=dict(type="list", elements="dict", default=[]),
+            etcd_image_tag=dict(type="str"),
             manifests_dir=dict(type="path", default="/etc/kubernetes/manifests"),
             software_record_path=dict(type="path", default="/var/lib/kubeadm-control-plane/node-software.json"),
         ),
@@ -211,6 +232,7 @@ def main():
     )
     params = module.params
     version, command = params["version"], params["command"]
+    etcd = params["etcd_image_tag"] or None
     node = params["node"] or None
     annotations = ((node or {}).get("metadata") or {}).get("annotations") or {}
     observed = {
@@ -229,10 +251,11 @@ def main():
     name = observed["node"]["name"]
     module.exit_json(
         changed=False,
-        remaining=node_upgrade.remaining_steps(observed, version, command),
-        upgraded=node_upgrade.upgraded(observed, version),
+        remaining=node_upgrade.remaining_steps(observed, version, command, etcd),
+        upgraded=node_upgrade.upgraded(observed, version, etcd),
+        record_of_this_upgrade=node_upgrade.of_this_upgrade(observed["record"], version, etcd),
         drain=node_upgrade.drain_decision(name, params["nodes"] or [node]),
-        uncordon=node_upgrade.uncordon_after(observed["record"], version, observed["node"]),
+        uncordon=node_upgrade.uncordon_after(observed["record"], version, observed["node"], etcd),
         **answer
     )
 

@@ -130,6 +130,11 @@ def test_the_observed_cluster_is_accepted_by_the_plan_verbatim_and_needs_nothing
         assert machine["failure_domain"] == "fd-%d" % (index + 1) and machine["provisioned"] is True
         assert machine["components"] == {"api_server": "healthy", "controller_manager": "healthy",
                                          "scheduler": "healthy", "etcd": "healthy"}, machine
+    # each machine's etcd image tag is its etcd mirror pod's
+    pods = json.loads(bare_hosts.ssh(hosts[0], "kubectl --kubeconfig /etc/kubernetes/admin.conf -n kube-system get pods "
+                                               "-l component=etcd -o json").stdout)["items"]
+    assert {name: m["etcd_image_tag"] for name, m in machines.items()} == {
+        p["metadata"]["name"][len("etcd-"):]: p["spec"]["containers"][0]["image"].rpartition(":")[2] for p in pods}
     members = observed["etcd"]["members"]
     assert sorted(m["name"] for m in members) == hosts
     assert all(m["responsive"] and not m["learner"] and m["error"] is None for m in members), members

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import node_upgrade as nu
+from ansible_run import run_module
 
 OLD, NEW = "v1.36.4", "v1.37.1"
 ALL_NODE = ["software", "kubeadm-upgrade", "drain", "kubelet", "uncordon", "ready"]
@@ -86,12 +87,12 @@ def test_the_annotation_reads_as_a_record_or_as_none(text, record):
 
 def test_a_record_keeps_what_earlier_steps_of_the_same_upgrade_said():
     first = nu.record_step(None, NEW, "node", "software", "t1", uncordon=True)
-    assert first == {"version": NEW, "command": "node", "step": "software", "at": "t1", "uncordon": True}
+    assert first == {"version": NEW, "etcd_image_tag": None, "command": "node", "step": "software", "at": "t1", "uncordon": True}
     drained = nu.record_step(first, NEW, "node", "drain", "t2", drain="skipped: a single-node cluster")
-    assert drained == {"version": NEW, "command": "node", "step": "drain", "at": "t2", "uncordon": True,
+    assert drained == {"version": NEW, "etcd_image_tag": None, "command": "node", "step": "drain", "at": "t2", "uncordon": True,
                        "drain": "skipped: a single-node cluster"}
-    assert nu.record_step(drained, "v1.38.0", "node", "software", "t3") == {"version": "v1.38.0", "command": "node",
-                                                                            "step": "software", "at": "t3"}
+    assert nu.record_step(drained, "v1.38.0", "node", "software", "t3") == {"version": "v1.38.0", "etcd_image_tag": None,
+                                                                            "command": "node", "step": "software", "at": "t3"}
     assert json.loads(json.dumps(drained)) == drained
     failed = dict(drained, failed={"step": "kubelet", "error": "boom", "at": "t3"})
     assert "failed" not in nu.record_step(failed, NEW, "node", "kubelet", "t4")
@@ -111,6 +112,58 @@ def test_a_record_keeps_what_earlier_steps_of_the_same_upgrade_said():
 ])
 def test_the_progress_the_status_shows_of_a_node_upgrade(text, progress):
     assert nu.progress(text) == progress
+
+
+def test_a_record_of_the_same_version_and_another_etcd_tag_is_another_upgrade_s():
+    earlier = nu.record_step(None, OLD, "apply", "ready", "t1", uncordon=False)
+    now = nu.record_step(earlier, OLD, "apply", "etcd-snapshot", "t2", etcd_image_tag="3.6.11-0", uncordon=True)
+    assert now == {"version": OLD, "etcd_image_tag": "3.6.11-0", "command": "apply", "step": "etcd-snapshot", "at": "t2", "uncordon": True}
+    assert nu.record_step(now, OLD, "apply", "software", "t3", etcd_image_tag="3.6.11-0")["uncordon"] is True
+
+
+# the control plane already at OLD, its etcd at 3.6.8, upgraded in place to etcd 3.6.11 at the same version
+AT_OLD = dict(kubeadm=OLD, kubelet=OLD, manifests=OLD, running=OLD)
+FLOOR = "3.6.11-0"
+
+
+def at_old(etcd="3.6.8-0", step=None, record_etcd=None, control_plane=True):
+    observed = host(control_plane=control_plane, step=step, version=OLD, **AT_OLD)
+    if control_plane:
+        observed["manifests"]["etcd"] = etcd
+    if observed["record"] is not None:
+        observed["record"]["etcd_image_tag"] = record_etcd
+    return observed
+
+
+@pytest.mark.parametrize("observed, remaining, upgraded", [
+    # an etcd behind the target: the upgrade is not done, whatever the rest says
+    (at_old(), ["etcd-snapshot"] + ALL_NODE, False),
+    # an earlier upgrade to the same version, done to the end, is no record of this one
+    (at_old(step="ready"), ["etcd-snapshot"] + ALL_NODE, False),
+    # this upgrade's own record is resumed
+    (at_old(step="software", record_etcd=FLOOR), ALL_NODE[1:], False),
+    # its kubeadm upgrade recorded but the etcd manifest still behind: done again
+    (at_old(step="drain", record_etcd=FLOOR), ALL_NODE[1:], False),
+    # etcd at the target, or newer (kubeadm never downgrades it): nothing, unless this upgrade began
+    (at_old(etcd=FLOOR), [], True),
+    (at_old(etcd="3.6.12-0"), [], True),
+    (at_old(etcd=FLOOR, step="kubelet", record_etcd=FLOOR), ["uncordon", "ready"], True),
+    # no etcd manifest (external etcd) or a worker: the target says nothing about the host
+    (dict(at_old(), manifests={c: OLD for c in nu.VERSIONED_COMPONENTS}), [], True),
+    (at_old(control_plane=False), [], True),
+])
+def test_an_etcd_target_is_part_of_the_upgrade(observed, remaining, upgraded):
+    assert nu.remaining_steps(observed, OLD, "apply", etcd_image_tag=FLOOR) == remaining
+    assert nu.upgraded(observed, OLD, etcd_image_tag=FLOOR) is upgraded
+
+
+def test_without_an_etcd_target_the_etcd_manifest_is_not_looked_at():
+    assert nu.remaining_steps(at_old(), OLD, "apply") == []
+    assert nu.upgraded(at_old(), OLD)
+
+
+def test_a_tag_that_is_no_version_is_reached_only_when_it_is_the_manifest_s():
+    assert nu.etcd_reached({"etcd": "custom"}, "custom") and not nu.etcd_reached({"etcd": "3.6.11-0"}, "custom")
 
 
 @pytest.mark.parametrize("observed, version, command, refused", [
@@ -170,3 +223,26 @@ def test_the_node_is_drained_only_when_another_can_take_its_pods(name, nodes, dr
 ])
 def test_the_node_is_uncordoned_unless_it_was_cordoned_before(record, unschedulable, uncordon):
     assert nu.uncordon_after(record, NEW, {"unschedulable": unschedulable}) is uncordon
+
+
+def test_an_earlier_upgrade_to_the_same_version_does_not_say_whether_an_etcd_upgrade_uncordons():
+    # the earlier upgrade found the node cordoned by someone; that cordon is gone: this upgrade uncordons what it cordons
+    earlier = {"version": OLD, "step": "ready", "uncordon": False}
+    assert nu.uncordon_after(earlier, OLD, {"unschedulable": False}, etcd_image_tag="3.6.11-0") is True
+    this = dict(earlier, etcd_image_tag="3.6.11-0")
+    assert nu.uncordon_after(this, OLD, {"unschedulable": False}, etcd_image_tag="3.6.11-0") is False
+
+
+def test_the_module_reads_the_etcd_manifest_s_tag_and_tells_a_record_of_this_upgrade(tmp_path):
+    for component, image in [(c, "registry.k8s.io/%s:%s" % (c, OLD)) for c in nu.VERSIONED_COMPONENTS] + [("etcd", "registry.k8s.io/etcd:3.6.8-0")]:
+        (tmp_path / (component + ".yaml")).write_text("spec:\n  containers:\n  - command: [%s]\n    image: %s\n" % (component, image))
+    earlier = {"version": OLD, "command": "apply", "step": "ready", "at": "t1", "uncordon": True}
+    node = {"metadata": {"name": "cp-1", "annotations": {nu.ANNOTATION: json.dumps(earlier)}},
+            "status": {"nodeInfo": {"kubeletVersion": OLD}, "conditions": [{"type": "Ready", "status": "True"}]}}
+    args = {"version": OLD, "command": "apply", "node": node, "manifests_dir": str(tmp_path), "software_record_path": str(tmp_path / "none")}
+    outcome, result = run_module("node_upgrade_info", dict(args, etcd_image_tag="3.6.11-0"))
+    assert outcome == "SUCCESS", result
+    assert result["manifests"] == dict({c: OLD for c in nu.VERSIONED_COMPONENTS}, etcd="3.6.8-0")
+    assert result["record_of_this_upgrade"] is False and "kubeadm-upgrade" in result["remaining"]
+    outcome, result = run_module("node_upgrade_info", args)
+    assert outcome == "SUCCESS" and result["record_of_this_upgrade"] is True, result

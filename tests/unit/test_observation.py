@@ -246,3 +246,62 @@ def test_what_observation_assembles_from_api_objects_plans_the_workers_after_the
     behind = [node("cp-1", version="v1.36.4")] + control_plane[1:]
     result = planned(behind + workers)
     assert (result["action"], result["machine"], result["workers"]) == ("upgrade_in_place", "cp-1", [])
+
+
+def with_images(pods, etcd_image):
+    """The mirror pods with the container image kubeadm's manifests name; the etcd pod's is ``etcd_image``."""
+    for pod in pods:
+        component = pod["metadata"]["name"].rpartition("-cp-")[0]
+        image = etcd_image if component == "etcd" else "registry.k8s.io/%s:v1.37.1" % component
+        pod["spec"] = {"containers": [{"name": component, "image": image}]}
+    return pods
+
+
+@pytest.mark.parametrize("image,tag", [
+    ("registry.k8s.io/etcd:3.6.8-0", "3.6.8-0"),
+    ("mirror.local:5000/etcd:3.6.11-0", "3.6.11-0"),
+    ("mirror.local:5000/etcd", None),
+    ("registry.k8s.io/etcd@sha256:0123abcd", None),
+], ids=["a registry image", "a registry with a port", "no tag", "a digest"])
+def test_a_machine_s_etcd_image_tag_is_its_etcd_mirror_pod_s(image, tag):
+    snap = observation.assemble(NOW, [host("cp-1")], ["fd-1"], nodes=[node("cp-1")], pods=with_images(mirror_pods("cp-1"), image),
+                                kubeadm_config={"kubernetes_version": "v1.37.1"})
+    assert snap["machines"][0]["etcd_image_tag"] == tag
+    assert normalize_snapshot(snap)[1] == []
+
+
+def test_without_an_etcd_pod_or_a_node_the_etcd_image_tag_is_not_known():
+    pods = [p for p in with_images(mirror_pods("cp-1"), "registry.k8s.io/etcd:3.6.8-0") if not p["metadata"]["name"].startswith("etcd-")]
+    joining = {"created": "2026-11-26T11:00:00Z", "bootstrap": "join", "step": "joining"}
+    snap = observation.assemble(NOW, [host("cp-1"), host("cp-2", record=joining)], ["fd-1"], nodes=[node("cp-1")], pods=pods,
+                                kubeadm_config={"kubernetes_version": "v1.37.1"})
+    assert [m["etcd_image_tag"] for m in snap["machines"]] == [None, None]
+
+
+def test_what_observation_assembles_upgrades_an_older_etcd_in_place_at_the_same_version():
+    """The seam for etcd: the etcd mirror pods' image tags, assembled as kcp_observe does, planned as kcp_plan does."""
+    names = ("cp-1", "cp-2", "cp-3")
+    members = [{"name": n, "id": "%016x" % (i + 1), "responsive": True, "leader": i == 0, "version": "3.6.8",
+                "member_ids_seen": ["%016x" % (j + 1) for j in range(3)]} for i, n in enumerate(names)]
+    raw_spec = {"cluster_name": "demo", "replicas": 3, "version": "v1.36.4", "endpoint": {"host": "10.0.0.100"},
+                "upgrade": {"strategy": "in_place"},
+                "kubeadm": {"cluster_configuration": {"etcd": {"local": {"imageTag": "3.6.11-0"}}}}}
+
+    def planned(etcd_images):
+        pods = [p for n, image in zip(names, etcd_images) for p in with_images(mirror_pods(n), image)]
+        snap = observation.assemble(NOW, [host(n) for n in names], ["fd-1"], nodes=[node(n, version="v1.36.4") for n in names],
+                                    pods=pods, kubeadm_config={"kubernetes_version": "v1.36.4", "cluster_configuration": None},
+                                    etcd={"external": False, "members": members}, endpoint_ready=True)
+        result, errors = kcp_plan.plan_from_raw(raw_spec, snap, projection=True)
+        assert errors == []
+        return result
+
+    result = planned(["registry.k8s.io/etcd:3.6.8-0"] * 3)
+    assert (result["action"], result["machine"], result["upgrade"]) == (
+        "upgrade_in_place", "cp-1", {"command": "apply", "addons": False, "etcd_image_tag": "3.6.11-0"})
+    assert result["outdated"]["cp-2"] == ["runs etcd 3.6.8-0, the spec wants 3.6.11-0"]
+    assert [(s["action"], s["machine"]) for s in result["projection"]] == [
+        ("upgrade_in_place", "cp-1"), ("upgrade_in_place", "cp-2"), ("upgrade_in_place", "cp-3"), ("none", None)]
+    # a machine already at the tag, or newer, is not upgraded again: kubeadm does not downgrade etcd
+    result = planned(["registry.k8s.io/etcd:3.6.11-0", "registry.k8s.io/etcd:3.6.12-0", "registry.k8s.io/etcd:3.6.8-0"])
+    assert (result["action"], result["machine"], result["upgrade"]["command"]) == ("upgrade_in_place", "cp-3", "node")

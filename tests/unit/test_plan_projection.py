@@ -35,6 +35,9 @@ NO_MORE_RETRIES = spec(remediation={"max_retry": 1, "retry_period": 0.0, "min_he
 POWER_CYCLE = {"attempts": 3, "timeout": 600.0, "escalate": False}
 EXTERNAL_REMEDIATION = spec(remediation=dict(SPEC["remediation"], external=POWER_CYCLE))
 ESCALATING = spec(remediation=dict(SPEC["remediation"], external=dict(POWER_CYCLE, escalate=True)))
+# etcd moved to the release etcd 3.7 needs first (3.6.11), the Kubernetes version kept: an in-place upgrade of etcd alone
+ETCD_FLOOR = dict(SPEC["kubeadm"], cluster_configuration={"etcd": {"local": {"imageTag": "3.6.11-0"}}})
+STORED_ETCD_DEFAULT = {"kubernetes_version": VERSION, "cluster_configuration": {"kubernetesVersion": VERSION, "etcd": {"local": {}}}}
 EXTERNAL = spec(
     kubeadm={
         "api_version": "kubeadm.k8s.io/v1beta4",
@@ -140,6 +143,22 @@ SEQUENCES = [
         IN_PLACE,
         outdated(3),
         [CONFIG, ("upgrade_in_place", None, "cp-1"), ("upgrade_in_place", None, "cp-2"), ("upgrade_in_place", None, "cp-3"), NONE],
+    ),
+    (
+        "in place, etcd alone: the kubeadm-config's etcd tag, upgrade apply at the same version on the oldest, upgrade node "
+        "on each other",
+        spec(upgrade=upgrade("in_place"), kubeadm=ETCD_FLOOR),
+        snapshot(cluster(3, **{"cp_%d" % i: {"etcd_image_tag": "3.6.8-0"} for i in (1, 2, 3)}), failure_domains=FDS,
+                 kubeadm_config=STORED_ETCD_DEFAULT),
+        [CONFIG, ("upgrade_in_place", None, "cp-1"), ("upgrade_in_place", None, "cp-2"), ("upgrade_in_place", None, "cp-3"), NONE],
+    ),
+    (
+        "rolling, etcd alone: the kubeadm-config's etcd tag, then each machine replaced, a new one running the tag",
+        spec(kubeadm=ETCD_FLOOR),
+        snapshot(cluster(3, **{"cp_%d" % i: {"etcd_image_tag": "3.6.8-0"} for i in (1, 2, 3)}), failure_domains=FDS,
+                 kubeadm_config=STORED_ETCD_DEFAULT),
+        [CONFIG, ("rollout", "scale_up", "fd-a"), ("rollout", "scale_down", "cp-1"), ("rollout", "scale_up", "fd-b"),
+         ("rollout", "scale_down", "cp-2"), ("rollout", "scale_up", "fd-c"), ("rollout", "scale_down", "cp-3"), NONE],
     ),
     (
         "in-place upgrade with workers: the control plane first, then each group's workers, two at a time in md-a",

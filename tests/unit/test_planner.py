@@ -311,7 +311,21 @@ def test_the_in_place_strategy_upgrades_machines_that_differ_only_in_version():
     snap = snapshot(cluster(3), failure_domains=FDS, kubeadm_config={"kubernetes_version": NEXT})
     result = decide(spec(version=NEXT, upgrade=upgrade("in_place")), snap)
     assert (result["action"], result["machine"], result["machines"]) == ("upgrade_in_place", "cp-1", ["cp-1", "cp-2", "cp-3"])
-    assert result["upgrade"] == {"command": "apply", "addons": False}
+    assert result["upgrade"] == {"command": "apply", "addons": False, "etcd_image_tag": "3.7.0-0"}
+
+
+def test_the_in_place_strategy_upgrades_an_older_etcd_at_the_same_version_behind_the_kubeadm_config():
+    floor = {"etcd": {"local": {"imageTag": "3.6.11-0"}}}
+    the_spec = spec(upgrade=upgrade("in_place"), kubeadm=dict(spec()["kubeadm"], cluster_configuration=floor))
+    machines = [machine("cp-%d" % i, fd=FDS[i - 1]["name"], created=1000 - i, etcd_image_tag="3.6.8-0") for i in (1, 2, 3)]
+    stored = {"kubernetesVersion": VERSION, "etcd": {"local": {"imageTag": "3.6.8-0"}}}
+    result = decide(the_spec, snapshot(machines, failure_domains=FDS, kubeadm_config={"kubernetes_version": VERSION, "cluster_configuration": stored}))
+    assert result["action"] == "update_kubeadm_config" and "etcd.local.imageTag" in result["reason"]
+    assert result["outdated"]["cp-1"] == ["runs etcd 3.6.8-0, the spec wants 3.6.11-0"]
+    stored["etcd"]["local"]["imageTag"] = "3.6.11-0"
+    result = decide(the_spec, snapshot(machines, failure_domains=FDS, kubeadm_config={"kubernetes_version": VERSION, "cluster_configuration": stored}))
+    assert (result["action"], result["machine"], result["machines"]) == ("upgrade_in_place", "cp-1", ["cp-1", "cp-2", "cp-3"])
+    assert result["upgrade"] == {"command": "apply", "addons": False, "etcd_image_tag": "3.6.11-0"}
 
 
 def test_an_in_place_upgrade_waits_for_preflight():
@@ -319,7 +333,7 @@ def test_an_in_place_upgrade_waits_for_preflight():
                     kubeadm_config={"kubernetes_version": NEXT})
     result = decide(spec(version=NEXT, upgrade=upgrade("in_place")), snap)
     assert result["action"] == "wait" and [b["rule"] for b in result["blocked_by"]] == ["components_not_healthy"]
-    assert (result["machine"], result["upgrade"]) == ("cp-1", {"command": "apply", "addons": False})
+    assert (result["machine"], result["upgrade"]) == ("cp-1", {"command": "apply", "addons": False, "etcd_image_tag": "3.7.0-0"})
     assert result["reason"].endswith(", once preflight passes")
 
 
@@ -991,16 +1005,16 @@ def test_an_in_place_upgrade_names_one_machine_per_step_apply_first_and_addons_l
         world.apply(result, the_spec["version"])
     assert steps == [
         ("update_kubeadm_config", None, None),
-        ("upgrade_in_place", "cp-1", {"command": "apply", "addons": False}),
-        ("upgrade_in_place", "cp-2", {"command": "node", "addons": False}),
-        ("upgrade_in_place", "cp-3", {"command": "node", "addons": True}),
+        ("upgrade_in_place", "cp-1", {"command": "apply", "addons": False, "etcd_image_tag": "3.7.0-0"}),
+        ("upgrade_in_place", "cp-2", {"command": "node", "addons": False, "etcd_image_tag": "3.7.0-0"}),
+        ("upgrade_in_place", "cp-3", {"command": "node", "addons": True, "etcd_image_tag": "3.7.0-0"}),
     ]
 
 
 def test_a_one_machine_in_place_upgrade_is_upgrade_apply_which_upgrades_the_addons():
     snap = snapshot(cluster(1), failure_domains=FDS, kubeadm_config={"kubernetes_version": NEXT})
     result = decide(spec(version=NEXT, replicas=1, upgrade=upgrade("in_place")), snap)
-    assert (result["machine"], result["upgrade"]) == ("cp-1", {"command": "apply", "addons": True})
+    assert (result["machine"], result["upgrade"]) == ("cp-1", {"command": "apply", "addons": True, "etcd_image_tag": "3.7.0-0"})
 
 
 def test_the_oldest_machine_runs_upgrade_apply_even_when_it_is_not_first_in_the_list():

@@ -14,12 +14,19 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.rollout impo
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
 
-from builders import HASHES, NOW, at, machine, spec
+from builders import HASHES, NOW, at, machine, spec, with_field
 
 CERT_DAYS = 30
 IN_29_DAYS = "2026-12-21T10:00:00Z"
 IN_30_DAYS = "2026-12-22T10:00:00Z"
 IN_31_DAYS = "2026-12-23T10:00:00Z"
+
+
+EXTERNAL_ETCD = {"external": {"endpoints": ["https://10.0.0.5:2379"], "caFile": "a", "certFile": "b", "keyFile": "c"}}
+
+
+def etcd_spec(etcd):
+    return with_field(spec(), "kubeadm.cluster_configuration.etcd", etcd)
 
 
 def rollout_spec(after=None, days=None, **kw):
@@ -71,6 +78,19 @@ CASES = [
         ["certificates", "rollout_after", "version", "spec"],
     ),
     ("a machine being deleted is never outdated", spec(version="v1.31.0"), machine("cp-1", deleting=True), []),
+    ("an etcd older than the version's default rolls a machine out", spec(), machine("cp-1", etcd_image_tag="3.6.6-0"), ["etcd"]),
+    ("an etcd at the version's default is up to date", spec(), machine("cp-1", etcd_image_tag="3.6.8-0"), []),
+    ("an etcd older than etcd.local.imageTag rolls a machine out", etcd_spec({"local": {"imageTag": "3.6.11-0"}}),
+     machine("cp-1", etcd_image_tag="3.6.8-0"), ["etcd"]),
+    ("an etcd newer than the one wanted is up to date: kubeadm never downgrades etcd", spec(),
+     machine("cp-1", etcd_image_tag="3.6.11-0"), []),
+    ("an etcd tag not observed is no reason", etcd_spec({"local": {"imageTag": "3.6.11-0"}}), machine("cp-1", etcd_image_tag=None), []),
+    ("a tag that is no version and differs rolls a machine out", etcd_spec({"local": {"imageTag": "custom-build"}}),
+     machine("cp-1", etcd_image_tag="3.6.8-0"), ["etcd"]),
+    ("the same tag that is no version is up to date", etcd_spec({"local": {"imageTag": "custom-build"}}),
+     machine("cp-1", etcd_image_tag="custom-build"), []),
+    ("with external etcd the etcd tag is no reason", etcd_spec(EXTERNAL_ETCD), machine("cp-1", etcd_image_tag="3.5.0-0"), []),
+    ("the version and etcd are both reported", spec(version="v1.37.1"), machine("cp-1", etcd_image_tag="3.6.8-0"), ["version", "etcd"]),
 ]
 
 
@@ -95,12 +115,20 @@ def test_outdated_machines_lists_only_outdated_ones():
         ("in_place", {"version": "v1.29.8"}, False, True),
         ("in_place", {"version": "v1.29.8", "spec_hash": "older-hash"}, True, False),
         ("in_place", {"spec_hash": "older-hash"}, True, False),
+        ("rolling", {"etcd_image_tag": "3.6.6-0"}, True, False),
+        ("in_place", {"etcd_image_tag": "3.6.6-0"}, False, True),
+        ("in_place", {"version": "v1.29.8", "etcd_image_tag": "3.6.6-0"}, False, True),
+        ("in_place", {"etcd_image_tag": "3.6.6-0", "spec_hash": "older-hash"}, True, False),
     ],
     ids=[
         "the rolling strategy replaces a machine of another version",
         "the in-place strategy upgrades a machine that differs only in version",
         "the in-place strategy replaces a machine that also differs in spec",
         "the in-place strategy replaces a machine built from another spec",
+        "the rolling strategy replaces a machine of an older etcd, as a changed etcd imageTag did KCP's",
+        "the in-place strategy upgrades a machine that differs only in etcd",
+        "the in-place strategy upgrades a machine that differs in version and etcd",
+        "the in-place strategy replaces a machine of an older etcd that also differs in spec",
     ],
 )
 def test_split_by_strategy(strategy, machine_kwargs, replaced, in_place):

@@ -30,6 +30,11 @@ def test_a_built_snapshot_passes_and_only_gains_the_optional_fields():
     assert normalized == expected
 
 
+def test_a_machine_s_etcd_image_tag_is_kept_as_observed():
+    normalized, errors = normalize_snapshot(with_field(BASE, "machines[0].etcd_image_tag", "3.6.8-0"))
+    assert errors == [] and normalized["machines"][0]["etcd_image_tag"] == "3.6.8-0"
+
+
 def test_the_stored_cluster_configuration_is_kept_as_given_and_must_be_a_mapping():
     stored = {"apiVersion": "kubeadm.k8s.io/v1beta4", "kind": "ClusterConfiguration", "kubernetesVersion": "v1.36.4",
               "apiServer": {"extraArgs": [{"name": "audit-log-maxage", "value": "30"}]}}
@@ -56,6 +61,7 @@ def test_a_minimal_snapshot_gets_every_documented_default():
                 "failure_domain": None,
                 "created": at(60),
                 "version": None,
+                "etcd_image_tag": None,
                 "spec_hash": None,
                 "bootstrap": None,
                 "provisioned": False,
@@ -170,6 +176,8 @@ REFUSED = [
      "must not be empty"),
     ("a machine version YAML read as a number is refused", with_field(BASE, M0 + ".version", 1.3), M0 + ".version",
      "must be a string"),
+    ("an etcd image tag YAML read as a number is refused", with_field(BASE, M0 + ".etcd_image_tag", 3.6), M0 + ".etcd_image_tag",
+     "must be a string"),
     ("a failure that is not text is refused", with_field(BASE, M0 + ".failure", {"reason": "x"}), M0 + ".failure",
      "must be a string"),
     ("a negative remediation retry record is refused", with_field(BASE, M0 + ".remediation.retries", -1),
@@ -261,7 +269,8 @@ def test_every_snapshot_error_is_reported_at_once():
 
 FIELDS = [
     "now", "initialized", "failure_domains", "failure_domains[0]", "remediation_in_progress", "machines", "machines[0]",
-    M0 + ".name", M0 + ".created", M0 + ".remediation", M0 + ".external_remediation", M0 + ".node", M0 + ".node.name", M0 + ".node.conditions",
+    M0 + ".name", M0 + ".created", M0 + ".etcd_image_tag", M0 + ".remediation", M0 + ".external_remediation", M0 + ".node",
+    M0 + ".node.name", M0 + ".node.conditions",
     CONDITION, M0 + ".components", "etcd", "etcd.members", MEMBER0, MEMBER0 + ".id", MEMBER0 + ".member_ids_seen",
     MEMBER0 + ".alarms", "workers", W0, W0 + ".version",
 ]

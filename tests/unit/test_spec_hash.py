@@ -93,6 +93,7 @@ SAME = [
     ("external remediation", "remediation.external", {"attempts": 5, "timeout": 300.0, "escalate": True}),
     ("the health check", "health_check.max_unhealthy", 1),
     ("the CoreDNS settings", CC + ".dns", {"imageTag": "v1.11.3"}),
+    ("an etcd image tag where there was no etcd section", CC + ".etcd", {"local": {"imageTag": "3.6.11-0"}}),
     ("the join discovery", "kubeadm.join_configuration.discovery", {"timeout": "10m"}),
 ]
 
@@ -100,6 +101,14 @@ SAME = [
 @pytest.mark.parametrize("path,value", [c[1:] for c in SAME], ids=["is unchanged by " + c[0] for c in SAME])
 def test_the_hash_ignores_what_does_not_rebuild_a_machine(path, value):
     assert spec_hashes(with_field(BASE, path, value)) == spec_hashes(BASE)
+
+
+def test_the_etcd_image_tag_is_left_out_and_the_rest_of_etcd_local_is_not():
+    # the tag is what an in-place upgrade changes, compared on its own (rollout reason etcd); the data directory is not
+    local = with_field(BASE, CC + ".etcd", {"local": {"dataDir": "/var/lib/etcd", "imageTag": "3.6.8-0"}})
+    assert spec_hashes(with_field(local, CC + ".etcd.local.imageTag", "3.6.11-0")) == spec_hashes(local)
+    assert spec_hashes(with_field(local, CC + ".etcd.local", {"dataDir": "/var/lib/etcd"})) == spec_hashes(local)
+    assert spec_hashes(with_field(local, CC + ".etcd.local.dataDir", "/srv/etcd")) != spec_hashes(local)
 
 
 def test_extra_arguments_hash_alike_as_a_v1beta3_map_or_a_v1beta4_list():

