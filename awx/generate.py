@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "job_templates")
 
-FLOWS = ("create", "scale", "rollout", "remediate", "reconcile", "delete", "status")
+FLOWS = ("create", "scale", "rollout", "remediate", "reconcile", "delete", "status", "workers")
 
 # A question: (variable, role, entry point, option[, overrides]). The variable is what the flow reads (an option
 # itself, or the playbook variable that feeds it: kcp -> flow_spec, kcp_bundle_dir -> machine_create_bundle_dir,
@@ -48,6 +48,10 @@ REMOVE = [("machine_delete_drain_timeout", "machine_delete", "main", "machine_de
           ("machine_delete_drain_retries", "machine_delete", "main", "machine_delete_drain_retries"),
           ("machine_delete_unreachable_pod_timeout", "machine_delete", "main", "machine_delete_unreachable_pod_timeout")]
 KEEP = [("etcd_snapshot_keep", "etcd_snapshot", "main", "etcd_snapshot_keep")]
+# the workers playbook: its group, and what the worker_join role asks (docs/workers.md)
+WORKERS = [("workers_group", None, None, None),
+           ("kcp_bundle_dir", "worker_join", "main", "worker_join_bundle_dir", {"required": True}),
+           ("worker_join_ready_timeout", "worker_join", "main", "worker_join_ready_timeout")]
 
 QUESTIONS = {
     "create": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + FIRST + BUILD + KEEP,
@@ -57,6 +61,7 @@ QUESTIONS = {
     "reconcile": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + FIRST + BUILD + REMOVE + KEEP,
     "delete": [SPEC, REMOVAL_SNAPSHOTS] + OBSERVE + REMOVE + KEEP + [("kcp_delete_force", None, None, None)],
     "status": [SPEC] + OBSERVE,
+    "workers": [SPEC] + WORKERS + OBSERVE[:1] + OBSERVE[2:] + BUILD[1:],
 }
 
 # Variables a playbook reads that no argument spec describes (the playbook's own, in playbooks/<flow>.yml).
@@ -64,6 +69,10 @@ PLAYBOOK_VARIABLES = {
     "kcp_delete_force": {
         "type": "bool", "default": False,
         "description": "Delete the control plane even while worker Nodes remain; they are left without one (playbooks/delete.yml).",
+    },
+    "workers_group": {
+        "type": "str", "default": "workers",
+        "description": "The inventory group of the worker hosts to join, each with its worker_group (playbooks/workers.yml).",
     },
 }
 
