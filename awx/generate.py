@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "job_templates")
 
-FLOWS = ("create", "scale", "rollout", "upgrade", "remediate", "reconcile", "delete", "status")
+FLOWS = ("create", "scale", "rollout", "upgrade", "remediate", "reconcile", "delete", "status", "workers")
 
 # A question: (variable, role, entry point, option[, overrides]). The variable is what the flow reads (an option
 # itself, or the playbook variable that feeds it: kcp -> flow_spec, kcp_bundle_dir -> machine_create_bundle_dir,
@@ -48,10 +48,14 @@ REMOVE = [("machine_delete_drain_timeout", "machine_delete", "main", "machine_de
           ("machine_delete_drain_retries", "machine_delete", "main", "machine_delete_drain_retries"),
           ("machine_delete_unreachable_pod_timeout", "machine_delete", "main", "machine_delete_unreachable_pod_timeout")]
 KEEP = [("etcd_snapshot_keep", "etcd_snapshot", "main", "etcd_snapshot_keep")]
-UPGRADE = [("flow_worker_group", "flow", "main", "flow_worker_group"),
+UPGRADE = [("kcp_worker_group", None, None, None),
            ("node_upgrade_drain_timeout", "node_upgrade", "main", "node_upgrade_drain_timeout"),
            ("node_upgrade_drain_retries", "node_upgrade", "main", "node_upgrade_drain_retries"),
            ("node_upgrade_ready_timeout", "node_upgrade", "main", "node_upgrade_ready_timeout")]
+# the workers playbook: its group, and what the worker_join role asks (docs/workers.md)
+WORKERS = [("kcp_worker_group", None, None, None),
+           ("kcp_bundle_dir", "worker_join", "main", "worker_join_bundle_dir", {"required": True}),
+           ("worker_join_ready_timeout", "worker_join", "main", "worker_join_ready_timeout")]
 
 QUESTIONS = {
     "create": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + FIRST + BUILD + KEEP,
@@ -62,6 +66,7 @@ QUESTIONS = {
     "reconcile": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + FIRST + BUILD + REMOVE + UPGRADE + KEEP,
     "delete": [SPEC, REMOVAL_SNAPSHOTS] + OBSERVE + REMOVE + KEEP + [("kcp_delete_force", None, None, None)],
     "status": [SPEC] + OBSERVE,
+    "workers": [SPEC] + WORKERS + OBSERVE[:1] + OBSERVE[2:] + BUILD[1:],
 }
 
 # Variables a playbook reads that no argument spec describes (the playbook's own, in playbooks/<flow>.yml).
@@ -69,6 +74,11 @@ PLAYBOOK_VARIABLES = {
     "kcp_delete_force": {
         "type": "bool", "default": False,
         "description": "Delete the control plane even while worker Nodes remain; they are left without one (playbooks/delete.yml).",
+    },
+    "kcp_worker_group": {
+        "type": "str", "default": "workers",
+        "description": "The inventory group of the worker hosts, each named as its Node and with its worker_group: "
+                       "playbooks/workers.yml joins them, playbooks/upgrade.yml upgrades them in place.",
     },
 }
 

@@ -9,6 +9,11 @@ collection sets what is its to set: the version, endpoint and cluster name (Clus
 name, advertise address and failure-domain label (nodeRegistration, localAPIEndpoint), and the per-run secrets
 (bootstrap token, certificate key, CA hashes), which only ever reach the rendered file (mode 0600).
 
+A worker node (``kubeadm join`` without ``--control-plane``) reads a JoinConfiguration with no ``controlPlane``:
+the spec's ``join_configuration`` is the control plane machines' and is not used; the document starts from the
+worker's own (``written``, empty by default), and the collection sets its node's name, its worker-group label (and
+its zone label when it has a failure domain) and the discovery through the stable endpoint.
+
 The cluster's own copy, the ClusterConfiguration in the ``kube-system/kubeadm-config`` ConfigMap, is what
 ``kubeadm join --control-plane`` and ``kubeadm upgrade`` build a machine's control plane from. Like KCP before
 it scales up, the collection keeps the fields of that copy that a spec may change (:data:`MANAGED_FIELDS`) equal
@@ -23,6 +28,7 @@ __metaclass__ = type
 import copy
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.kubeadm_releases import V1BETA3
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.observation import WORKER_GROUP_LABEL
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -57,21 +63,30 @@ def init_configuration(spec, machine, token, certificate_key):
 
 def join_configuration(spec, machine, token, certificate_key, ca_cert_hashes):
     """The JoinConfiguration of a control plane machine joining through the stable endpoint."""
-    doc = _document(spec, "JoinConfiguration", spec["kubeadm"]["join_configuration"])
-    _node_registration(spec, doc, machine)
-    discovery = doc.setdefault("discovery", {})
-    discovery["bootstrapToken"] = dict(discovery.get("bootstrapToken") or {}, apiServerEndpoint=endpoint_address(spec),
-                                       token=token, caCertHashes=list(ca_cert_hashes))
+    doc = _joining(spec, spec["kubeadm"]["join_configuration"], machine, token, ca_cert_hashes)
     control_plane = doc.setdefault("controlPlane", {})
     control_plane.setdefault("localAPIEndpoint", {})["advertiseAddress"] = machine["address"]
     control_plane["certificateKey"] = certificate_key
     return doc
 
 
-def documents(spec, machine, bootstrap, token, certificate_key, ca_cert_hashes=()):
-    """The documents of ``bootstrap`` (``init``: Init + Cluster; ``join``: Join) for ``machine``."""
+def worker_join_configuration(spec, machine, token, ca_cert_hashes, written=None):
+    """The JoinConfiguration of a worker node (no ``controlPlane``) joining through the stable endpoint, from the
+    worker's own ``written`` document (not the control plane machines' ``join_configuration``); ``machine``'s
+    ``worker_group`` becomes its Node's worker-group label. Raises ValueError when ``written`` has a
+    ``controlPlane`` section (that would make the node a control plane machine)."""
+    if "controlPlane" in (written or {}):
+        raise ValueError("a worker's JoinConfiguration has no controlPlane section: a worker runs no control plane")
+    return _joining(spec, written or {}, machine, token, ca_cert_hashes)
+
+
+def documents(spec, machine, bootstrap, token, certificate_key=None, ca_cert_hashes=(), written=None):
+    """The documents of ``bootstrap`` (``init``: Init + Cluster; ``join``: Join; ``worker``: a worker's Join, from
+    ``written``) for ``machine``."""
     if bootstrap == "init":
         return [init_configuration(spec, machine, token, certificate_key), cluster_configuration(spec)]
+    if bootstrap == "worker":
+        return [worker_join_configuration(spec, machine, token, ca_cert_hashes, written)]
     return [join_configuration(spec, machine, token, certificate_key, ca_cert_hashes)]
 
 
@@ -101,29 +116,42 @@ def _first(tokens):
     return copy.deepcopy(tokens[0]) if tokens else {}
 
 
+def _joining(spec, written, machine, token, ca_cert_hashes):
+    """A JoinConfiguration from ``written``: the node named and labelled, discovery through the stable endpoint."""
+    doc = _document(spec, "JoinConfiguration", written)
+    _node_registration(spec, doc, machine)
+    discovery = doc.setdefault("discovery", {})
+    discovery["bootstrapToken"] = dict(discovery.get("bootstrapToken") or {}, apiServerEndpoint=endpoint_address(spec),
+                                       token=token, caCertHashes=list(ca_cert_hashes))
+    return doc
+
+
 def _node_registration(spec, doc, machine):
-    """The node is named for the machine and labelled with its failure domain through the kubelet's
-    ``--node-labels`` (a label the Node authorizer lets a kubelet set on itself)."""
+    """The node is named for the machine and labelled, through the kubelet's ``--node-labels``, with its failure
+    domain and, for a worker, its worker group: labels the NodeRestriction admission lets a kubelet set on its own
+    Node (the zone is one kubelets may set; the worker group is outside the kubernetes.io and k8s.io prefixes)."""
     registration = doc.setdefault("nodeRegistration", {})
     registration["name"] = machine["name"]
-    if not machine.get("failure_domain"):
+    labels = [(key, machine.get(field)) for key, field in ((ZONE_LABEL, "failure_domain"), (WORKER_GROUP_LABEL, "worker_group"))
+              if machine.get(field)]
+    if not labels:
         return
-    label = "%s=%s" % (ZONE_LABEL, machine["failure_domain"])
     args = registration.setdefault("kubeletExtraArgs", [])
     if isinstance(args, dict):  # v1beta3: a mapping
-        args["node-labels"] = _with_zone(args.get("node-labels"), label)
+        args["node-labels"] = _with_labels(args.get("node-labels"), labels)
         return
     for arg in args:
         if arg.get("name") == "node-labels":
-            arg["value"] = _with_zone(arg.get("value"), label)
+            arg["value"] = _with_labels(arg.get("value"), labels)
             return
-    args.append({"name": "node-labels", "value": label})
+    args.append({"name": "node-labels", "value": _with_labels("", labels)})
 
 
-def _with_zone(labels, label):
-    """``--node-labels`` with the machine's zone label in place of any other zone label."""
-    kept = [item for item in (labels or "").split(",") if item and not item.startswith(ZONE_LABEL + "=")]
-    return ",".join(kept + [label])
+def _with_labels(written, labels):
+    """``--node-labels`` with the machine's ``labels`` ([(key, value)]) in place of any the user wrote for those keys."""
+    keys = tuple(key + "=" for key, unused in labels)
+    kept = [item for item in (written or "").split(",") if item and not item.startswith(keys)]
+    return ",".join(kept + ["%s=%s" % label for label in labels])
 
 
 # --- the cluster's stored ClusterConfiguration ------------------------------------------------------------

@@ -219,6 +219,24 @@ _EXTERNAL_REMEDIATION = {
 }
 
 
+WORKER_GROUP_RULE = ("must be a worker group name: a Kubernetes label value (at most 63 characters a-z, A-Z, 0-9, '-', "
+                     "'_' and '.', starting and ending with a letter or digit)")
+
+
+def is_worker_group_name(name):
+    """Whether ``name`` may name a worker group: the value of its Nodes' worker-group label (docs/snapshot.md)."""
+    return isinstance(name, str) and re.fullmatch(_LABEL_VALUE, name) is not None
+
+
+def worker_group_errors(workers, path="workers"):
+    """The errors of ``workers``, a mapping of inventory host -> the worker group it joins (its ``worker_group``),
+    each at ``<path>.<host>``; an empty list when every name may name a group."""
+    if not isinstance(workers, dict):
+        return [error(path, "must be a mapping of inventory hosts to their worker group", workers)]
+    return [error(child(path, str(host)), WORKER_GROUP_RULE, group)
+            for host, group in sorted(workers.items(), key=lambda pair: str(pair[0])) if not is_worker_group_name(group)]
+
+
 def _worker_groups(value, path, errors):
     """``upgrade.workers.groups``: a worker group's name (its Node label, docs/snapshot.md) -> its own settings."""
     if not isinstance(value, dict):
@@ -227,9 +245,8 @@ def _worker_groups(value, path, errors):
     groups = {}
     for name, settings in sorted(value.items(), key=lambda pair: str(pair[0])):
         here = child(path, str(name))
-        if not isinstance(name, str) or not re.fullmatch(_LABEL_VALUE, name):
-            errors.append(error(here, "must be a worker group name: a Kubernetes label value (at most 63 characters "
-                                      "a-z, A-Z, 0-9, '-', '_' and '.', starting and ending with a letter or digit)", name))
+        if not is_worker_group_name(name):
+            errors.append(error(here, WORKER_GROUP_RULE, name))
             continue
         groups[name] = read_mapping({} if settings is None else settings, here, errors, _WORKER_GROUP)
     return groups

@@ -254,6 +254,13 @@ options:
       - The spec in force, as it was declared. When given, O(spec) is checked as an update of it; errors in
         it are reported under the path prefix C(previous).
     type: dict
+  workers:
+    description:
+      - The worker nodes to join, each inventory host with the worker group it joins (its C(worker_group)
+        variable), as the worker playbook gives them. Each group name becomes the value of its Nodes'
+        C(control-plane.kubeadm.io/worker-group) label, so it must be a Kubernetes label value; errors are
+        reported under the path prefix C(workers), one a host.
+    type: dict
 attributes:
   check_mode:
     support: full
@@ -304,6 +311,11 @@ EXAMPLES = r"""
   kubeadm.control_plane.kcp_validate:
     spec: "{{ kcp }}"
     previous: "{{ kcp_in_force }}"
+
+- name: Check the spec and the worker groups of the hosts to join
+  kubeadm.control_plane.kcp_validate:
+    spec: "{{ kcp }}"
+    workers: {worker-1: md-0, worker-2: gpu}
 """
 
 RETURN = r"""
@@ -376,15 +388,18 @@ errors:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import default_images, etcd_is_external, normalize_spec
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import default_images, etcd_is_external, normalize_spec, worker_group_errors
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_update import check_update
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe, under
 
 
-def validate(spec, previous=None):
-    """(normalized spec, errors) for ``spec``, checked as an update of ``previous`` when that is given."""
+def validate(spec, previous=None, workers=None):
+    """(normalized spec, errors) for ``spec``, checked as an update of ``previous`` when that is given, with the
+    worker groups of ``workers`` (inventory host -> group) when that is given."""
     normalized, errors = normalize_spec(spec)
+    if workers is not None:
+        errors.extend(worker_group_errors(workers))
     if previous is not None:
         in_force, previous_errors = normalize_spec(previous)
         errors.extend(under("previous", previous_errors))
@@ -395,10 +410,10 @@ def validate(spec, previous=None):
 
 def main():
     module = AnsibleModule(
-        argument_spec=dict(spec=dict(type="dict", required=True), previous=dict(type="dict")),
+        argument_spec=dict(spec=dict(type="dict", required=True), previous=dict(type="dict"), workers=dict(type="dict")),
         supports_check_mode=True,
     )
-    normalized, errors = validate(module.params["spec"], module.params["previous"])
+    normalized, errors = validate(module.params["spec"], module.params["previous"], module.params["workers"])
     if errors:
         module.fail_json(msg="the control plane spec is invalid: " + describe(errors), errors=errors)
     module.exit_json(

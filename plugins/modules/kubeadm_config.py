@@ -14,11 +14,16 @@ short_description: Write the kubeadm configuration one control plane machine is 
 version_added: 0.2.0
 description:
   - Renders, from the control plane spec, the configuration C(kubeadm init) (the first machine; InitConfiguration
-    and ClusterConfiguration) or C(kubeadm join --control-plane) (every other machine; JoinConfiguration) reads,
-    and writes it on the machine with mode 0600, because it holds this run's bootstrap token and certificate key.
+    and ClusterConfiguration), C(kubeadm join --control-plane) (every other machine; JoinConfiguration) or
+    C(kubeadm join) of a worker node (a JoinConfiguration without C(controlPlane)) reads, and writes it on the
+    machine with mode 0600, because it holds this run's bootstrap token (and certificate key).
   - The spec's kubeadm documents are used as written; the module sets the Kubernetes version, the endpoint and the
     cluster name, the node's name and advertise address, its failure-domain label
     (C(topology.kubernetes.io/zone), through the kubelet's C(--node-labels)), and the secrets.
+  - A worker's JoinConfiguration starts from O(join_configuration), not from the spec's C(join_configuration)
+    (the control plane machines'); the module sets its node's name, its C(control-plane.kubeadm.io/worker-group)
+    label from O(machine.worker_group) (and its zone label from O(machine.failure_domain)), and the discovery
+    through the spec's endpoint.
   - The secrets never appear in the result or the diff. With O(state=absent) the file is removed, as the flows
     do once kubeadm has read it.
 author:
@@ -44,21 +49,34 @@ options:
       failure_domain:
         description: Its failure domain, set as the node's C(topology.kubernetes.io/zone) label.
         type: str
+      worker_group:
+        description:
+          - A worker's group (V(worker)), set as its Node's C(control-plane.kubeadm.io/worker-group) label; a
+            Kubernetes label value. None leaves the worker in the unnamed group.
+        type: str
   bootstrap:
-    description: V(init) for the machine that runs C(kubeadm init), V(join) for one that joins.
+    description: V(init) for the machine that runs C(kubeadm init), V(join) for one that joins the control plane,
+      V(worker) for a worker node that joins the cluster.
     type: str
-    choices: [init, join]
+    choices: [init, join, worker]
   token:
     description: The bootstrap token (V(init)) the cluster is created with, or the one to join with (V(join)).
     type: str
   certificate_key:
-    description: The key that encrypts (V(init)) or decrypts (V(join)) the shared certificates in C(kubeadm-certs).
+    description: The key that encrypts (V(init)) or decrypts (V(join)) the shared certificates in C(kubeadm-certs);
+      required by both, unused by V(worker).
     type: str
   ca_cert_hashes:
-    description: The cluster CA's public key hashes a joining machine pins (V(sha256:<hex>)); V(join) only.
+    description: The cluster CA's public key hashes a joining machine pins (V(sha256:<hex>)); V(join) and V(worker).
     type: list
     elements: str
     default: []
+  join_configuration:
+    description:
+      - V(worker) only - the worker's own JoinConfiguration fields (C(nodeRegistration), C(discovery) timeouts, ...),
+        what the one written is made from; without C(controlPlane) and without secrets (the module sets them).
+    type: dict
+    default: {}
   path:
     description: Where the configuration is written.
     type: path
@@ -92,6 +110,15 @@ EXAMPLES = r"""
     certificate_key: "{{ certificate_key }}"
   no_log: true
 
+- name: Write the configuration of a worker node of the group md-0
+  kubeadm.control_plane.kubeadm_config:
+    spec: "{{ kcp }}"
+    machine: {name: worker-1, address: 10.0.0.21, worker_group: md-0}
+    bootstrap: worker
+    token: "{{ bootstrap_token }}"
+    ca_cert_hashes: "{{ ca_hashes }}"
+  no_log: true
+
 - name: Remove it once kubeadm has read it
   kubeadm.control_plane.kubeadm_config:
     state: absent
@@ -117,7 +144,7 @@ import tempfile
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.kubeadm_config import documents, redacted
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import WORKER_GROUP_RULE, is_worker_group_name, normalize_spec
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe
 
 try:
@@ -169,15 +196,18 @@ def main():
             spec=dict(type="dict"),
             machine=dict(type="dict", options=dict(name=dict(type="str", required=True),
                                                    address=dict(type="str", required=True),
-                                                   failure_domain=dict(type="str"))),
-            bootstrap=dict(type="str", choices=["init", "join"]),
+                                                   failure_domain=dict(type="str"),
+                                                   worker_group=dict(type="str"))),
+            bootstrap=dict(type="str", choices=["init", "join", "worker"]),
             token=dict(type="str", no_log=True),
             certificate_key=dict(type="str", no_log=True),
             ca_cert_hashes=dict(type="list", elements="str", default=[]),
+            join_configuration=dict(type="dict", default={}),
             path=dict(type="path", default="/etc/kubernetes/kubeadm-control-plane.yaml"),
             state=dict(type="str", choices=["present", "absent"], default="present"),
         ),
-        required_if=[("state", "present", ("spec", "machine", "bootstrap", "token", "certificate_key"))],
+        required_if=[("state", "present", ("spec", "machine", "bootstrap", "token")),
+                     ("bootstrap", "init", ("certificate_key",)), ("bootstrap", "join", ("certificate_key",))],
         supports_check_mode=True,
     )
     params = module.params
@@ -190,13 +220,19 @@ def main():
                          diff=dict(before=redacted_text(before), after=""))
     if not HAS_YAML:
         module.fail_json(msg="the PyYAML library is required on the machine")
-    if params["bootstrap"] == "join" and not params["ca_cert_hashes"]:
+    if params["bootstrap"] in ("join", "worker") and not params["ca_cert_hashes"]:
         module.fail_json(msg="ca_cert_hashes: a joining machine must pin the cluster CA (at least one sha256 hash)")
+    worker_group = params["machine"].get("worker_group")
+    if worker_group is not None and not is_worker_group_name(worker_group):
+        module.fail_json(msg="machine.worker_group: " + WORKER_GROUP_RULE)
     spec, errors = normalize_spec(params["spec"])
     if errors:
         module.fail_json(msg="the control plane spec is invalid: " + describe(errors), errors=errors)
-    docs = documents(spec, params["machine"], params["bootstrap"], params["token"], params["certificate_key"],
-                     params["ca_cert_hashes"])
+    try:
+        docs = documents(spec, params["machine"], params["bootstrap"], params["token"], params["certificate_key"],
+                         params["ca_cert_hashes"], params["join_configuration"])
+    except ValueError as exc:
+        module.fail_json(msg="join_configuration: %s" % exc)
     text = render(docs)
     changed = text != before or (os.stat(path).st_mode & 0o777) != 0o600
     if changed and not module.check_mode:

@@ -85,9 +85,10 @@ class E2ESandbox:
         with BackgroundWriter(admin_conf, endpoint) as writer:
             yield writer
 
-    def _playbook_command(self, playbook, extra_vars=None, limit=None, check=False):
-        """(argv, env) of ansible-playbook against the sandbox's inventory, as an operator runs it."""
-        argv = [os.path.join(BIN, "ansible-playbook"), "-i", self.inventory, playbook]
+    def _playbook_command(self, playbook, extra_vars=None, limit=None, check=False, inventory=None):
+        """(argv, env) of ansible-playbook against the sandbox's inventory (or ``inventory``, one a test made from it),
+        as an operator runs it."""
+        argv = [os.path.join(BIN, "ansible-playbook"), "-i", inventory or self.inventory, playbook]
         if extra_vars:
             argv += ["-e", json.dumps(extra_vars)]
         if limit:
@@ -100,9 +101,10 @@ class E2ESandbox:
         env.pop("ANSIBLE_INVENTORY", None)
         return argv, env
 
-    def playbook(self, playbook, extra_vars=None, limit=None, check=False, timeout=900):
-        """ansible-playbook against the sandbox's inventory; the CompletedProcess (stdout: the play's output)."""
-        argv, env = self._playbook_command(playbook, extra_vars, limit, check)
+    def playbook(self, playbook, extra_vars=None, limit=None, check=False, timeout=900, inventory=None):
+        """ansible-playbook against the sandbox's inventory (or ``inventory``); the CompletedProcess (stdout: the
+        play's output)."""
+        argv, env = self._playbook_command(playbook, extra_vars, limit, check, inventory)
         return subprocess.run(argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                               timeout=timeout, check=False)
 

@@ -29,6 +29,14 @@ def test_an_update_is_checked_against_the_previous_spec():
     assert [(e["path"], e["value"]) for e in errors] == [("version", "v1.37.0")]
 
 
+def test_worker_groups_are_label_values_each_error_naming_its_host():
+    assert validate(MINIMAL, workers={"w-1": "md-0", "w-2": "default", "w-3": "gpu.a_1"}) == (spec(), [])
+    normalized, errors = validate(MINIMAL, workers={"w-1": "md-0", "w-2": "GPU pool", "w-3": "-edge", "w-4": None, "w-5": "x" * 64})
+    assert normalized is None
+    assert [e["path"] for e in errors] == ["workers.w-2", "workers.w-3", "workers.w-4", "workers.w-5"]
+    assert all(e["rule"].startswith("must be a worker group name: a Kubernetes label value") for e in errors)
+
+
 @pytest.mark.ansible
 def test_a_valid_spec_comes_back_normalized_with_the_hash_of_each_part():
     outcome, result = run_module("kcp_validate", {"spec": MINIMAL})

@@ -42,6 +42,46 @@ def test_join_pins_the_ca_and_joins_through_the_endpoint_as_a_control_plane():
     assert join["nodeRegistration"]["name"] == "cp-2"
 
 
+WORKER = {"name": "worker-1", "address": "10.0.0.21", "failure_domain": None, "worker_group": "md-0"}
+
+
+def test_a_worker_joins_without_a_control_plane_section_labelled_with_its_group():
+    (join,) = kubeadm_config.documents(spec(join_configuration={"nodeRegistration": {"taints": []},
+                                                                "controlPlane": {"localAPIEndpoint": {"bindPort": 7443}}}),
+                                       WORKER, "worker", TOKEN, None, [HASH])
+    # the spec's join_configuration is the control plane machines': none of it reaches a worker
+    assert join == {"apiVersion": "kubeadm.k8s.io/v1beta4", "kind": "JoinConfiguration",
+                    "discovery": {"bootstrapToken": {"apiServerEndpoint": "lb.example:7443", "token": TOKEN, "caCertHashes": [HASH]}},
+                    "nodeRegistration": {"name": "worker-1", "kubeletExtraArgs": [
+                        {"name": "node-labels", "value": "control-plane.kubeadm.io/worker-group=md-0"}]}}
+
+
+def test_a_worker_starts_from_its_own_document_and_its_group_and_zone_win_over_the_labels_written():
+    written = {"nodeRegistration": {"kubeletExtraArgs": [
+        {"name": "node-labels", "value": "tier=web,control-plane.kubeadm.io/worker-group=other"}, {"name": "v", "value": "2"}]}}
+    (join,) = kubeadm_config.documents(spec(), dict(WORKER, failure_domain="fd-a"), "worker", TOKEN, None, [HASH], written)
+    assert join["nodeRegistration"]["kubeletExtraArgs"] == [
+        {"name": "node-labels", "value": "tier=web,topology.kubernetes.io/zone=fd-a,control-plane.kubeadm.io/worker-group=md-0"},
+        {"name": "v", "value": "2"}]
+    assert written["nodeRegistration"]["kubeletExtraArgs"][0]["value"].endswith("=other")  # the input is not touched
+
+
+def test_a_v1beta3_worker_gets_its_labels_in_the_mapping():
+    (join,) = kubeadm_config.documents(spec(version="v1.36.4", api_version="kubeadm.k8s.io/v1beta3"),
+                                       WORKER, "worker", TOKEN, None, [HASH], {"nodeRegistration": {"kubeletExtraArgs": {"v": "2"}}})
+    assert join["nodeRegistration"]["kubeletExtraArgs"] == {"v": "2", "node-labels": "control-plane.kubeadm.io/worker-group=md-0"}
+
+
+def test_a_worker_document_with_a_control_plane_section_is_refused():
+    with pytest.raises(ValueError, match="no controlPlane section"):
+        kubeadm_config.documents(spec(), WORKER, "worker", TOKEN, None, [HASH], {"controlPlane": {}})
+
+
+def test_a_control_plane_machine_gets_no_worker_group_label():
+    (join,) = kubeadm_config.documents(spec(), dict(MACHINE, worker_group=None), "join", TOKEN, KEY, [HASH])
+    assert join["nodeRegistration"]["kubeletExtraArgs"] == [{"name": "node-labels", "value": "topology.kubernetes.io/zone=fd-b"}]
+
+
 @pytest.mark.parametrize("written, expected", [
     ([{"name": "node-labels", "value": "tier=cp"}], "tier=cp,topology.kubernetes.io/zone=fd-b"),
     ([{"name": "node-labels", "value": "topology.kubernetes.io/zone=elsewhere,tier=cp"}],

@@ -64,3 +64,29 @@ def test_absent_removes_the_file_and_check_mode_leaves_it(tmp_path):
     assert run("kubeadm_config", {"state": "absent", "path": str(path)}).outcome == "CHANGED"
     assert not path.exists()
     assert run("kubeadm_config", {"state": "absent", "path": str(path)}).outcome == "SUCCESS"
+
+
+def test_a_worker_needs_no_certificate_key_and_its_token_stays_in_the_file(tmp_path):
+    path = tmp_path / "kubeadm.yaml"
+    worker = {"name": "worker-1", "address": "10.0.0.21", "worker_group": "md-0"}
+    done = run("kubeadm_config", {"spec": SPEC, "machine": worker, "bootstrap": "worker", "token": TOKEN,
+                                  "ca_cert_hashes": ["sha256:" + "e" * 64], "path": str(path)}, extra=["--diff"])
+    assert done.outcome == "CHANGED" and done.result["kinds"] == ["JoinConfiguration"]
+    (join,) = yaml.safe_load_all(path.read_text())
+    assert "controlPlane" not in join and join["discovery"]["bootstrapToken"]["token"] == TOKEN
+    assert join["nodeRegistration"]["kubeletExtraArgs"] == [{"name": "node-labels", "value": "control-plane.kubeadm.io/worker-group=md-0"}]
+    assert stat.S_IMODE(os.stat(str(path)).st_mode) == 0o600
+    assert TOKEN not in done.output
+
+
+@pytest.mark.parametrize("machine, configuration, field", [
+    ({"worker_group": "GPU pool"}, {}, "machine.worker_group: must be a worker group name"),
+    ({"worker_group": "md-0"}, {"controlPlane": {}}, "join_configuration: a worker's JoinConfiguration has no controlPlane"),
+], ids=["a group name that is no label value", "a worker document with a controlPlane section"])
+def test_a_bad_worker_is_refused_naming_the_field_and_writes_nothing(tmp_path, machine, configuration, field):
+    path = tmp_path / "kubeadm.yaml"
+    done = run("kubeadm_config", {"spec": SPEC, "machine": dict({"name": "worker-1", "address": "10.0.0.21"}, **machine),
+                                  "bootstrap": "worker", "token": TOKEN, "ca_cert_hashes": ["sha256:" + "e" * 64],
+                                  "join_configuration": configuration, "path": str(path)})
+    assert done.outcome == "FAILED!" and done.result["msg"].startswith(field), done.result
+    assert not path.exists()

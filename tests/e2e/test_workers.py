@@ -1,0 +1,146 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""playbooks/workers.yml end to end on 3 bare sandbox hosts, over SSH as an operator runs it: cp-1 a control plane
+candidate, cp-2 and cp-3 in the inventory group `workers` (groups md-0 and gpu). Before any control plane exists the
+run refuses, touching no worker; a one-machine control plane is created with the create flow; a worker group name
+that is no label value is refused before any host is touched; check mode on the fresh workers says what it would do
+and changes nothing; the run installs the node software from the bundle and joins both: Nodes, Ready, labelled
+with their group, no control plane; the observed snapshot lists them in `workers` with their group and version, and
+kcp_plan takes that snapshot as it is; a second run changes nothing."""
+
+import json
+import os
+
+import pytest
+
+from e2e_support import HERE, ROOT, kubectl_json, newest, recap
+
+pytestmark = pytest.mark.sandbox
+SANDBOX = ("t-work", "172.31.236.0/24", 3)
+CREATE = os.path.join(ROOT, "playbooks", "create.yml")
+WORKERS = os.path.join(ROOT, "playbooks", "workers.yml")
+OBSERVE_PLAN = os.path.join(HERE, "playbooks", "observe_plan.yml")
+GROUPS = {"cp-2": "md-0", "cp-3": "gpu"}
+GROUP_LABEL = "control-plane.kubeadm.io/worker-group"
+
+
+def spec(sandbox):
+    return {"cluster_name": "work", "replicas": 1, "version": newest(sandbox.mirror_dir),
+            "endpoint": {"host": "172.31.236.100", "port": 6443},
+            "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"}}}}
+
+
+def run_vars(sandbox):
+    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp": spec(sandbox)}
+
+
+def write_inventory(sandbox, path, groups):
+    """The sandbox's inventory with the hosts of ``groups`` ({host: worker group}) moved from the control plane
+    candidates to the group `workers`, each with its `worker_group`."""
+    with open(sandbox.inventory, encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    kept, workers = [], ["[workers]"]
+    for line in lines:
+        name = line.split(" ", 1)[0]
+        if name in groups:
+            workers.append("%s worker_group=%s" % (line, json.dumps(groups[name])))
+        else:
+            kept.append(line)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(kept + [""] + workers) + "\n")
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def inventory(bare_hosts, tmp_path_factory):
+    return write_inventory(bare_hosts, tmp_path_factory.mktemp("inventory") / "workers.ini", GROUPS)
+
+
+def untouched(sandbox, host):
+    """Nothing of a node on the host: no kubeadm, no pod network configuration, no kubelet kubeconfig."""
+    return sandbox.ssh(host, "test -e /usr/local/bin/kubeadm || test -e /etc/cni/net.d/10-bridge.conflist"
+                             " || test -e /etc/kubernetes/kubelet.conf", check=False).returncode == 1
+
+
+def flat(output):
+    return " ".join(output.split())
+
+
+def nodes(sandbox):
+    return {n["metadata"]["name"]: n for n in kubectl_json(sandbox, "get nodes")["items"]}
+
+
+def test_without_a_control_plane_the_run_refuses_and_touches_no_worker(bare_hosts, inventory):
+    done = bare_hosts.playbook(WORKERS, run_vars(bare_hosts), inventory=inventory)
+    assert done.returncode != 0
+    assert "no control plane: no host of control_plane_candidates holds /etc/kubernetes/admin.conf" in flat(done.stdout), done.stdout[-4000:]
+    assert all(untouched(bare_hosts, host) for host in GROUPS)
+
+
+@pytest.fixture(scope="module")
+def cluster(bare_hosts, inventory):
+    done = bare_hosts.playbook(CREATE, dict(run_vars(bare_hosts), kcp_etcd_snapshot_dir="/tmp/kcp-e2e-work-snapshots"),
+                               inventory=inventory, timeout=900)
+    assert done.returncode == 0, done.stdout[-6000:]
+    return "cp-1"
+
+
+def test_a_group_name_that_is_no_label_value_is_refused_before_any_host_is_touched(bare_hosts, cluster, tmp_path):
+    bad = write_inventory(bare_hosts, tmp_path / "bad.ini", dict(GROUPS, **{"cp-3": "GPU pool"}))
+    done = bare_hosts.playbook(WORKERS, run_vars(bare_hosts), inventory=bad)
+    assert done.returncode != 0
+    assert "workers.cp-3: must be a worker group name: a Kubernetes label value" in flat(done.stdout), done.stdout[-4000:]
+    assert "workers.cp-2" not in done.stdout
+    assert all(untouched(bare_hosts, host) for host in GROUPS)
+
+
+def test_check_mode_on_fresh_workers_says_what_it_would_do_and_changes_nothing(bare_hosts, cluster, inventory):
+    done = bare_hosts.playbook(WORKERS, run_vars(bare_hosts), inventory=inventory, check=True)
+    assert done.returncode == 0, done.stdout[-6000:]
+    for host, group in GROUPS.items():
+        assert "would run kubeadm join on %s" % host in flat(done.stdout) and "a worker of the group %s" % group in flat(done.stdout)
+        assert untouched(bare_hosts, host)
+    assert set(nodes(bare_hosts)) == {cluster}
+
+
+def test_the_workers_join_ready_and_labelled_with_their_group(bare_hosts, cluster, inventory):
+    done = bare_hosts.playbook(WORKERS, run_vars(bare_hosts), inventory=inventory)
+    assert done.returncode == 0, done.stdout[-8000:]
+    found = nodes(bare_hosts)
+    assert set(found) == {cluster} | set(GROUPS)
+    version = newest(bare_hosts.mirror_dir)
+    for host, group in GROUPS.items():
+        node = found[host]
+        labels = node["metadata"]["labels"]
+        assert labels.get(GROUP_LABEL) == group, labels
+        assert "node-role.kubernetes.io/control-plane" not in labels
+        assert node["status"]["nodeInfo"]["kubeletVersion"] == version
+        assert any(c["type"] == "Ready" and c["status"] == "True" for c in node["status"]["conditions"])
+        # the join's secrets went with the run: no configuration file left on the host
+        assert bare_hosts.ssh(host, "test -e /etc/kubernetes/kubeadm-control-plane.yaml", check=False).returncode == 1
+        # a worker runs no control plane
+        assert bare_hosts.ssh(host, "ls /etc/kubernetes/manifests 2>/dev/null | wc -l").stdout.strip() == "0"
+        assert bare_hosts.ssh(host, "test -e /etc/kubernetes/admin.conf", check=False).returncode == 1
+
+
+def test_the_observed_snapshot_lists_the_workers_and_the_plan_takes_it_as_it_is(bare_hosts, cluster, inventory, tmp_path):
+    out = tmp_path / "observed.json"
+    done = bare_hosts.playbook(OBSERVE_PLAN, {"e2e_spec": spec(bare_hosts), "e2e_out": str(out)}, inventory=inventory)
+    assert done.returncode == 0, done.stdout[-6000:]
+    got = json.loads(out.read_text())
+    workers = {w["name"]: w for w in got["observed"]["workers"]}
+    assert set(workers) == set(GROUPS)
+    for host, group in GROUPS.items():
+        assert (workers[host]["group"], workers[host]["version"], workers[host]["ready"], workers[host]["unschedulable"]) == \
+            (group, newest(bare_hosts.mirror_dir), True, False), workers[host]
+    assert [m["name"] for m in got["observed"]["machines"]] == [cluster]
+    assert got["plan"]["action"] == "none", got["plan"]
+
+
+def test_a_second_run_changes_nothing(bare_hosts, cluster, inventory):
+    done = bare_hosts.playbook(WORKERS, run_vars(bare_hosts), inventory=inventory)
+    assert done.returncode == 0, done.stdout[-6000:]
+    assert all(counts["changed"] == 0 for counts in recap(done.stdout).values()), done.stdout[-4000:]
+    for host, group in GROUPS.items():
+        assert "%s has joined (group %s): left alone" % (host, group) in flat(done.stdout)
