@@ -1,25 +1,26 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""etcd alone upgraded in place, at the same Kubernetes version (issue 13): a one-machine control plane of v1.33 made
-with etcd.local.imageTag 3.5.21-0; the spec's tag moved to 3.5.24-0 in the kubeadm-config, as the flow's
-update_kubeadm_config step does; then the node_upgrade role at the same version with the etcd target 3.5.24-0 runs
-kubeadm upgrade apply, which re-renders etcd from the kubeadm-config: the etcd manifest and mirror pod carry 3.5.24-0,
-the node is Ready, and a second run changes nothing. Only 3.5 tags: every sandbox etcd runs 3.5.1 (a documented gap),
-so a 3.5 -> 3.6 path would be judged against a 3.5.1 member (rules.md IP4)."""
+"""The in-place upgrade flow (playbooks/upgrade.yml) on a one-machine control plane of v1.33 made with
+etcd.local.imageTag 3.5.21-0: an upgrade that skips a minor (to v1.35) is refused before anything is touched (IP3);
+etcd alone, at the same Kubernetes version, is upgraded in place when the spec's tag moves to 3.5.24-0: the flow
+updates the kubeadm-config first, then runs kubeadm upgrade apply on the machine, which re-renders etcd from it; the
+etcd manifest and mirror pod carry 3.5.24-0, the node is Ready, and a second run changes nothing. Only 3.5 tags:
+every sandbox etcd runs 3.5.1 (a documented gap), so a 3.5 -> 3.6 path would be judged against a 3.5.1 member
+(rules.md IP4)."""
 
 import json
 import os
 
 import pytest
 
-from e2e_support import HERE, recap, wait_control_plane_ready
+from e2e_support import HERE, ROOT, recap, steps_taken, wait_control_plane_ready
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-etcdtag", "172.31.230.0/24", 1)
 CLUSTER = os.path.join(HERE, "playbooks", "node_upgrade_cluster.yml")
-CONFIG = os.path.join(HERE, "playbooks", "etcd_tag_kubeadm_config.yml")
 PLAYBOOK = os.path.join(HERE, "playbooks", "node_upgrade.yml")
+UPGRADE = os.path.join(ROOT, "playbooks", "upgrade.yml")
 ANNOTATION = "control-plane.kubeadm.io/upgrade"
 OLD_TAG, NEW_TAG = "3.5.21-0", "3.5.24-0"
 
@@ -33,6 +34,11 @@ def spec(version, etcd_tag):
     return {"cluster_name": "e2e", "replicas": 1, "version": version, "endpoint": {"host": "172.31.230.100", "port": 6443},
             "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"},
                                                   "etcd": {"local": {"imageTag": etcd_tag}}}}}
+
+
+def upgrade_vars(sandbox, version, etcd_tag):
+    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": "/tmp/kcp-e2e-etcdtag-snapshots",
+            "kcp": dict(spec(version, etcd_tag), upgrade={"strategy": "in_place"})}
 
 
 def kubectl(sandbox, host, args):
@@ -60,12 +66,6 @@ def cluster(bare_hosts):
     return host, version
 
 
-@pytest.fixture(scope="module")
-def upgrade_vars(bare_hosts, cluster, tmp_path_factory):
-    return {"node_upgrade_version": cluster[1], "node_upgrade_command": "apply", "node_upgrade_addons": True,
-            "node_upgrade_etcd_image_tag": NEW_TAG, "e2e_snapshot_dir": str(tmp_path_factory.mktemp("snapshots"))}
-
-
 def test_the_control_plane_runs_the_etcd_tag_of_its_spec(bare_hosts, cluster):
     host, version = cluster
     assert etcd_tags(bare_hosts, host) == (OLD_TAG, OLD_TAG)
@@ -75,31 +75,39 @@ def test_the_control_plane_runs_the_etcd_tag_of_its_spec(bare_hosts, cluster):
     assert done.returncode == 0 and "nothing to do, it is of that version" in flat(done.stdout), done.stdout[-4000:]
 
 
-def test_the_kubeadm_config_gets_the_new_etcd_tag_first(bare_hosts, cluster):
+def test_an_upgrade_that_skips_a_minor_is_refused_before_anything_is_touched(bare_hosts, cluster):
     host, version = cluster
-    done = bare_hosts.playbook(CONFIG, {"e2e_spec": spec(version, NEW_TAG)})
-    assert done.returncode == 0, done.stdout[-6000:]
+    skipping = version_of_minor(bare_hosts.mirror_dir, 35)
+    done = bare_hosts.playbook(UPGRADE, upgrade_vars(bare_hosts, skipping, OLD_TAG))
+    assert done.returncode != 0
+    assert "IP3 in_place_minor_skip" in flat(done.stdout) and "upgrade it to v1.34 first" in flat(done.stdout), done.stdout[-6000:]
+    node = kubectl(bare_hosts, host, "get node %s" % host)
+    assert node["status"]["nodeInfo"]["kubeletVersion"] == version and ANNOTATION not in node["metadata"].get("annotations", {})
     config = kubectl(bare_hosts, host, "-n kube-system get configmap kubeadm-config")["data"]["ClusterConfiguration"]
-    assert "imageTag: %s" % NEW_TAG in config and "kubernetesVersion: %s" % version in config
+    assert "kubernetesVersion: %s" % version in config and "imageTag: %s" % OLD_TAG in config
+    assert bare_hosts.ssh(host, "kubeadm version -o short").stdout.strip() == version
 
 
-def test_the_node_upgrade_at_the_same_version_moves_etcd_to_the_target(bare_hosts, cluster, upgrade_vars):
+def test_etcd_alone_is_upgraded_in_place_at_the_same_version(bare_hosts, cluster):
     host, version = cluster
-    done = bare_hosts.playbook(PLAYBOOK, upgrade_vars)
+    done = bare_hosts.playbook(UPGRADE, upgrade_vars(bare_hosts, version, NEW_TAG), timeout=900)
     assert done.returncode == 0, done.stdout[-6000:]
+    assert steps_taken(done.stdout) == ["update_kubeadm_config", "upgrade_in_place %s" % host, "none"], steps_taken(done.stdout)
     assert ("%s to %s and etcd %s with kubeadm upgrade apply (and the addons): etcd-snapshot, software, kubeadm-upgrade, "
             "drain, kubelet, uncordon, ready" % (host, version, NEW_TAG)) in flat(done.stdout), done.stdout[-4000:]
     wait_control_plane_ready(bare_hosts, [host], timeout=60)
     assert etcd_tags(bare_hosts, host) == (NEW_TAG, NEW_TAG)
+    config = kubectl(bare_hosts, host, "-n kube-system get configmap kubeadm-config")["data"]["ClusterConfiguration"]
+    assert "imageTag: %s" % NEW_TAG in config and "kubernetesVersion: %s" % version in config
     node = kubectl(bare_hosts, host, "get node %s" % host)
     assert node["status"]["nodeInfo"]["kubeletVersion"] == version and not node["spec"].get("unschedulable")
     record = json.loads(node["metadata"]["annotations"][ANNOTATION])
     assert (record["version"], record["etcd_image_tag"], record["step"]) == (version, NEW_TAG, "ready")
 
 
-def test_a_second_run_changes_nothing(bare_hosts, cluster, upgrade_vars):
-    done = bare_hosts.playbook(PLAYBOOK, upgrade_vars)
+def test_a_second_run_changes_nothing(bare_hosts, cluster):
+    done = bare_hosts.playbook(UPGRADE, upgrade_vars(bare_hosts, cluster[1], NEW_TAG))
     assert done.returncode == 0, done.stdout[-6000:]
-    assert "nothing to do, it is of that version" in flat(done.stdout)
+    assert "next step: none (the control plane is as declared)" in done.stdout
     assert all(counts["changed"] == 0 for counts in recap(done.stdout).values()), done.stdout[-4000:]
     assert etcd_tags(bare_hosts, cluster[0]) == (NEW_TAG, NEW_TAG)

@@ -7,14 +7,20 @@ run refuses, touching no worker; a one-machine control plane is created with the
 that is no label value is refused before any host is touched; check mode on the fresh workers says what it would do
 and changes nothing; the run installs the node software from the bundle and joins both: Nodes, Ready, labelled
 with their group, no control plane; the observed snapshot lists them in `workers` with their group and version, and
-kcp_plan takes that snapshot as it is; a second run changes nothing."""
+kcp_plan takes that snapshot as it is; a second run changes nothing. Then the whole cluster is upgraded in place to
+the next patch with playbooks/upgrade.yml: the control plane machine first, then the workers one group after the
+other (gpu, then md-0), each keeping a file a user left on it; a second upgrade changes nothing.
+
+The cluster starts at the newest minor's first patch, with etcd.local.imageTag pinned to a 3.5 tag: the sandbox's
+etcd is 3.5.1 whatever the image tag (tests/sandbox/DESIGN.md), and the in-place upgrade's etcd path check (IP4)
+rightly refuses to move a 3.5.1 member to the 3.7 the version's own tag would deploy."""
 
 import json
 import os
 
 import pytest
 
-from e2e_support import HERE, ROOT, kubectl_json, newest, recap
+from e2e_support import HERE, ROOT, _versions, kubectl_json, newest, recap, steps_taken
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-work", "172.31.236.0/24", 3)
@@ -23,16 +29,25 @@ WORKERS = os.path.join(ROOT, "playbooks", "workers.yml")
 OBSERVE_PLAN = os.path.join(HERE, "playbooks", "observe_plan.yml")
 GROUPS = {"cp-2": "md-0", "cp-3": "gpu"}
 GROUP_LABEL = "control-plane.kubeadm.io/worker-group"
+UPGRADE = os.path.join(ROOT, "playbooks", "upgrade.yml")
+MARKER = "/var/lib/e2e-marker"
 
 
-def spec(sandbox):
-    return {"cluster_name": "work", "replicas": 1, "version": newest(sandbox.mirror_dir),
-            "endpoint": {"host": "172.31.236.100", "port": 6443},
-            "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"}}}}
+def first_patch(sandbox):
+    """The newest minor's first patch: the cluster's version until the upgrade to the newest."""
+    minor = newest(sandbox.mirror_dir).split(".")[:2]
+    return [v for v in _versions(sandbox.mirror_dir) if v.split(".")[:2] == minor][0]
 
 
-def run_vars(sandbox):
-    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp": spec(sandbox)}
+def spec(sandbox, version=None):
+    return {"cluster_name": "work", "replicas": 1, "version": version or first_patch(sandbox),
+            "endpoint": {"host": "172.31.236.100", "port": 6443}, "upgrade": {"strategy": "in_place"},
+            "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"},
+                                                  "etcd": {"local": {"imageTag": "3.5.24-0"}}}}}
+
+
+def run_vars(sandbox, version=None):
+    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp": spec(sandbox, version), "kcp_etcd_snapshot_dir": "/tmp/kcp-e2e-work-snapshots"}
 
 
 def write_inventory(sandbox, path, groups):
@@ -80,8 +95,7 @@ def test_without_a_control_plane_the_run_refuses_and_touches_no_worker(bare_host
 
 @pytest.fixture(scope="module")
 def cluster(bare_hosts, inventory):
-    done = bare_hosts.playbook(CREATE, dict(run_vars(bare_hosts), kcp_etcd_snapshot_dir="/tmp/kcp-e2e-work-snapshots"),
-                               inventory=inventory, timeout=900)
+    done = bare_hosts.playbook(CREATE, run_vars(bare_hosts), inventory=inventory, timeout=900)
     assert done.returncode == 0, done.stdout[-6000:]
     return "cp-1"
 
@@ -109,7 +123,7 @@ def test_the_workers_join_ready_and_labelled_with_their_group(bare_hosts, cluste
     assert done.returncode == 0, done.stdout[-8000:]
     found = nodes(bare_hosts)
     assert set(found) == {cluster} | set(GROUPS)
-    version = newest(bare_hosts.mirror_dir)
+    version = first_patch(bare_hosts)
     for host, group in GROUPS.items():
         node = found[host]
         labels = node["metadata"]["labels"]
@@ -133,7 +147,7 @@ def test_the_observed_snapshot_lists_the_workers_and_the_plan_takes_it_as_it_is(
     assert set(workers) == set(GROUPS)
     for host, group in GROUPS.items():
         assert (workers[host]["group"], workers[host]["version"], workers[host]["ready"], workers[host]["unschedulable"]) == \
-            (group, newest(bare_hosts.mirror_dir), True, False), workers[host]
+            (group, first_patch(bare_hosts), True, False), workers[host]
     assert [m["name"] for m in got["observed"]["machines"]] == [cluster]
     assert got["plan"]["action"] == "none", got["plan"]
 
@@ -144,3 +158,25 @@ def test_a_second_run_changes_nothing(bare_hosts, cluster, inventory):
     assert all(counts["changed"] == 0 for counts in recap(done.stdout).values()), done.stdout[-4000:]
     for host, group in GROUPS.items():
         assert "%s has joined (group %s): left alone" % (host, group) in flat(done.stdout)
+
+
+def test_the_cluster_is_upgraded_in_place_control_plane_first_then_each_worker_group(bare_hosts, cluster, inventory):
+    new = newest(bare_hosts.mirror_dir)
+    for host in [cluster] + sorted(GROUPS):
+        bare_hosts.ssh(host, "echo kept > %s" % MARKER)
+    done = bare_hosts.playbook(UPGRADE, run_vars(bare_hosts, new), inventory=inventory, timeout=1500)
+    assert done.returncode == 0, done.stdout[-8000:]
+    assert steps_taken(done.stdout) == ["update_kubeadm_config", "upgrade_in_place %s" % cluster, "upgrade_workers cp-3",
+                                        "upgrade_workers cp-2", "none"], steps_taken(done.stdout)
+    found = nodes(bare_hosts)
+    assert {name: node["status"]["nodeInfo"]["kubeletVersion"] for name, node in found.items()} == \
+        {name: new for name in [cluster] + sorted(GROUPS)}
+    for host, group in GROUPS.items():
+        assert found[host]["metadata"]["labels"].get(GROUP_LABEL) == group
+        assert not found[host]["spec"].get("unschedulable")
+        record = json.loads(found[host]["metadata"]["annotations"]["control-plane.kubeadm.io/upgrade"])
+        assert (record["version"], record["command"], record["step"]) == (new, "node", "ready"), record
+    for host in [cluster] + sorted(GROUPS):
+        assert bare_hosts.ssh(host, "cat %s" % MARKER).stdout.strip() == "kept"
+    again = bare_hosts.playbook(UPGRADE, run_vars(bare_hosts, new), inventory=inventory, timeout=600)
+    assert again.returncode == 0 and all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
