@@ -318,12 +318,23 @@ def _roll_out(view):
 
 def _upgrade_in_place(view):
     """One machine per step: the oldest machine with ``upgrade apply``, then the others oldest first with
-    ``upgrade node``; the last one upgrades the addons. Behind the kubeadm-config update and preflight."""
+    ``upgrade node``; the last one upgrades the addons. Behind the kubeadm-config update and preflight.
+
+    A machine whose upgrade to the spec's version has begun (its Node's record, ``upgrade``) and is not done is
+    taken first, and its preflight leaves it out: half upgraded (a killed run, a failed step), it may well be
+    unhealthy until its remaining steps are taken, and the others must be healthy without it (PF5's rule, as for
+    the machine a scale down removes)."""
     names = [m["name"] for m in component_health.oldest_first([m for m in view.machines if m["name"] in view.in_place])]
     oldest = component_health.oldest_first([m for m in view.machines if not m.get("deleting")])[0]["name"]
-    machine, command = (oldest, UPGRADE_APPLY) if oldest in view.in_place else (names[0], UPGRADE_NODE)
+    begun = [m["name"] for m in component_health.oldest_first(view.machines) if m["name"] in names and _upgrade_begun(m, view.spec)]
+    if begun:
+        machine = begun[0]
+        command = UPGRADE_APPLY if machine == oldest else UPGRADE_NODE
+    else:
+        machine, command = (oldest, UPGRADE_APPLY) if oldest in view.in_place else (names[0], UPGRADE_NODE)
     addons = len(names) == 1
-    what = "upgrade %s in place to %s with kubeadm upgrade %s%s" % (
+    what = "%s %s in place to %s with kubeadm upgrade %s%s" % (
+        "finish the upgrade of" if begun else "upgrade",
         machine,
         view.spec["version"],
         command,
@@ -332,13 +343,22 @@ def _upgrade_in_place(view):
     config = _kubeadm_config_first(view, what)
     if config is not None:
         return config
-    report = view.preflight()
+    report = view.preflight(excluded=[machine] if begun else ())
     # the etcd the node's kubeadm upgrade is to leave behind, so the node is not taken for upgraded before it does
     upgrade = {"command": command, "addons": addons, "etcd_image_tag": rollout.wanted_etcd_tag(view.spec)}
     fields = dict(machine=machine, machines=names, upgrade=upgrade, preflight=report)
     if not report["ok"]:
         return _wait(what + ", once preflight passes", report["failures"], **fields)
     return _step(UPGRADE_IN_PLACE, what, **fields)
+
+
+def _upgrade_begun(machine, spec):
+    """Whether the machine's Node records an upgrade to the spec's version that is not done (a step done short of
+    ``ready``, or a step that failed)."""
+    record = machine.get("upgrade")
+    if not record or rollout.version_differs(record.get("version"), spec["version"]):
+        return False
+    return record.get("failed_step") is not None or record.get("step") != "ready"
 
 
 def _refuse_in_place(view):

@@ -55,6 +55,7 @@ def machine(
     host=None,
     failure=None,
     bootstrap=None,
+    upgrade=None,
 ):
     """A control plane machine created `created` minutes before NOW, healthy unless told otherwise.
 
@@ -83,6 +84,7 @@ def machine(
         "node": node(name, node_ready) if has_node else None,
         "components": comps,
         "certificates_expire": certificates_expire,
+        "upgrade": upgrade,
     }
 
 

@@ -1123,6 +1123,29 @@ def test_an_etcd_below_the_release_its_next_minor_needs_refuses_the_upgrade():
     assert decide(IN_PLACE, in_place_snapshot(cluster(3), members=[dict(m, version="3.6.11") for m in members(3)]))["action"] == "upgrade_in_place"
 
 
+def begun(step, failed_step=None):
+    return {"upgrade": {"version": NEXT, "step": step, "failed_step": failed_step, "error": "boom" if failed_step else None}}
+
+
+def test_a_machine_whose_upgrade_has_begun_is_finished_first_and_its_preflight_leaves_it_out():
+    # cp-1 done; cp-3's upgrade was begun and killed after its kubeadm upgrade node: its scheduler restarts
+    machines = cluster(3, cp_1=dict(begun("ready"), version=NEXT), cp_3=dict(begun("drain"), components={"scheduler": "provisioning"}))
+    result = decide(IN_PLACE, in_place_snapshot(machines))
+    assert (result["action"], result["machine"], result["upgrade"]["command"]) == ("upgrade_in_place", "cp-3", "node"), result
+    assert result["reason"].startswith("finish the upgrade of cp-3 in place") and result["preflight"]["excluded"] == ["cp-3"]
+    # the oldest machine's upgrade apply that failed at a step is taken again with apply
+    result = decide(IN_PLACE, in_place_snapshot(cluster(3, cp_1=begun("software", failed_step="kubeadm-upgrade"))))
+    assert (result["action"], result["machine"], result["upgrade"]["command"]) == ("upgrade_in_place", "cp-1", "apply")
+    # the others must still be healthy without it
+    machines = cluster(3, cp_2=begun("drain"), cp_3={"components": {"etcd": "unhealthy"}})
+    result = decide(IN_PLACE, in_place_snapshot(machines))
+    assert (result["action"], result["machine"], rules(result)) == ("wait", "cp-2", ["components_not_healthy"])
+    # a record of another version is no upgrade begun: the oldest goes first, behind the full preflight
+    machines = cluster(3, cp_2={"upgrade": {"version": "v1.30.0", "step": "drain", "failed_step": None, "error": None}})
+    result = decide(IN_PLACE, in_place_snapshot(machines))
+    assert (result["machine"], result["preflight"]["excluded"]) == ("cp-1", [])
+
+
 def test_workers_wait_for_every_control_plane_machine():
     workers = [worker("w-1"), worker("w-2")]
     snap = in_place_snapshot(cluster(3, cp_1={"version": NEXT}), workers=workers)
