@@ -2,8 +2,9 @@
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """How much the flows cost over the commands they run: create(3), scale 3 -> 5 and 5 -> 3, a rollout of the 3
-machines to the next minor with max_surge 0, a patch rollout with max_surge 1, and the remediation of one machine
-whose kubelet stopped, on the sandbox, each against a floor measured in the same run.
+machines to the next minor with max_surge 0, a rollout with max_surge 1 (rollout.after), an in-place upgrade of the
+3 machines to the next patch, and the remediation of one machine whose kubelet stopped, on the sandbox, each against
+a floor measured in the same run.
 
 The floor is an operator doing the same work by hand over SSH, one step after another (the manual walk's steps,
 tests/sandbox/tests/walk): node software installed on the new hosts at once, then ``kubeadm init`` (create) or a
@@ -11,13 +12,18 @@ fresh join command, then ``kubeadm join --control-plane`` on each new host in tu
 network's configuration; to scale down, ``kubeadm reset`` (which removes the host's etcd member) and ``kubectl
 delete node`` for each host in turn; to roll out, the kubeadm-config ConfigMap's kubernetesVersion set by hand, then
 for each machine in turn ``kubeadm reset``, ``kubectl delete node``, the new version's node software and a fresh
-join; with max_surge 1, for each machine in turn the new version's node software and a join on a spare host of its
-failure domain, then ``kubeadm reset`` and ``kubectl delete node`` of the old one; to remediate, ``kubeadm reset``
-and ``kubectl delete node`` of the unhealthy machine and a fresh join on its host (the wait until the machine is
-found unhealthy is in neither figure). The cluster is created at the minor before the newest, rolled out to the
-newest minor's first patch, then to its last. What the flows add on top: observing the cluster and etcd each pass,
-the lock, the host records, the etcd snapshot before each membership change, waiting for each new machine's pods
-to be ready, and the drain before a removal.
+join; with max_surge 1, for each machine in turn the node software and a join on a spare host of its failure
+domain, then ``kubeadm reset`` and ``kubectl delete node`` of the old one; in place, for each machine in turn the new
+version's node software, ``kubeadm upgrade apply`` (the first) or ``kubeadm upgrade node``, ``kubectl drain``, the
+kubelet restarted, ``kubectl uncordon`` and the wait until its Node reports the version; to remediate,
+``kubeadm reset`` and ``kubectl delete node`` of the unhealthy machine and a fresh join on its host (the wait until
+the machine is found unhealthy is in neither figure). The cluster is created at the minor before the newest, rolled
+out to the newest minor's first patch (max_surge 0, then max_surge 1 by rollout.after), then upgraded in place to
+its last patch. What the flows add on top: observing the cluster and etcd each pass, the lock, the host records,
+the etcd snapshot before each membership change and before the first machine upgraded in place, waiting for each
+new or upgraded machine's pods to be ready, the drain before a removal, and each in-place step recorded on the
+Node. The in-place upgrade pins etcd.local.imageTag to the mirror's 3.5 tag: the sandbox's etcd is 3.5.1, and the
+in-place upgrade's etcd path check refuses to move it to 3.7.
 
 Printed for each flow: its time, the floor, their ratio (target <= 1.5), the tasks Ansible ran and the SSH
 invocations it made. Own sandbox ``benchflow`` (172.31.241.0/24), 6 hosts over 3 failure domains (max_surge 1
@@ -46,6 +52,8 @@ import walk_support as walk  # noqa: E402
 NAME, SUBNET, TARGET = "benchflow", "172.31.241.0/24", 1.5
 UNHEALTHY_AFTER_SECONDS = 5
 BIN = os.path.dirname(sys.executable)
+# From the in-place upgrade on (module docstring): the sandbox's etcd is 3.5.1 whatever the image tag.
+ETCD_PINNED = {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"}, "etcd": {"local": {"imageTag": "3.5.24-0"}}}}
 
 
 def timed(action):
@@ -92,15 +100,23 @@ def floor(operator, workdir, new, patch):
             operator.install_pod_network(host)
 
     def rollout_surge():
-        operator.ssh("cp-1", "kubectl --kubeconfig /etc/kubernetes/admin.conf -n kube-system get configmap kubeadm-config"
-                             " -o yaml | sed 's/kubernetesVersion: .*/kubernetesVersion: %s/'"
-                             " | kubectl --kubeconfig /etc/kubernetes/admin.conf replace -f -" % patch)
         for spare, old, via in (("cp-4", "cp-1", "cp-2"), ("cp-5", "cp-2", "cp-3"), ("cp-6", "cp-3", "cp-4")):
-            operator.node(spare).prepare(mirror_dir, patch, hosts[spare]["failure_domain"])
+            operator.node(spare).prepare(mirror_dir, new, hosts[spare]["failure_domain"])
             operator.join_control_plane(spare, operator.fresh_control_plane_join_command(via))
             operator.install_pod_network(spare)
             operator.ssh(old, "kubeadm reset --force")
             operator.ssh(via, "kubectl --kubeconfig /etc/kubernetes/admin.conf delete node %s" % old)
+
+    def in_place():
+        admin = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
+        for host, upgrade in (("cp-4", "apply %s --yes" % patch), ("cp-5", "node"), ("cp-6", "node")):
+            operator.node(host).prepare(mirror_dir, patch, hosts[host]["failure_domain"])
+            operator.ssh(host, "kubeadm upgrade %s" % upgrade)
+            operator.ssh(host, admin + "drain %s --ignore-daemonsets --delete-emptydir-data" % host)
+            operator.ssh(host, "systemctl restart kubelet")
+            operator.ssh(host, admin + "uncordon %s" % host)
+            operator.ssh(host, "timeout 300 sh -c 'until %s get node %s -o jsonpath={.status.nodeInfo.kubeletVersion} | grep -qx %s; "
+                               "do sleep 1; done'" % (admin.strip(), host, patch))
 
     def remediation():
         operator.ssh("cp-4", "kubeadm reset --force")
@@ -108,7 +124,7 @@ def floor(operator, workdir, new, patch):
         operator.join_control_plane("cp-4", operator.fresh_control_plane_join_command("cp-5"))
         operator.install_pod_network("cp-4")
 
-    figures = [timed(create), timed(scale), timed(scale_down), timed(rollout), timed(rollout_surge)]
+    figures = [timed(create), timed(scale), timed(scale_down), timed(rollout), timed(rollout_surge), timed(in_place)]
     make_unhealthy(operator, "cp-4")
     return figures + [timed(remediation)]
 
@@ -136,8 +152,9 @@ def admin_json(operator, args):
     raise SystemExit("no host answers kubectl %s" % args)
 
 
-def flow(operator, playbook, replicas, workdir, version, max_surge=0):
-    """(seconds, tasks, ssh invocations) of one flow run by ansible-playbook, as an operator runs it."""
+def flow(operator, playbook, replicas, workdir, version, max_surge=0, **spec):
+    """(seconds, tasks, ssh invocations) of one flow run by ansible-playbook, as an operator runs it; ``spec``: more
+    fields of the spec."""
     inventory = os.path.join(operator.state, "inventory.ini")
     variables = operator.inventory()[1]
     mirror_dir = operator.mirror()[0]
@@ -149,6 +166,7 @@ def flow(operator, playbook, replicas, workdir, version, max_surge=0):
                          {"type": "Ready", "status": status, "timeout": "%ds" % UNHEALTHY_AFTER_SECONDS} for status in ("Unknown", "False")]},
                      "endpoint": {"host": variables["sandbox_endpoint_host"], "port": 6443},
                      "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"}}}}}
+    extra["kcp"].update(spec)
     count_file = os.path.join(workdir, "ssh-count")
     open(count_file, "w").close()
     env = dict(os.environ, PATH=BIN + os.pathsep + os.environ["PATH"], ANSIBLE_NOCOLOR="1",
@@ -200,10 +218,12 @@ def main():
                    ("scale 3->5", flow(operator, "scale.yml", 5, workdir, old)),
                    ("scale 5->3", flow(operator, "scale.yml", 3, workdir, old)),
                    ("rollout s0", flow(operator, "rollout.yml", 3, workdir, new, max_surge=0)),
-                   ("rollout s1", flow(operator, "rollout.yml", 3, workdir, patch, max_surge=1))]
+                   ("rollout s1", flow(operator, "rollout.yml", 3, workdir, new, max_surge=1,
+                                       rollout={"max_surge": 1, "after": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})),
+                   ("in place", flow(operator, "upgrade.yml", 3, workdir, patch, upgrade={"strategy": "in_place"}, kubeadm=ETCD_PINNED))]
         sick = first_machine(operator)
         make_unhealthy(operator, sick)
-        figures.append(("remediate", flow(operator, "remediate.yml", 3, workdir, patch)))
+        figures.append(("remediate", flow(operator, "remediate.yml", 3, workdir, patch, kubeadm=ETCD_PINNED)))
         figures = [figure + (floor_seconds,) for figure, floor_seconds in zip(figures, floors)]
     finally:
         operator.down()

@@ -5,11 +5,12 @@
 the previous minor, on exactly 3 hosts (no spare: a replacement could not be built). Refused before anything is
 touched: a machine template change in "in place or stop" mode (IP2) and a downgrade (IP3). Check mode prints the
 whole plan (the kubeadm-config, then the oldest machine with kubeadm upgrade apply, the others with upgrade node, the
-last with the addons). The upgrade to the next minor, killed during the second machine, is finished by reconcile.
-A patch upgrade whose first drain a PodDisruptionBudget blocks stops there with the node uncordoned, the status
-report naming the step and its error, and is finished by the next run once the budget lets the pod go. Each time the hosts keep their identity (the Nodes' created annotation, the etcd member ids) and
-a file a user left on them, what was written before is there, and a background writer through the load balancer
-never waits longer than one leader election; a second run changes nothing.
+last with the addons). The upgrade to the next minor: a PodDisruptionBudget blocks the first machine's drain, so the
+run stops there with the node uncordoned and the status report naming the step and its error; once the budget is
+gone the next run resumes at the drain and is killed during the second machine; reconcile finishes it. The hosts
+keep their identity (the Nodes' created annotation, the etcd member ids) and a file a user left on them, what was
+written before is there, and a background writer through the load balancer never waits longer than one leader
+election; a second run changes nothing. (The patch upgrade in place, with workers, is tests/e2e/test_workers.py's.)
 
 The spec pins etcd.local.imageTag to the 3.5 tag the mirror holds: the sandbox's etcd is 3.5.1 whatever the image
 tag says (tests/sandbox/DESIGN.md), and IP4 rightly refuses to take a 3.5.1 member to the 3.6 or 3.7 the versions'
@@ -131,23 +132,77 @@ def test_check_mode_prints_the_whole_in_place_upgrade_and_changes_nothing(cluste
     assert_untouched(cluster, before, kept, old)
 
 
-def test_an_upgrade_killed_during_the_second_machine_is_finished_by_reconcile(cluster):
+# A pod on cp-1 that a PodDisruptionBudget keeps: owned by a ReplicaSet, so kubectl drain evicts it rather than
+# refusing an unmanaged pod (the sandbox runs no ReplicaSet controller: the pod is made here, bound to cp-1).
+GUARDED_OWNER = """
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: guarded, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: guarded}}
+  template:
+    metadata: {labels: {app: guarded}}
+    spec: {containers: [{name: app, image: registry.k8s.io/pause:3.10.1}]}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: guarded, namespace: default}
+spec:
+  minAvailable: 1
+  selector: {matchLabels: {app: guarded}}
+"""
+GUARDED_POD = """
+apiVersion: v1
+kind: Pod
+metadata:
+  name: guarded-1
+  namespace: default
+  labels: {app: guarded}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: guarded, uid: "%s", controller: true}]
+spec:
+  nodeName: cp-1
+  tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]
+  containers: [{name: app, image: registry.k8s.io/pause:3.10.1}]
+"""
+
+
+def test_an_upgrade_a_pdb_stops_then_killed_during_the_second_machine_is_finished_by_reconcile(cluster):
     new = minor_start(cluster)
     kept = identity(cluster)
+    admin = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
+    cluster.ssh("cp-2", admin + "apply -f - <<'EOF'\n%s\nEOF" % GUARDED_OWNER)
+    owner = cluster.ssh("cp-2", admin + "get replicaset guarded -o jsonpath='{.metadata.uid}'").stdout.strip()
+    cluster.ssh("cp-2", admin + "apply -f - <<'EOF'\n%s\nEOF" % (GUARDED_POD % owner))
+    cluster.ssh("cp-2", admin + "wait --for=condition=Ready pod/guarded-1 --timeout=120s", timeout=150)
+    blocked_vars = dict(flow_vars(cluster, new), node_upgrade_drain_timeout=5, node_upgrade_drain_retries=0)
     with cluster.writing(ENDPOINT) as writer:
+        # the budget keeps the one pod on cp-1: its drain cannot finish, and the run stops there
+        blocked = cluster.playbook(UPGRADE, blocked_vars, timeout=1200)
+        assert blocked.returncode != 0, blocked.stdout[-6000:]
+        assert "the drain of cp-1 did not finish" in flat(blocked.stdout), blocked.stdout[-6000:]
+        assert not kubectl_json(cluster, "get node cp-1")["spec"].get("unschedulable"), "the drain left cp-1 cordoned"
+        assert upgrade_records(cluster)["cp-1"]["failed"]["step"] == "drain"
+        # the status report shows how far the upgrade went and why it stopped
+        status = cluster.playbook(os.path.join(ROOT, "playbooks", "status.yml"), flow_vars(cluster, new))
+        assert "%s: kubeadm-upgrade done, drain failed: the drain of cp-1 did not finish" % new in flat(status.stdout), status.stdout[-6000:]
+        cluster.ssh("cp-2", admin + "delete poddisruptionbudget guarded")
         # killed once the second machine has run kubeadm upgrade node, as its kubelet is replaced
         killed = cluster.playbook_killed(UPGRADE, flow_vars(cluster, new), "steps/kubelet.yml for cp-2", after=0, timeout=1500)
         recorded = upgrade_records(cluster)
         done = cluster.playbook(RECONCILE, flow_vars(cluster, new), timeout=1800)
-    assert "This pass's step: pass 4" not in killed
-    assert recorded["cp-1"]["step"] == "ready" and recorded["cp-2"]["step"] in ("drain", "kubelet"), recorded
+    assert "cp-1 to %s and etcd %s with kubeadm upgrade apply: drain, kubelet, uncordon, ready" % (new, ETCD_TAG) in flat(killed), \
+        flat(killed)[-6000:]
+    assert "This pass's step: pass 3" not in killed
+    assert recorded["cp-1"]["step"] == "ready" and "failed" not in recorded["cp-1"], recorded
+    assert recorded["cp-2"]["step"] in ("drain", "kubelet"), recorded
     assert "cp-3" not in recorded, recorded
     assert done.returncode == 0, done.stdout[-8000:]
     assert_writes_survived(writer, "the killed in-place upgrade and the reconcile that finished it")
     # the half-upgraded machine is finished first, with upgrade node, then the last one with the addons
     assert steps_taken(done.stdout)[:2] == ["upgrade_in_place cp-2", "upgrade_in_place cp-3"], steps_taken(done.stdout)
-    assert "cp-2 to %s with kubeadm upgrade node: kubelet, uncordon, ready" % new in flat(done.stdout) \
-        or "cp-2 to %s with kubeadm upgrade node: uncordon, ready" % new in flat(done.stdout), done.stdout[-8000:]
+    resumed = "cp-2 to %s and etcd %s with kubeadm upgrade node: " % (new, ETCD_TAG)
+    assert resumed + "kubelet, uncordon, ready" in flat(done.stdout) or resumed + "uncordon, ready" in flat(done.stdout), done.stdout[-8000:]
     assert "next step: none (the control plane is as declared)" in done.stdout
     assert set(versions(cluster).values()) == {new}
     assert identity(cluster) == kept
@@ -160,54 +215,3 @@ def test_an_upgrade_killed_during_the_second_machine_is_finished_by_reconcile(cl
     wait_control_plane_ready(cluster, sorted(kept))
     again = cluster.playbook(UPGRADE, flow_vars(cluster, new), timeout=600)
     assert again.returncode == 0 and all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
-
-
-GUARDED = """
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: guarded, namespace: default}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: guarded}}
-  template:
-    metadata: {labels: {app: guarded}}
-    spec:
-      nodeSelector: {kubernetes.io/hostname: cp-1}
-      tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]
-      containers: [{name: app, image: registry.k8s.io/pause:3.10.1}]
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {name: guarded, namespace: default}
-spec:
-  minAvailable: 1
-  selector: {matchLabels: {app: guarded}}
-"""
-
-
-def test_a_patch_upgrade_whose_drain_a_pdb_blocks_stops_there_uncordoned_and_is_finished_once_it_lets_go(cluster):
-    new = newest(cluster.mirror_dir)
-    kept = identity(cluster)
-    admin = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
-    cluster.ssh("cp-2", admin + "apply -f - <<'EOF'\n%s\nEOF" % GUARDED)
-    cluster.ssh("cp-2", admin + "rollout status deployment/guarded --timeout=120s", timeout=150)
-    blocked_vars = dict(flow_vars(cluster, new), node_upgrade_drain_timeout=5, node_upgrade_drain_retries=0)
-    with cluster.writing(ENDPOINT) as writer:
-        blocked = cluster.playbook(UPGRADE, blocked_vars, timeout=1200)
-        assert blocked.returncode != 0, blocked.stdout[-6000:]
-        assert "the drain of cp-1 did not finish" in flat(blocked.stdout), blocked.stdout[-6000:]
-        cp1 = kubectl_json(cluster, "get node cp-1")
-        assert not cp1["spec"].get("unschedulable"), "the node the drain left cordoned is uncordoned"
-        assert upgrade_records(cluster)["cp-1"]["failed"]["step"] == "drain"
-        # the status report shows how far it went and why it stopped
-        shown = flat(cluster.playbook(os.path.join(ROOT, "playbooks", "status.yml"), flow_vars(cluster, new)).stdout)
-        assert "%s: kubeadm-upgrade done, drain failed: cp-1: the step drain failed: the drain of cp-1 did not finish" % new in shown, shown
-        cluster.ssh("cp-2", admin + "delete poddisruptionbudget guarded")
-        done = cluster.playbook(UPGRADE, flow_vars(cluster, new), timeout=1800)
-    assert done.returncode == 0, done.stdout[-8000:]
-    assert_writes_survived(writer, "the patch upgrade in place")
-    assert "cp-1 to %s with kubeadm upgrade apply: drain, kubelet, uncordon, ready" % new in flat(done.stdout), done.stdout[-8000:]
-    assert [step.split(" ")[0] for step in steps_taken(done.stdout)] == ["upgrade_in_place"] * 3, steps_taken(done.stdout)
-    assert set(versions(cluster).values()) == {new} and identity(cluster) == kept
-    assert all("failed" not in record for record in upgrade_records(cluster).values())
-    assert "next step: none (the control plane is as declared)" in done.stdout
