@@ -64,30 +64,31 @@ class Watch:
     def changes(self):
         """Yield Change objects until the stream ends (closed, or etcd gone); Compacted if etcd no longer has
         the start revision."""
-        for result in self._stream.messages():
-            if result.get("canceled"):
-                raise Compacted("required revision has been compacted (compact revision %s)"
-                                % result.get("compact_revision"))
-            revision = int((result.get("header") or {}).get("revision", 0))
-            for event in result.get("events") or []:
-                previous = _decoded(event.get("prev_kv"))
-                current = None if event.get("type") == "DELETE" else _decoded(event.get("kv"))
-                yield Change(current, previous, int((event.get("kv") or {}).get("mod_revision", revision)))
+        for event, revision in self._events():
+            previous = _decoded(event.get("prev_kv"))
+            current = None if event.get("type") == "DELETE" else _decoded(event.get("kv"))
+            yield Change(current, previous, int((event.get("kv") or {}).get("mod_revision", revision)))
 
     def raw_changes(self):
         """Yield ``(key, value or None, mod_revision, prev_value or None, prev_mod_revision)`` for each event, as
         etcd sent it (values undecoded), until the stream ends; Compacted as ``changes()``."""
+        for event, revision in self._events():
+            kv, prev = event.get("kv") or {}, event.get("prev_kv") or {}
+            value = None if event.get("type") == "DELETE" else etcdclient.unb64(kv.get("value") or "")
+            yield (etcdclient.unb64(kv.get("key") or "").decode("utf-8"), value,
+                   int(kv.get("mod_revision", revision)),
+                   etcdclient.unb64(prev["value"]) if prev.get("value") else None, int(prev.get("mod_revision", 0)))
+
+    def _events(self):
+        """Each raw gateway event with its message's header revision, until the stream ends; Compacted if etcd no
+        longer has the start revision."""
         for result in self._stream.messages():
             if result.get("canceled"):
                 raise Compacted("required revision has been compacted (compact revision %s)"
                                 % result.get("compact_revision"))
             revision = int((result.get("header") or {}).get("revision", 0))
             for event in result.get("events") or []:
-                kv, prev = event.get("kv") or {}, event.get("prev_kv") or {}
-                value = None if event.get("type") == "DELETE" else etcdclient.unb64(kv.get("value") or "")
-                yield (etcdclient.unb64(kv.get("key") or "").decode("utf-8"), value,
-                       int(kv.get("mod_revision", revision)),
-                       etcdclient.unb64(prev["value"]) if prev.get("value") else None, int(prev.get("mod_revision", 0)))
+                yield event, revision
 
     def close(self):
         self._stream.close()
