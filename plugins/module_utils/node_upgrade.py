@@ -93,6 +93,12 @@ def of_this_upgrade(record, version, etcd_image_tag=None):
     return bool(record) and record.get("version") == version and record.get("etcd_image_tag") == etcd_image_tag
 
 
+def unfinished(progress_record):
+    """Whether a node's upgrade (``progress``'s record, None for none) is under way or failed: a step done short of
+    ``ready``, or a step that failed."""
+    return bool(progress_record) and (progress_record.get("failed_step") is not None or progress_record.get("step") != "ready")
+
+
 def record_step(record, version, command, step, at, etcd_image_tag=None, **extra):
     """The record once ``step`` of the upgrade to ``version`` (and ``etcd_image_tag``) is done: what an earlier step
     of the same upgrade recorded (``uncordon``, ``drain``) is kept, a record of another upgrade replaced."""

@@ -74,6 +74,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils import (
     failure_domains,
     health_check,
     kubeadm_config,
+    node_upgrade,
     preflight,
     remediation,
     rollout,
@@ -356,9 +357,7 @@ def _upgrade_begun(machine, spec):
     """Whether the machine's Node records an upgrade to the spec's version that is not done (a step done short of
     ``ready``, or a step that failed)."""
     record = machine.get("upgrade")
-    if not record or rollout.version_differs(record.get("version"), spec["version"]):
-        return False
-    return record.get("failed_step") is not None or record.get("step") != "ready"
+    return node_upgrade.unfinished(record) and not rollout.version_differs(record.get("version"), spec["version"])
 
 
 def _refuse_in_place(view):

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import component_health, etcd_health, health_check, rollout
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import component_health, etcd_health, health_check, node_upgrade, rollout
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import (
     ETCD_MEMBER,
     ETCD_POD,
@@ -250,18 +250,14 @@ def upgrade_progress(spec, snapshot):
 
     machines = [m for m in snapshot["machines"] if not m.get("deleting")]
     workers = snapshot.get("workers") or []
-    nodes = {r["name"]: r["upgrade"] for r in machines + workers if _upgrade_unfinished(r.get("upgrade"))}
+    nodes = {r["name"]: r["upgrade"] for r in machines + workers if node_upgrade.unfinished(r.get("upgrade"))}
     return {"version": version, "control_plane": split(machines), "workers": split(workers), "nodes": nodes}
-
-
-def _upgrade_unfinished(record):
-    return bool(record) and (record.get("failed_step") is not None or record.get("step") != "ready")
 
 
 def _upgrade_cell(record):
     """A node's upgrade as the table shows it: ``-`` for none or one done, else the version and the last step done,
     and the step that failed with its error."""
-    if not _upgrade_unfinished(record):
+    if not node_upgrade.unfinished(record):
         return "-"
     cell = "%s: %s" % (record["version"], ("%s done" % record["step"]) if record.get("step") else "not started")
     if record.get("failed_step"):
@@ -289,7 +285,7 @@ def status_table(snapshot, status):
             roles.get(node or machine["name"], "-"),
             _not_true(status["machines"].get(machine["name"]) or []) or "Ready",
         ))
-    upgrading = any(_upgrade_unfinished(m.get("upgrade")) for m in snapshot["machines"])
+    upgrading = any(node_upgrade.unfinished(m.get("upgrade")) for m in snapshot["machines"])
     if upgrading:
         rows = [row + (_upgrade_cell(machine.get("upgrade")) if machine else "UPGRADE",)
                 for row, machine in zip(rows, [None] + snapshot["machines"])]
