@@ -220,6 +220,13 @@ def newest(mirror_dir):
     return _versions(mirror_dir)[-1]
 
 
+def newest_minor_start(mirror_dir):
+    """The first patch of the newest minor the sandbox's mirror offers (a minor upgrade's target, from which the
+    newest patch is a patch upgrade)."""
+    minor = newest(mirror_dir).split(".")[:2]
+    return [v for v in _versions(mirror_dir) if v.split(".")[:2] == minor][0]
+
+
 def previous_minor(mirror_dir):
     """The newest version of the minor before the newest one (a minor-to-minor rollout's starting point)."""
     minor = newest(mirror_dir).split(".")[:2]
