@@ -20,7 +20,7 @@ import os
 
 import pytest
 
-from e2e_support import HERE, ROOT, _versions, kubectl_json, newest, recap, steps_taken
+from e2e_support import HERE, ROOT, _versions, kubectl_json, newest, recap, steps_taken, write_inventory
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-work", "172.31.236.0/24", 3)
@@ -48,23 +48,6 @@ def spec(sandbox, version=None):
 
 def run_vars(sandbox, version=None):
     return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp": spec(sandbox, version), "kcp_etcd_snapshot_dir": "/tmp/kcp-e2e-work-snapshots"}
-
-
-def write_inventory(sandbox, path, groups):
-    """The sandbox's inventory with the hosts of ``groups`` ({host: worker group}) moved from the control plane
-    candidates to the group `workers`, each with its `worker_group`."""
-    with open(sandbox.inventory, encoding="utf-8") as handle:
-        lines = handle.read().splitlines()
-    kept, workers = [], ["[workers]"]
-    for line in lines:
-        name = line.split(" ", 1)[0]
-        if name in groups:
-            workers.append("%s worker_group=%s" % (line, json.dumps(groups[name])))
-        else:
-            kept.append(line)
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(kept + [""] + workers) + "\n")
-    return str(path)
 
 
 @pytest.fixture(scope="module")
