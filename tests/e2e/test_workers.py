@@ -9,7 +9,9 @@ and changes nothing; the run installs the node software from the bundle and join
 with their group, no control plane; the observed snapshot lists them in `workers` with their group and version, and
 kcp_plan takes that snapshot as it is; a second run changes nothing. Then the whole cluster is upgraded in place to
 the next patch with playbooks/upgrade.yml: the control plane machine first, then the workers one group after the
-other (gpu, then md-0), each keeping a file a user left on it; a second upgrade changes nothing.
+other (gpu, then md-0), each keeping a file a user left on it; a second upgrade changes nothing. (The upgrade to the
+next minor of 3 control plane machines and 2 workers, killed half way and finished by reconcile, is
+tests/e2e/test_upgrade_in_place.py's.)
 
 The cluster starts at the newest minor's first patch, with etcd.local.imageTag pinned to a 3.5 tag: the sandbox's
 etcd is 3.5.1 whatever the image tag (tests/sandbox/DESIGN.md), and the in-place upgrade's etcd path check (IP4)
