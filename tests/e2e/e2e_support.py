@@ -108,11 +108,11 @@ class E2ESandbox:
         return subprocess.run(argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                               timeout=timeout, check=False)
 
-    def playbook_killed(self, playbook, extra_vars, line, after, timeout=900):
-        """ansible-playbook killed (SIGKILL to its whole process group, as a lost controller or a cancelled AWX
-        job leaves it) ``after`` seconds after it printed a line containing ``line``; the output it printed.
-        Fails when the run ends before that line."""
-        argv, env = self._playbook_command(playbook, extra_vars)
+    def playbook_killed(self, playbook, extra_vars, line, after, timeout=900, inventory=None):
+        """ansible-playbook against the sandbox's inventory (or ``inventory``) killed (SIGKILL to its whole process
+        group, as a lost controller or a cancelled AWX job leaves it) ``after`` seconds after it printed a line
+        containing ``line``; the output it printed. Fails when the run ends before that line."""
+        argv, env = self._playbook_command(playbook, extra_vars, inventory=inventory)
         process = subprocess.Popen(argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True, start_new_session=True)
         printed, kill_at = [], None
@@ -135,6 +135,23 @@ class E2ESandbox:
         process.wait()
         reader.join(5)
         return "".join(printed)
+
+
+def write_inventory(sandbox, path, groups):
+    """The sandbox's inventory with the hosts of ``groups`` ({host: worker group}) moved from the control plane
+    candidates to the group `workers`, each with its `worker_group`; the path written."""
+    with open(sandbox.inventory, encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    kept, workers = [], ["[workers]"]
+    for line in lines:
+        name = line.split(" ", 1)[0]
+        if name in groups:
+            workers.append("%s worker_group=%s" % (line, json.dumps(groups[name])))
+        else:
+            kept.append(line)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(kept + [""] + workers) + "\n")
+    return str(path)
 
 
 def recap(output):

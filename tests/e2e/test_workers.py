@@ -9,7 +9,9 @@ and changes nothing; the run installs the node software from the bundle and join
 with their group, no control plane; the observed snapshot lists them in `workers` with their group and version, and
 kcp_plan takes that snapshot as it is; a second run changes nothing. Then the whole cluster is upgraded in place to
 the next patch with playbooks/upgrade.yml: the control plane machine first, then the workers one group after the
-other (gpu, then md-0), each keeping a file a user left on it; a second upgrade changes nothing.
+other (gpu, then md-0), each keeping a file a user left on it; a second upgrade changes nothing. (The upgrade to the
+next minor of 3 control plane machines and 2 workers, killed half way and finished by reconcile, is
+tests/e2e/test_upgrade_in_place.py's.)
 
 The cluster starts at the newest minor's first patch, with etcd.local.imageTag pinned to a 3.5 tag: the sandbox's
 etcd is 3.5.1 whatever the image tag (tests/sandbox/DESIGN.md), and the in-place upgrade's etcd path check (IP4)
@@ -20,7 +22,7 @@ import os
 
 import pytest
 
-from e2e_support import HERE, ROOT, _versions, kubectl_json, newest, recap, steps_taken
+from e2e_support import HERE, ROOT, _versions, kubectl_json, newest, recap, steps_taken, write_inventory
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-work", "172.31.236.0/24", 3)
@@ -48,23 +50,6 @@ def spec(sandbox, version=None):
 
 def run_vars(sandbox, version=None):
     return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp": spec(sandbox, version), "kcp_etcd_snapshot_dir": "/tmp/kcp-e2e-work-snapshots"}
-
-
-def write_inventory(sandbox, path, groups):
-    """The sandbox's inventory with the hosts of ``groups`` ({host: worker group}) moved from the control plane
-    candidates to the group `workers`, each with its `worker_group`."""
-    with open(sandbox.inventory, encoding="utf-8") as handle:
-        lines = handle.read().splitlines()
-    kept, workers = [], ["[workers]"]
-    for line in lines:
-        name = line.split(" ", 1)[0]
-        if name in groups:
-            workers.append("%s worker_group=%s" % (line, json.dumps(groups[name])))
-        else:
-            kept.append(line)
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(kept + [""] + workers) + "\n")
-    return str(path)
 
 
 @pytest.fixture(scope="module")
