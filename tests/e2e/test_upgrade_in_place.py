@@ -27,7 +27,7 @@ import os
 
 import pytest
 
-from e2e_support import (ROOT, _versions, assert_writes_survived, kubectl_json, newest, previous_minor, recap, steps_taken,
+from e2e_support import (ROOT, _versions, assert_writes_survived, kubectl_json, newest_minor_start, previous_minor, recap, steps_taken,
                          wait_control_plane_ready, write_inventory)
 
 pytestmark = pytest.mark.sandbox
@@ -48,12 +48,6 @@ SNAPSHOTS = "/tmp/kcp-e2e-inplace-etcd-snapshots"
 MARKER = "/var/lib/e2e-marker"
 ANNOTATION = "control-plane.kubeadm.io/upgrade"
 ETCD_TAG = "3.5.24-0"
-
-
-def minor_start(sandbox):
-    """The first patch of the newest minor (the next minor's target; its later patch is the patch upgrade's)."""
-    minor = newest(sandbox.mirror_dir).split(".")[:2]
-    return [v for v in _versions(sandbox.mirror_dir) if v.split(".")[:2] == minor][0]
 
 
 def flow_vars(sandbox, version, **spec):
@@ -134,7 +128,7 @@ def assert_untouched(sandbox, before_versions, before_identity, config_version):
 
 
 def test_requests_in_place_cannot_carry_are_refused_before_anything_is_touched(cluster):
-    old, new = previous_minor(cluster.mirror_dir), minor_start(cluster)
+    old, new = previous_minor(cluster.mirror_dir), newest_minor_start(cluster.mirror_dir)
     before, kept = versions(cluster), identity(cluster)
     # another change in "in place or stop" mode: the machines would have to be replaced, which in place never does
     refused = cluster.playbook(UPGRADE, flow_vars(cluster, new, machine_template={"image": "other"}), timeout=600)
@@ -152,7 +146,7 @@ def test_requests_in_place_cannot_carry_are_refused_before_anything_is_touched(c
 
 
 def test_check_mode_prints_the_whole_in_place_upgrade_and_changes_nothing(cluster):
-    old, new = previous_minor(cluster.mirror_dir), minor_start(cluster)
+    old, new = previous_minor(cluster.mirror_dir), newest_minor_start(cluster.mirror_dir)
     before, kept = versions(cluster), identity(cluster)
     done = cluster.playbook(UPGRADE, flow_vars(cluster, new), check=True, timeout=600)
     assert done.returncode == 0, done.stdout[-8000:]
@@ -209,7 +203,7 @@ spec:
 
 
 def test_an_upgrade_a_pdb_stops_then_killed_during_the_second_machine_is_finished_by_reconcile(cluster):
-    new = minor_start(cluster)
+    new = newest_minor_start(cluster.mirror_dir)
     kept = identity(cluster)
     admin = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
     cluster.ssh("cp-2", admin + "apply -f - <<'EOF'\n%s\nEOF" % GUARDED_OWNER)

@@ -22,7 +22,7 @@ import os
 
 import pytest
 
-from e2e_support import HERE, ROOT, _versions, kubectl_json, newest, recap, steps_taken, write_inventory
+from e2e_support import HERE, ROOT, kubectl_json, newest, newest_minor_start, recap, steps_taken, write_inventory
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-work", "172.31.236.0/24", 3)
@@ -35,14 +35,8 @@ UPGRADE = os.path.join(ROOT, "playbooks", "upgrade.yml")
 MARKER = "/var/lib/e2e-marker"
 
 
-def first_patch(sandbox):
-    """The newest minor's first patch: the cluster's version until the upgrade to the newest."""
-    minor = newest(sandbox.mirror_dir).split(".")[:2]
-    return [v for v in _versions(sandbox.mirror_dir) if v.split(".")[:2] == minor][0]
-
-
 def spec(sandbox, version=None):
-    return {"cluster_name": "work", "replicas": 1, "version": version or first_patch(sandbox),
+    return {"cluster_name": "work", "replicas": 1, "version": version or newest_minor_start(sandbox.mirror_dir),
             "endpoint": {"host": "172.31.236.100", "port": 6443}, "upgrade": {"strategy": "in_place"},
             "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"},
                                                   "etcd": {"local": {"imageTag": "3.5.24-0"}}}}}
@@ -108,7 +102,7 @@ def test_the_workers_join_ready_and_labelled_with_their_group(bare_hosts, cluste
     assert done.returncode == 0, done.stdout[-8000:]
     found = nodes(bare_hosts)
     assert set(found) == {cluster} | set(GROUPS)
-    version = first_patch(bare_hosts)
+    version = newest_minor_start(bare_hosts.mirror_dir)
     for host, group in GROUPS.items():
         node = found[host]
         labels = node["metadata"]["labels"]
@@ -132,7 +126,7 @@ def test_the_observed_snapshot_lists_the_workers_and_the_plan_takes_it_as_it_is(
     assert set(workers) == set(GROUPS)
     for host, group in GROUPS.items():
         assert (workers[host]["group"], workers[host]["version"], workers[host]["ready"], workers[host]["unschedulable"]) == \
-            (group, first_patch(bare_hosts), True, False), workers[host]
+            (group, newest_minor_start(bare_hosts.mirror_dir), True, False), workers[host]
     assert [m["name"] for m in got["observed"]["machines"]] == [cluster]
     assert got["plan"]["action"] == "none", got["plan"]
 
