@@ -18,7 +18,7 @@ setup:
 # The end-to-end modules, each with a sandbox of its own, run on two workers a module each (--dist loadfile): one
 # after the other they no longer fit CI's hour. The longest go first (E2E_FIRST, in this order: xdist would otherwise
 # order them by their number of tests), so the two workers end together.
-E2E_FIRST := tests/e2e/test_remediation.py tests/e2e/test_flows.py tests/e2e/test_rollout.py tests/e2e/test_upgrade_in_place.py tests/e2e/test_workers.py tests/e2e/test_adoption.py tests/e2e/test_rollout_reasons.py tests/e2e/test_providers.py
+E2E_FIRST := tests/e2e/test_remediation.py tests/e2e/test_flows.py tests/e2e/test_rollout.py tests/e2e/test_upgrade_in_place.py tests/e2e/test_host_lost.py tests/e2e/test_workers.py tests/e2e/test_adoption.py tests/e2e/test_rollout_reasons.py tests/e2e/test_providers.py
 test: setup lint sanity docs-check
 	@log=$$(mktemp); $(BIN)/pytest tests/sandbox $(PYTEST_ARGS) > $$log 2>&1 & sandbox=$$!; \
 	  $(BIN)/pytest tests/unit tests/integration $(PYTEST_ARGS); rest=$$?; \
