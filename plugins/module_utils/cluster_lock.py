@@ -5,18 +5,46 @@
 
 The lock is a Lease, ``kube-system/control-plane-kubeadm-io``: ``holderIdentity`` names the run, ``renewTime``
 plus ``leaseDurationSeconds`` is when it expires, and the annotation ``control-plane.kubeadm.io/action`` says
-what the run does. Two runs (AWX and a laptop) never act at once: a lock held by another run that has not
-expired is a refusal naming that run; an expired one was left by a run that died and is taken over.
+what the run does. Two runs (AWX and a laptop, or two on one laptop) never act at once: a lock held by another run
+that has not expired is a refusal naming that run; an expired one was left by a run that died and is taken over.
+
+A flow names its run ``<user>@<host> pid <pid> controller <id>`` (:func:`run_holder`): the process of the run on
+that controller, and the controller's own id. A lock that another run of the same controller left is taken over at
+once when that run's process is gone (a run killed and started again), and refused while it runs.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
 
 ACTION_ANNOTATION = "control-plane.kubeadm.io/action"
 TAKE, RENEW, TAKE_OVER, REFUSE, RELEASE, LEAVE = "take", "renew", "take_over", "refuse", "release", "leave"
+_RUN = re.compile(r"^(?P<who>\S+) pid (?P<pid>[1-9][0-9]*) controller (?P<controller>[0-9a-f]{12})$")
+
+
+def run_holder(user, host, pid, controller):
+    """The lock's name for the run ``pid`` of ``user`` on ``host``, the controller ``controller`` (None: an id could
+    not be kept, and the run is named by user, host and process only)."""
+    name = "%s@%s pid %d" % (user, host, pid)
+    return "%s controller %s" % (name, controller) if controller else name
+
+
+def run_of(holder):
+    """{who, pid, controller} of a holder :func:`run_holder` named; None for any other name (a fixed one, say)."""
+    found = _RUN.match(holder or "")
+    return None if found is None else {"who": found.group("who"), "pid": int(found.group("pid")), "controller": found.group("controller")}
+
+
+def same_controller(current, holder):
+    """The run (as :func:`run_of` gives it) that holds the lock as ``current`` when it is another run of the
+    controller and user that ``holder`` names; else None."""
+    theirs, mine = run_of(current), run_of(holder)
+    if theirs is None or mine is None or (theirs["who"], theirs["controller"]) != (mine["who"], mine["controller"]):
+        return None
+    return theirs if theirs["pid"] != mine["pid"] else None
 
 
 def holder_of(lease):
@@ -40,20 +68,28 @@ def _expiry(lease):
     return parse_time(renewed).timestamp() + (spec.get("leaseDurationSeconds") or 0) if renewed else None
 
 
-def decide_acquire(lease, holder, now):
-    """(decision, reason) for a run named ``holder`` that wants the lock at ``now`` (an aware datetime)."""
+def decide_acquire(lease, holder, now, holder_running=None):
+    """(decision, reason) for a run named ``holder`` that wants the lock at ``now`` (an aware datetime).
+    ``holder_running``: whether the process of the run that holds it runs, when that is another run of this
+    controller (:func:`same_controller`) and the process could be looked for; else None."""
     current = holder_of(lease)
     if current is None or not current["holder"]:
         return TAKE, "the lock is free"
     if current["holder"] == holder:
         return RENEW, "this run holds the lock"
+    if holder_running is False and same_controller(current["holder"], holder):
+        return TAKE_OVER, "the lock held by %s (%s, since %s) was left by a run of this controller that no longer runs" % (
+            current["holder"], current["action"] or "no action recorded", current["since"] or "an unknown time")
     expires = _expiry(lease)
     if expires is None or expires <= now.timestamp():
         return TAKE_OVER, "the lock held by %s (%s, since %s) has expired: that run stopped without releasing it" % (
             current["holder"], current["action"] or "no action recorded", current["since"] or "an unknown time")
-    return REFUSE, "the control plane is locked by %s, running %s since %s; the lock expires in %d s unless renewed" % (
+    reason = "the control plane is locked by %s, running %s since %s; the lock expires in %d s unless renewed" % (
         current["holder"], current["action"] or "no action recorded", current["since"] or "an unknown time",
         int(expires - now.timestamp()))
+    if holder_running:
+        reason += "; it is another run of this controller, and its process (pid %d) still runs" % run_of(current["holder"])["pid"]
+    return REFUSE, reason
 
 
 def decide_release(lease, holder):

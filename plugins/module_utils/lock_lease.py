@@ -9,7 +9,7 @@ from __future__ import annotations
 import traceback
 from datetime import datetime, timezone
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_lock, kube_api, observation
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_lock, controller_run, kube_api, observation
 
 try:
     from kubernetes import client as k8s_client
@@ -79,6 +79,15 @@ def delete_lease(api, coordination, lease, timeout):
         coordination.delete_namespaced_lease(observation.STATE_OBJECT, NAMESPACE, body=options, _request_timeout=timeout)
 
 
+def holder_running(current, holder):
+    """Whether the process of the run that holds the lock (``current``, as cluster_lock.holder_of gives it) runs,
+    when that is another run of this controller and this is that controller; else None (not known here)."""
+    theirs = cluster_lock.same_controller(current["holder"], holder) if current else None
+    if theirs is None or controller_run.controller_id() != theirs["controller"]:
+        return None
+    return controller_run.process_running(theirs["pid"])
+
+
 def apply(kubeconfig, holder, action, state, duration, timeout, check_mode):
     """Take, renew or take over (``state`` present) or release (absent) the lock: the result
     ``{changed, decision, reason, lock, warning}`` (``warning`` set on a take-over); raises LockFailed."""
@@ -91,7 +100,7 @@ def apply(kubeconfig, holder, action, state, duration, timeout, check_mode):
         lease, plain = read_lease(api, coordination, timeout)
         current = cluster_lock.holder_of(plain)
         if state == "present":
-            decision, reason = cluster_lock.decide_acquire(plain, holder, now)
+            decision, reason = cluster_lock.decide_acquire(plain, holder, now, holder_running(current, holder))
             if decision == cluster_lock.REFUSE:
                 raise LockFailed(reason, reason=reason, lock=current)
             if not check_mode:

@@ -17,8 +17,10 @@ description:
     (O(holder)), since when, and what it runs (O(action)), so that two runs, from AWX and from a laptop,
     never change the control plane at once.
   - O(state=present) takes the lock when it is free, renews it when this run holds it, and takes it over when
-    the run that held it stopped renewing it for O(duration) seconds (it died); it fails, naming the holder,
-    what it runs and since when, while another run holds it.
+    the run that held it stopped renewing it for O(duration) seconds (it died), or at once when that run was
+    another run of this controller whose process no longer runs (both named by the lookup
+    P(kubeadm.control_plane.run_holder#lookup)); it fails, naming the holder, what it runs and since when, while
+    another run holds it.
   - O(state=absent) releases the lock when this run holds it, and leaves a lock another run holds alone.
   - Every write names the Lease version it read, so two runs that race for a free lock cannot both win.
   - Runs on the controller with an admin kubeconfig.
@@ -37,7 +39,8 @@ options:
   holder:
     description:
       - Who this run is, as the refusal another run gets will name it, such as
-        V(awx job 412 (scale\) on awx-1) or V(alice@laptop pid 4242).
+        V(alice@laptop pid 4242 controller 3f9a0c1d2e4b) (the lookup P(kubeadm.control_plane.run_holder#lookup)) or a
+        fixed name such as V(awx-kubeadm-control-plane-scale).
     type: str
     required: true
   action:
@@ -77,13 +80,13 @@ EXAMPLES = r"""
 - name: Take the cluster lock
   kubeadm.control_plane.kcp_lock:
     kubeconfig: "{{ work_dir }}/admin.conf"
-    holder: "{{ lookup('ansible.builtin.env', 'USER') }}@{{ lookup('ansible.builtin.pipe', 'hostname') }}"
+    holder: "{{ lookup('kubeadm.control_plane.run_holder') }}"
     action: scale
 
 - name: Release it
   kubeadm.control_plane.kcp_lock:
     kubeconfig: "{{ work_dir }}/admin.conf"
-    holder: "{{ lookup('ansible.builtin.env', 'USER') }}@{{ lookup('ansible.builtin.pipe', 'hostname') }}"
+    holder: "{{ lookup('kubeadm.control_plane.run_holder') }}"
     state: absent
 """
 

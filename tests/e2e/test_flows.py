@@ -12,10 +12,13 @@ balancer at the endpoint, the lock held by another run, an etcd member down, wor
 every flow runs with a background writer through the load balancer (docs/flows.md "What a workload sees").
 (Scale 3 -> 1 runs in test_providers.py; rollouts in test_rollout.py.)"""
 
+import getpass
 import json
 import os
 import shutil
+import socket
 import stat
+import subprocess
 import time
 
 import pytest
@@ -163,6 +166,31 @@ def test_a_run_is_refused_while_another_holds_the_lock_and_changes_nothing(bare_
         assert len(control_plane_nodes(bare_hosts)) == 3
     finally:
         assert run("kcp_lock", dict(lock, state="absent"))[1]["decision"] == "release"
+    # Another run of this controller (a second terminal): its lock is refused while its process runs, and taken
+    # over at once when the process is gone (killed), without waiting for the lock to expire. A sleeping process
+    # stands for that run's ansible-playbook; this controller's id is the one the flows above made.
+    with open(os.path.expanduser("~/.ansible/kcp_controller_id"), encoding="ascii") as handle:
+        controller = handle.read().strip()
+    other_run = subprocess.Popen(["sleep", "600"])
+    holder = "%s@%s pid %d controller %s" % (getpass.getuser(), socket.gethostname(), other_run.pid, controller)
+    lock = dict(lock, holder=holder, action="rollout")
+    assert run("kcp_lock", lock)[0] == "CHANGED"
+    try:
+        refused = bare_hosts.playbook(SCALE, flow_vars(bare_hosts, 5), timeout=600)
+        assert refused.returncode != 0
+        assert "it is another run of this controller, and its process (pid %d) still runs" % other_run.pid in refused.stdout, refused.stdout[-6000:]
+        other_run.kill()
+        other_run.wait()
+        taken = bare_hosts.playbook(SCALE, flow_vars(bare_hosts, 3), timeout=600)
+        assert taken.returncode == 0, taken.stdout[-6000:]
+        assert "was left by a run of this controller that no longer runs" in taken.stdout + taken.stderr, taken.stdout[-6000:]
+        assert run("kcp_lock", dict(lock, state="absent"))[1]["decision"] == "leave"  # the run gave it back at its end
+    finally:
+        if other_run.poll() is None:
+            other_run.kill()
+            other_run.wait()
+        run("kcp_lock", dict(lock, state="absent"))
+    assert len(control_plane_nodes(bare_hosts)) == 3
 
 
 def status_table(sandbox, replicas):

@@ -82,6 +82,9 @@ def test_a_machine_whose_host_is_powered_off_is_removed_through_another_and_repl
     again = run(cluster, REMEDIATE, flow_vars(cluster, snapshots))
     assert again.returncode == 0 and steps_taken(again.stdout) == ["none"], again.stdout[-6000:]
     assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
+    # the status names the host that did not answer, which its table cannot show
+    table = status_table(cluster, flow_vars(cluster, snapshots))
+    assert table[-1] == "hosts that did not answer: cp-1" and table[1] == "control plane: Ready", table
 
 
 def test_the_host_back_on_is_reset_and_given_back_to_the_pool(cluster, snapshots):

@@ -49,3 +49,52 @@ def test_holder_of_says_when_it_expires():
     assert cluster_lock.holder_of(lease("you")) == {"holder": "you", "action": "scale", "since": "2026-11-26T11:50:00.123456Z",
                                                     "expires": "2026-11-26T12:10:00Z"}
     assert cluster_lock.holder_of(None) is None
+
+
+MINE = cluster_lock.run_holder("alice", "laptop", 4242, "3f9a0c1d2e4b")
+
+
+def test_a_run_is_named_by_user_host_process_and_controller():
+    assert MINE == "alice@laptop pid 4242 controller 3f9a0c1d2e4b"
+    assert cluster_lock.run_of(MINE) == {"who": "alice@laptop", "pid": 4242, "controller": "3f9a0c1d2e4b"}
+    assert cluster_lock.run_holder("alice", "laptop", 4242, None) == "alice@laptop pid 4242"
+    for other in ("alice@laptop pid 4242", "awx-kubeadm-control-plane-scale", "alice@laptop pid 0 controller 3f9a0c1d2e4b", "", None):
+        assert cluster_lock.run_of(other) is None
+
+
+@pytest.mark.parametrize(
+    "current,expected",
+    [
+        ("alice@laptop pid 777 controller 3f9a0c1d2e4b", 777),
+        (MINE, None),
+        ("alice@laptop pid 777 controller 000000000000", None),
+        ("bob@laptop pid 777 controller 3f9a0c1d2e4b", None),
+        ("alice@laptop", None),
+    ],
+    ids=["another run of this controller", "this run", "another controller of the same name", "another user", "a fixed name"],
+)
+def test_same_controller(current, expected):
+    theirs = cluster_lock.same_controller(current, MINE)
+    assert (theirs and theirs["pid"]) == expected
+
+
+@pytest.mark.parametrize(
+    "current,running,decision,words",
+    [
+        ("alice@laptop pid 777 controller 3f9a0c1d2e4b", False, cluster_lock.TAKE_OVER,
+         "was left by a run of this controller that no longer runs"),
+        ("alice@laptop pid 777 controller 3f9a0c1d2e4b", True, cluster_lock.REFUSE,
+         "locked by alice@laptop pid 777 controller 3f9a0c1d2e4b, running scale since 2026-11-26T11:50:00.123456Z; the lock"
+         " expires in 600 s unless renewed; it is another run of this controller, and its process (pid 777) still runs"),
+        ("alice@laptop pid 777 controller 3f9a0c1d2e4b", None, cluster_lock.REFUSE, "expires in 600 s unless renewed"),
+        # the process is looked for only on the holder's own controller: an answer about another is not trusted
+        ("alice@laptop pid 777 controller 000000000000", False, cluster_lock.REFUSE, "expires in 600 s unless renewed"),
+        ("alice@laptop", False, cluster_lock.REFUSE, "expires in 600 s unless renewed"),
+        (MINE, True, cluster_lock.RENEW, "this run holds"),
+    ],
+    ids=["another run of this controller, gone", "another run of this controller, running", "not known whether it runs",
+         "a run of another controller", "a fixed name", "this run"],
+)
+def test_acquire_from_another_run_of_this_controller(current, running, decision, words):
+    got, reason = cluster_lock.decide_acquire(lease(current), MINE, NOW, running)
+    assert got == decision and words in reason, reason
