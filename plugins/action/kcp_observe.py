@@ -11,14 +11,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import base64
-import os
-import tempfile
-
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_reader, kube_api, lock_lease
 from ansible_collections.kubeadm.control_plane.plugins.modules.kcp_observe import ARGUMENT_SPEC, observe_and_lock
+from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import host_kubeconfig
 
 
 class ActionModule(ActionBase):
@@ -52,24 +49,18 @@ class ActionModule(ActionBase):
             if found.get("failed"):
                 return dict(result, failed=True, msg="reading etcd on %s: %s" % (where, found.get("msg")))
             params["etcd"] = found["etcd"]
-        read = self._execute_module(module_name="ansible.legacy.slurp", module_args={"src": on_host}, task_vars=task_vars)
-        if read.get("failed"):
-            return dict(result, failed=True, msg="reading %s on %s: %s" % (on_host, where, read.get("msg")))
-        handle, path = tempfile.mkstemp(prefix="kcp-observe-", suffix=".conf")  # mode 0600
         try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(base64.b64decode(read["content"]))
-            del read
-            params["kubeconfig"] = path
-            observed = observe_and_lock(params, bool(self._play_context.check_mode))
+            with host_kubeconfig.private_copy(self, on_host, task_vars) as path:
+                params["kubeconfig"] = path
+                observed = observe_and_lock(params, bool(self._play_context.check_mode))
+        except host_kubeconfig.Unreadable as exc:
+            return dict(result, failed=True, msg=str(exc))
         except cluster_reader.Refused as exc:
             return dict(result, failed=True, msg=str(exc), errors=exc.errors)
         except kube_api.ClusterUnreadable as exc:
             return dict(result, failed=True, msg="cannot read the cluster: %s" % exc)
         except lock_lease.LockFailed as exc:
             return dict(result, failed=True, msg=str(exc), **exc.fields)
-        finally:
-            os.unlink(path)
         if observed["lock"] and observed["lock"].pop("warning"):
             result.setdefault("warnings", []).append(observed["lock"]["reason"])
         result.update(observed)

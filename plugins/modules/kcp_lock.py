@@ -23,14 +23,22 @@ description:
     another run holds it.
   - O(state=absent) releases the lock when this run holds it, and leaves a lock another run holds alone.
   - Every write names the Lease version it read, so two runs that race for a free lock cannot both win.
-  - Runs on the controller with an admin kubeconfig.
+  - Runs on the controller with an admin kubeconfig, or with O(admin_kubeconfig_on_host) on a control plane host
+    whose kubeconfig it reads in the same task.
 author:
   - kubeadm.control_plane contributors (!UNKNOWN)
 options:
   kubeconfig:
-    description: An admin kubeconfig of the cluster.
+    description: An admin kubeconfig of the cluster; this or O(admin_kubeconfig_on_host) is required.
     type: path
-    required: true
+  admin_kubeconfig_on_host:
+    description:
+      - Read the admin kubeconfig at this path on the host the task runs on (a control plane host, with
+        C(delegate_to)) instead of O(kubeconfig) on the controller. The action plugin reads it over the task's
+        connection into a file only this user can read (mode 0600), which lives only while the task runs; it is
+        never returned. The lock itself is then taken or released on the controller.
+      - Excludes O(kubeconfig).
+    type: path
   state:
     description: V(present) takes (or renews) the lock; V(absent) releases it.
     type: str
@@ -110,7 +118,8 @@ from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import lock_lease
 
 ARGUMENT_SPEC = dict(
-    kubeconfig=dict(type="path", required=True),
+    kubeconfig=dict(type="path"),
+    admin_kubeconfig_on_host=dict(type="path"),
     state=dict(type="str", choices=["present", "absent"], default="present"),
     holder=dict(type="str", required=True),
     action=dict(type="str", default=""),
@@ -119,17 +128,28 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    params = module.params
+def lock(params, check_mode):
+    """What apply returns for the module's parameters; raises lock_lease.LockFailed, or ValueError for bad arguments."""
     problems = lock_lease.check_arguments(params["holder"], params["duration"])
+    if not params["kubeconfig"]:
+        problems.insert(0, "kubeconfig: required (or admin_kubeconfig_on_host)")
     if problems:
-        module.fail_json(msg="invalid arguments: " + "; ".join(problems))
+        raise ValueError("invalid arguments: " + "; ".join(problems))
+    return lock_lease.apply(params["kubeconfig"], params["holder"], params["action"], params["state"],
+                            params["duration"], params["timeout"], check_mode)
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True, mutually_exclusive=[("kubeconfig", "admin_kubeconfig_on_host")])
+    params = module.params
+    if params["admin_kubeconfig_on_host"]:
+        module.fail_json(msg="admin_kubeconfig_on_host is read by the action plugin on the controller")
     if lock_lease.IMPORT_ERROR:
         module.fail_json(msg=missing_required_lib("kubernetes"), exception=lock_lease.IMPORT_ERROR)
     try:
-        result = lock_lease.apply(params["kubeconfig"], params["holder"], params["action"], params["state"],
-                                  params["duration"], params["timeout"], module.check_mode)
+        result = lock(params, module.check_mode)
+    except ValueError as exc:
+        module.fail_json(msg=str(exc))
     except lock_lease.LockFailed as exc:
         module.fail_json(msg=str(exc), **exc.fields)
     warning = result.pop("warning")
