@@ -77,7 +77,8 @@ def decide_acquire(lease, holder, now, holder_running=None):
         return TAKE, "the lock is free"
     if current["holder"] == holder:
         return RENEW, "this run holds the lock"
-    if holder_running is False and same_controller(current["holder"], holder):
+    theirs = same_controller(current["holder"], holder)
+    if holder_running is False and theirs:
         return TAKE_OVER, "the lock held by %s (%s, since %s) was left by a run of this controller that no longer runs" % (
             current["holder"], current["action"] or "no action recorded", current["since"] or "an unknown time")
     expires = _expiry(lease)
@@ -87,8 +88,8 @@ def decide_acquire(lease, holder, now, holder_running=None):
     reason = "the control plane is locked by %s, running %s since %s; the lock expires in %d s unless renewed" % (
         current["holder"], current["action"] or "no action recorded", current["since"] or "an unknown time",
         int(expires - now.timestamp()))
-    if holder_running:
-        reason += "; it is another run of this controller, and its process (pid %d) still runs" % run_of(current["holder"])["pid"]
+    if holder_running and theirs:
+        reason += "; it is another run of this controller, and its process (pid %d) still runs" % theirs["pid"]
     return REFUSE, reason
 
 
