@@ -23,6 +23,7 @@ import time
 
 import pytest
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_lock, controller_run
 from ansible_run import run
 import e2e_support
 from e2e_support import ROOT, assert_writes_survived, newest, recap, walk
@@ -169,10 +170,8 @@ def test_a_run_is_refused_while_another_holds_the_lock_and_changes_nothing(bare_
     # Another run of this controller (a second terminal): its lock is refused while its process runs, and taken
     # over at once when the process is gone (killed), without waiting for the lock to expire. A sleeping process
     # stands for that run's ansible-playbook; this controller's id is the one the flows above made.
-    with open(os.path.expanduser("~/.ansible/kcp_controller_id"), encoding="ascii") as handle:
-        controller = handle.read().strip()
     other_run = subprocess.Popen(["sleep", "600"])
-    holder = "%s@%s pid %d controller %s" % (getpass.getuser(), socket.gethostname(), other_run.pid, controller)
+    holder = cluster_lock.run_holder(getpass.getuser(), socket.gethostname(), other_run.pid, controller_run.controller_id())
     lock = dict(lock, holder=holder, action="rollout")
     assert run("kcp_lock", lock)[0] == "CHANGED"
     try:
