@@ -20,15 +20,25 @@ description:
     Secret of the cluster) and renamed to O(dest) only once whole; a failed transfer leaves nothing behind.
   - With O(keep), older snapshots in the same directory (files ending in C(.db)) beyond the O(keep) newest are
     removed.
+  - With O(controller_dir), the snapshot is then copied over the task's connection into that directory on the
+    controller, under the same file name, in the same task. The copy is checked against the snapshot's SHA-256
+    and written whole or not at all, with mode 0600 in a directory of mode 0700, and the controller's older copies
+    are rotated by O(keep) as well.
   - The flows save one before every etcd membership change, so that an operator always has the state from just
     before it.
 author:
   - kubeadm.control_plane contributors (!UNKNOWN)
 options:
   dest:
-    description: The file to write, ending in C(.db). Its directory must exist.
+    description: The file to write, ending in C(.db). Its directory is made (mode 0700) when it does not exist.
     type: path
     required: true
+  controller_dir:
+    description:
+      - The directory on the controller that the snapshot is copied into, under the file name of O(dest). It is made
+        when it does not exist and is given mode 0700.
+      - Left out, the snapshot stays where the task runs.
+    type: path
   keep:
     description: Keep only this many of the newest C(.db) files in O(dest)'s directory; V(0) keeps all.
     type: int
@@ -86,6 +96,15 @@ removed:
   returned: always
   type: list
   elements: str
+controller_path:
+  description: The copy on the controller (in check mode, the one that would be written).
+  returned: when O(controller_dir) is given
+  type: str
+controller_removed:
+  description: The controller's older copies removed to keep O(keep).
+  returned: when O(controller_dir) is given
+  type: list
+  elements: str
 """
 
 import os
@@ -98,6 +117,8 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_gateway
 SUFFIX = ".db"
 ARGUMENT_SPEC = dict(
     dest=dict(type="path", required=True),
+    # taken by the action plugin (the copy to the controller); the module never sees it
+    controller_dir=dict(type="path"),
     keep=dict(type="int", default=0),
     **etcd_client.CONNECTION_ARGUMENT_SPEC
 )
@@ -113,14 +134,16 @@ def main():
     directory = os.path.dirname(dest) or "."
     if not dest.endswith(SUFFIX):
         problems.append("dest: must end in %s, the files keep rotates" % SUFFIX)
-    if not os.path.isdir(directory):
-        problems.append("dest: directory %s does not exist" % directory)
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        problems.append("dest: %s is not a directory" % directory)
     if params["keep"] < 0:
         problems.append("keep: must be 0 (keep all) or more")
     if problems:
         module.fail_json(msg="invalid arguments: " + "; ".join(problems), errors=problems)
     if module.check_mode:
         module.exit_json(changed=True, path=dest, removed=[])
+    if not os.path.isdir(directory):
+        os.makedirs(directory, mode=0o700)
     context = tls_context(params["ca_file"], params["cert_file"], params["key_file"])
     try:
         saved = etcd_snapshot.save(params["endpoints"], context, dest, params["timeout"])

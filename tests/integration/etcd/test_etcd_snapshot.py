@@ -72,3 +72,30 @@ def test_check_mode_and_bad_input_write_nothing(healthy3, connection_args, run_m
     rc, result, _output = run_module("etcd_snapshot", connection_args(healthy3, dest=str(tmp_path / "snap.tar"), keep=-1))
     assert rc != 0 and "dest: must end in .db" in result["msg"] and "keep: must be 0" in result["msg"]
     assert os.listdir(tmp_path) == []
+
+
+def test_controller_dir_gets_a_checked_private_copy_both_places_rotated(healthy3, connection_args, run_module, tmp_path):
+    host_dir, controller_dir = tmp_path / "on-host" / "snapshots", tmp_path / "controller" / "cluster"
+    for index in range(3):
+        dest = str(host_dir / ("snap-%d.db" % index))
+        rc, result, output = run_module("etcd_snapshot", connection_args(healthy3, dest=dest, controller_dir=str(controller_dir), keep=2))
+        assert rc == 0, output[-2000:]
+        copy = controller_dir / ("snap-%d.db" % index)
+        assert result["controller_path"] == str(copy)
+        assert copy.read_bytes() == open(dest, "rb").read()
+        assert hashlib.sha256(copy.read_bytes()).hexdigest() == result["sha256"]
+        for path in (dest, str(copy)):
+            os.utime(path, (1000 + index, 1000 + index))  # the order they were taken in, whatever the clock's resolution
+    # the host's directory was made, private; the controller's too
+    assert stat.S_IMODE(os.stat(host_dir).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(controller_dir).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(controller_dir / "snap-2.db").st_mode) == 0o600
+    assert sorted(os.listdir(host_dir)) == sorted(os.listdir(controller_dir)) == ["snap-1.db", "snap-2.db"]
+    assert result["controller_removed"] == [str(controller_dir / "snap-0.db")]
+
+
+def test_check_mode_names_the_controller_copy_and_writes_nothing(healthy3, connection_args, run_module, tmp_path):
+    dest, controller_dir = tmp_path / "host" / "snap.db", tmp_path / "controller"
+    rc, result, _output = run_module("etcd_snapshot", connection_args(healthy3, dest=str(dest), controller_dir=str(controller_dir)), check=True)
+    assert rc == 0 and result["changed"] and result["controller_path"] == str(controller_dir / "snap.db"), result
+    assert os.listdir(tmp_path) == []

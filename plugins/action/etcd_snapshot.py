@@ -1,0 +1,78 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""etcd_snapshot's controller side: the module saves the snapshot where the task runs; with ``controller_dir`` the
+file is then copied over the task's connection to the controller, checked against the module's SHA-256, written
+whole or not at all (mode 0600, in a directory of mode 0700), and the controller's older copies rotated as the
+module rotates the host's. One task, one module run and one transfer. The documentation is in
+plugins/modules/etcd_snapshot.py."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import base64
+import hashlib
+import os
+import tempfile
+
+from ansible.plugins.action import ActionBase
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_snapshot
+from ansible_collections.kubeadm.control_plane.plugins.modules.etcd_snapshot import SUFFIX
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        del tmp
+        args = dict(self._task.args)
+        controller_dir = args.pop("controller_dir", None)
+        saved = self._execute_module(module_name="kubeadm.control_plane.etcd_snapshot", module_args=args, task_vars=task_vars)
+        result.update(saved)
+        if saved.get("failed") or controller_dir is None:
+            return result
+        directory = os.path.abspath(os.path.expanduser(str(controller_dir)))
+        controller_dest = os.path.join(directory, os.path.basename(saved["path"]))
+        result["controller_path"] = controller_dest
+        if self._play_context.check_mode:
+            result["controller_removed"] = []
+            return result
+        try:
+            os.makedirs(directory, mode=0o700, exist_ok=True)
+            os.chmod(directory, 0o700)
+            self._copy_to_controller(saved["path"], saved["sha256"], controller_dest, task_vars)
+        except (OSError, ValueError) as exc:
+            return dict(result, failed=True, msg="the snapshot %s was saved, and copying it to the controller as %s failed: %s"
+                        % (saved["path"], controller_dest, exc))
+        keep = int(args.get("keep") or 0)
+        result["controller_removed"] = etcd_snapshot.rotate(directory, SUFFIX, keep) if keep else []
+        return result
+
+    def _copy_to_controller(self, source, sha256, dest, task_vars):
+        """Copy ``source`` (on the task's host) to ``dest`` through a private temporary file beside it, renamed only
+        once its SHA-256 is ``sha256``. As ansible.builtin.fetch does, a file that privilege escalation guards is
+        read through the slurp module."""
+        handle, partial = tempfile.mkstemp(prefix=".%s." % os.path.basename(dest), suffix=".partial", dir=os.path.dirname(dest))
+        os.close(handle)  # mode 0600 from the start: the copy holds every Secret of the cluster
+        try:
+            if self._connection.become:
+                read = self._execute_module(module_name="ansible.legacy.slurp", module_args={"src": source}, task_vars=task_vars)
+                if read.get("failed"):
+                    raise ValueError("reading %s: %s" % (source, read.get("msg")))
+                with open(partial, "wb") as out:
+                    out.write(base64.b64decode(read.pop("content")))
+            else:
+                self._connection.fetch_file(source, partial)
+                os.chmod(partial, 0o600)
+            digest = hashlib.sha256()
+            with open(partial, "rb") as copy:
+                for block in iter(lambda: copy.read(1 << 20), b""):
+                    digest.update(block)
+            if digest.hexdigest() != sha256:
+                raise ValueError("the copy's SHA-256 is %s, the snapshot's %s" % (digest.hexdigest(), sha256))
+            os.replace(partial, dest)
+        finally:
+            if os.path.exists(partial):
+                os.unlink(partial)

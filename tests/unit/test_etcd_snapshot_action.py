@@ -1,0 +1,62 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The etcd_snapshot action plugin's copy to the controller: a copy whose SHA-256 is not the snapshot's is refused
+and leaves nothing behind; under privilege escalation the file is read through slurp, as ansible.builtin.fetch
+does. The transfer itself is exercised on real etcd in tests/integration/etcd/test_etcd_snapshot.py."""
+
+import base64
+import hashlib
+import os
+import stat
+
+import pytest
+from ansible_collections.kubeadm.control_plane.plugins.action.etcd_snapshot import ActionModule
+
+SNAPSHOT = b"etcd snapshot bytes"
+
+
+class Connection:
+    def __init__(self, become, delivers):
+        self.become, self.delivers, self.fetched = become, delivers, []
+
+    def fetch_file(self, source, dest):
+        self.fetched.append(source)
+        with open(dest, "wb") as out:
+            out.write(self.delivers)
+
+
+def action(connection, slurped=None):
+    plugin = ActionModule.__new__(ActionModule)
+    plugin._connection = connection
+    plugin.modules_run = []
+
+    def execute_module(module_name, module_args, task_vars):
+        plugin.modules_run.append((module_name, module_args))
+        return {"content": base64.b64encode(slurped).decode(), "encoding": "base64"}
+
+    plugin._execute_module = execute_module
+    return plugin
+
+
+def test_a_copy_that_matches_is_kept_private(tmp_path):
+    plugin = action(Connection(False, SNAPSHOT))
+    dest = str(tmp_path / "snap.db")
+    plugin._copy_to_controller("/host/snap.db", hashlib.sha256(SNAPSHOT).hexdigest(), dest, {})
+    assert open(dest, "rb").read() == SNAPSHOT and stat.S_IMODE(os.stat(dest).st_mode) == 0o600
+    assert plugin._connection.fetched == ["/host/snap.db"] and plugin.modules_run == []
+    assert os.listdir(tmp_path) == ["snap.db"]
+
+
+def test_a_copy_that_differs_is_refused_and_nothing_is_left(tmp_path):
+    plugin = action(Connection(False, b"truncated"))
+    with pytest.raises(ValueError, match="the copy's SHA-256 is"):
+        plugin._copy_to_controller("/host/snap.db", hashlib.sha256(SNAPSHOT).hexdigest(), str(tmp_path / "snap.db"), {})
+    assert os.listdir(tmp_path) == []
+
+
+def test_under_privilege_escalation_the_file_is_read_through_slurp(tmp_path):
+    plugin = action(Connection(True, b""), slurped=SNAPSHOT)
+    plugin._copy_to_controller("/host/snap.db", hashlib.sha256(SNAPSHOT).hexdigest(), str(tmp_path / "snap.db"), {})
+    assert (tmp_path / "snap.db").read_bytes() == SNAPSHOT
+    assert plugin.modules_run == [("ansible.legacy.slurp", {"src": "/host/snap.db"})] and plugin._connection.fetched == []
