@@ -138,7 +138,9 @@ def _remove_etcd_member(data):
 
 
 def remove_own_member(data):
-    """Remove this node's member (by peer URL) unless it is the last one."""
+    """Remove this node's member (by peer URL) unless it is the last one, or it is already gone: from 1.32 kubeadm
+    removes the member only when it is present (kubeadm-reference-1.32-plus.md, reset), so a member removed before
+    the reset is no warning."""
     admin_client = Cluster.from_kubeconfig(data.host.path(data.kubeconfig_path), timeout=5.0)
     try:
         endpoints = etcd_endpoints_from_pods(admin_client)
@@ -155,7 +157,7 @@ def remove_own_member(data):
             return
         own = [m for m in members if peer_url in m.peer_urls]
         if not own:
-            raise LookupError("no etcd member has the peer URL %s" % peer_url)
+            return
         admin.remove(own[0].id)
         data.ctx.out("[reset] Removed etcd member %s (%s)" % (own[0].name or "%x" % own[0].id, peer_url))
     finally:
