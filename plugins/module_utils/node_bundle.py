@@ -38,7 +38,7 @@ ARTIFACTS = {
     "kubelet_dropin": (r"systemd/kubelet\.service\.d/10-kubeadm\.conf",
                        "/etc/systemd/system/kubelet.service.d/10-kubeadm.conf"),
     "containerd_unit": (r"systemd/containerd\.service", "/etc/systemd/system/containerd.service"),
-    "cni_config": (r"cni/10-bridge\.conflist", "/etc/cni/net.d/10-bridge.conflist"),
+    "cni_config": (r"cni/10-bridge\.conflist", "/etc/cni/net.d/99-kcp-bridge.conflist"),
 }
 BINARIES = ("kubeadm", "kubelet", "kubectl")
 UNITS = ("kubelet_unit", "kubelet_dropin", "containerd_unit")

@@ -137,6 +137,8 @@ def test_scale_up_spreads_over_the_failure_domains_and_keeps_what_the_cluster_ho
     for name, (_zone, annotations) in nodes.items():
         assert annotations["control-plane.kubeadm.io/bootstrap"] == ("init" if name == "cp-1" else "join")
         assert record(bare_hosts, name)["step"] == "joined"
+        # the bundle's stand-in network sorts after any pod network's own configuration (docs/node-software.md)
+        assert bare_hosts.ssh(name, "ls /etc/cni/net.d").stdout.split() == ["99-kcp-bridge.conflist"]
     assert kubectl(bare_hosts, "get configmap written-before-scale -o jsonpath={.data.k}") == "v"
     # an etcd snapshot from just before each join, private, holding what the cluster held then
     snapshots = sorted(os.listdir(os.path.join(SNAPSHOTS, "flows")))
@@ -213,14 +215,15 @@ def test_scale_to_five_and_back_to_three_keeps_the_spread_and_returns_hosts_to_t
     assert sorted(zone for zone, _annotations in nodes.values()) == ["fd-1", "fd-2", "fd-3"], nodes
     retired = sorted(set(bare_hosts.hosts()) - set(nodes))
     for host in retired:
-        assert bare_hosts.ssh(host, "test -e /etc/kubernetes/control-plane-machine.json || test -e /etc/kubernetes/admin.conf",
-                              check=False).returncode == 1
+        assert bare_hosts.ssh(host, "test -e /etc/kubernetes/control-plane-machine.json || test -e /etc/kubernetes/admin.conf"
+                                    " || test -e /etc/cni/net.d/99-kcp-bridge.conflist", check=False).returncode == 1
     copies = sorted(os.listdir(os.path.join(SNAPSHOTS, "flows")))
     removals = sorted(name.split("-", 1)[1] for name in copies if "before-remove" in name)
     assert removals == ["before-remove-%s.db" % host for host in retired]
     # six snapshots since create (two joins to 3, two to 5, two removals): the controller keeps the newest five, private
     assert len(copies) == 5 and not [name for name in copies if name.endswith("before-join-cp-2.db")], copies
     assert all(stat.S_IMODE(os.stat(os.path.join(SNAPSHOTS, "flows", name)).st_mode) == 0o600 for name in copies)
+    assert stat.S_IMODE(os.stat(os.path.join(SNAPSHOTS, "flows")).st_mode) == 0o700
     assert kubectl(bare_hosts, "get configmap written-before-scale-down -o jsonpath={.data.k}") == "v"
     # status reads etcd itself: one voting member a machine, no stray, the control plane Ready
     table = status_table(bare_hosts, 3)

@@ -53,7 +53,7 @@ def inventory(bare_hosts, tmp_path_factory):
 
 def untouched(sandbox, host):
     """Nothing of a node on the host: no kubeadm, no pod network configuration, no kubelet kubeconfig."""
-    return sandbox.ssh(host, "test -e /usr/local/bin/kubeadm || test -e /etc/cni/net.d/10-bridge.conflist"
+    return sandbox.ssh(host, "test -e /usr/local/bin/kubeadm || test -e /etc/cni/net.d/99-kcp-bridge.conflist"
                              " || test -e /etc/kubernetes/kubelet.conf", check=False).returncode == 1
 
 
