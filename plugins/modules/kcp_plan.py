@@ -456,19 +456,28 @@ def plan_from_raw(raw_spec, raw_observed, projection=False):
     return result, []
 
 
-def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            spec=dict(type="dict", required=True),
-            observed=dict(type="dict", required=True),
-            projection=dict(type="bool", default=False),
-        ),
-        supports_check_mode=True,
-    )
-    result, errors = plan_from_raw(module.params["spec"], module.params["observed"], module.params["projection"])
+ARGUMENT_SPEC = dict(
+    spec=dict(type="dict", required=True),
+    observed=dict(type="dict", required=True),
+    projection=dict(type="bool", default=False),
+)
+
+
+def answer(params):
+    """The module's result for validated ``params``: the plan, or ``failed`` with every input error (also the
+    action plugin's, which computes it on the controller: plugins/action/kcp_plan.py)."""
+    result, errors = plan_from_raw(params["spec"], params["observed"], params["projection"])
     if errors:
-        module.fail_json(msg="invalid input: %s" % describe(errors), errors=errors)
-    module.exit_json(changed=False, **result)
+        return dict(failed=True, msg="invalid input: %s" % describe(errors), errors=errors)
+    return dict(changed=False, **result)
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    done = answer(module.params)
+    if done.pop("failed", False):
+        module.fail_json(**done)
+    module.exit_json(**done)
 
 
 if __name__ == "__main__":

@@ -155,19 +155,27 @@ def status_from_raw(raw_spec, raw_observed):
     return dict(status, table=status_table(snapshot, status)), []
 
 
-def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            spec=dict(type="dict", required=True),
-            observed=dict(type="dict", required=True),
-        ),
-        supports_check_mode=True,
-    )
-    result, errors = status_from_raw(module.params["spec"], module.params["observed"])
+ARGUMENT_SPEC = dict(
+    spec=dict(type="dict", required=True),
+    observed=dict(type="dict", required=True),
+)
+
+
+def answer(params):
+    """The module's result for validated ``params``: the status, or ``failed`` with every input error (also the
+    action plugin's, which computes it on the controller: plugins/action/kcp_status.py)."""
+    result, errors = status_from_raw(params["spec"], params["observed"])
     if errors:
-        module.fail_json(msg="invalid input: %s" % describe(errors), errors=errors)
-    ready = result["conditions"][-1]["status"] == "True"
-    module.exit_json(changed=False, ready=ready, **result)
+        return dict(failed=True, msg="invalid input: %s" % describe(errors), errors=errors)
+    return dict(changed=False, ready=result["conditions"][-1]["status"] == "True", **result)
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    done = answer(module.params)
+    if done.pop("failed", False):
+        module.fail_json(**done)
+    module.exit_json(**done)
 
 
 if __name__ == "__main__":

@@ -408,15 +408,16 @@ def validate(spec, previous=None, workers=None):
     return (normalized if not errors else None), errors
 
 
-def main():
-    module = AnsibleModule(
-        argument_spec=dict(spec=dict(type="dict", required=True), previous=dict(type="dict"), workers=dict(type="dict")),
-        supports_check_mode=True,
-    )
-    normalized, errors = validate(module.params["spec"], module.params["previous"], module.params["workers"])
+ARGUMENT_SPEC = dict(spec=dict(type="dict", required=True), previous=dict(type="dict"), workers=dict(type="dict"))
+
+
+def answer(params):
+    """The module's result for validated ``params``: the normalized spec, or ``failed`` with every error (also the
+    action plugin's, which computes it on the controller: plugins/action/kcp_validate.py)."""
+    normalized, errors = validate(params["spec"], params["previous"], params["workers"])
     if errors:
-        module.fail_json(msg="the control plane spec is invalid: " + describe(errors), errors=errors)
-    module.exit_json(
+        return dict(failed=True, msg="the control plane spec is invalid: " + describe(errors), errors=errors)
+    return dict(
         changed=False,
         spec=normalized,
         spec_hashes=spec_hashes(normalized),
@@ -424,6 +425,14 @@ def main():
         etcd_external=etcd_is_external(normalized),
         errors=[],
     )
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    done = answer(module.params)
+    if done.pop("failed", False):
+        module.fail_json(**done)
+    module.exit_json(**done)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,56 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""kcp_validate, kcp_plan and kcp_status answer in the controller's process (plugins/plugin_utils/pure_module.py):
+through ansible (the action plugin) and run as the module itself, the same arguments give the same answer, on good
+input and on bad. The other module tests of these three go through ansible, so through the action plugin."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from ansible_run import ROOT, run
+from builders import machine, snapshot, spec
+
+pytestmark = pytest.mark.ansible
+
+MODULES = os.path.join(ROOT, ".collections", "ansible_collections", "kubeadm", "control_plane", "plugins", "modules")
+SPEC = spec()
+OBSERVED = snapshot([machine("cp-1", created=1003), machine("cp-2", created=1002), machine("cp-3", created=1001)])
+# (module, arguments, whether it fails)
+CASES = [
+    ("kcp_validate", {"spec": SPEC}, False),
+    ("kcp_validate", {"spec": dict(SPEC, replicas=4)}, True),
+    ("kcp_plan", {"spec": dict(SPEC, replicas=5), "observed": OBSERVED, "projection": True}, False),
+    ("kcp_plan", {"spec": SPEC, "observed": dict(OBSERVED, machines="none")}, True),
+    ("kcp_status", {"spec": SPEC, "observed": OBSERVED}, False),
+    ("kcp_status", {"spec": dict(SPEC, version="1.2"), "observed": OBSERVED}, True),
+]
+
+
+def as_the_module(name, args, tmp_path):
+    """The module's own result, run as a script with its arguments in a file, as ansible runs a module."""
+    path = tmp_path / "args.json"
+    path.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": args}))
+    done = subprocess.run([sys.executable, os.path.join(MODULES, name + ".py"), str(path)], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, ".collections")), timeout=60, check=False)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("name,args,fails", CASES, ids=["%s-%d" % (case[0], index) for index, case in enumerate(CASES)])
+def test_the_action_answers_as_the_module_does(name, args, fails, tmp_path):
+    through_ansible = run(name, args)
+    module = as_the_module(name, args, tmp_path)
+    assert (through_ansible.outcome == "FAILED!") == bool(module.get("failed")) == fails, (through_ansible, module)
+    # ansible's output leaves out `failed` (the outcome says it) and adds `changed: false` to a failure
+    for result in (through_ansible.result, module):
+        for key in ("invocation", "failed", "changed"):
+            result.pop(key, None)
+    assert through_ansible.result == module
+
+
+def test_unknown_arguments_are_refused_by_the_action_too():
+    done = run("kcp_plan", {"spec": SPEC, "observed": OBSERVED, "explain": True})
+    assert done.outcome == "FAILED!" and "explain" in done.result["msg"], done.result
