@@ -4,8 +4,9 @@
 """The action plugin of a pure module (kcp_validate, kcp_plan, kcp_status): one that computes its answer from its
 arguments alone, touches nothing and runs on the controller. The answer is computed in the controller's own process
 with the module's argument spec and the module's ``answer`` function, instead of building, starting and reading a
-module on localhost for it (about 0.4 s a task, several tasks a pass). Arguments and answer pass through JSON, as a
-module's do, so both ways give the same values."""
+module on localhost for it (about 0.4 s a task, several tasks a pass). Arguments and answer pass through JSON with the
+encoder ansible sends a module's arguments with, so both ways give the same values (a YAML timestamp in the inventory
+arrives as its ISO 8601 string, as a module receives it)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -14,6 +15,7 @@ __metaclass__ = type
 import json
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.common.json import Direction, get_module_encoder
 from ansible.plugins.action import ActionBase
 
 
@@ -29,9 +31,11 @@ class PureModuleAction(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super(PureModuleAction, self).run(tmp, task_vars)
         del tmp
-        validated = ArgumentSpecValidator(self.argument_spec).validate(self._task.args)
+        # a module's arguments and results travel with the "legacy" serialization profile unless it names another
+        sent = json.loads(json.dumps(self._task.args, cls=get_module_encoder("legacy", Direction.CONTROLLER_TO_MODULE)))
+        validated = ArgumentSpecValidator(self.argument_spec).validate(sent)
         if validated.error_messages:
             return dict(result, failed=True, msg="invalid arguments: " + "; ".join(validated.error_messages))
-        params = json.loads(json.dumps(validated.validated_parameters))
-        result.update(json.loads(json.dumps(type(self).answer(params))))
+        answer = type(self).answer(validated.validated_parameters)
+        result.update(json.loads(json.dumps(answer, cls=get_module_encoder("legacy", Direction.MODULE_TO_CONTROLLER))))
         return result

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from ansible_run import ROOT, run
+from ansible_run import BIN, ROOT, ansible_env, run
 from builders import machine, snapshot, spec
 
 pytestmark = pytest.mark.ansible
@@ -54,3 +54,22 @@ def test_the_action_answers_as_the_module_does(name, args, fails, tmp_path):
 def test_unknown_arguments_are_refused_by_the_action_too():
     done = run("kcp_plan", {"spec": SPEC, "observed": OBSERVED, "explain": True})
     assert done.outcome == "FAILED!" and "explain" in done.result["msg"], done.result
+
+
+def test_a_yaml_timestamp_arrives_as_a_module_receives_it(tmp_path):
+    # an unquoted timestamp in YAML is a datetime; ansible sends it to a module as its ISO 8601 string
+    playbook = tmp_path / "validate.yml"
+    playbook.write_text(
+        "- hosts: localhost\n  gather_facts: false\n  tasks:\n"
+        "    - kubeadm.control_plane.kcp_validate:\n        spec: \"{{ kcp }}\"\n      register: validated\n"
+        "    - ansible.builtin.copy:\n        content: \"{{ validated.spec | to_json }}\"\n        dest: %s\n        mode: \"0600\"\n"
+        "  vars:\n    kcp:\n      cluster_name: demo\n      replicas: 3\n      version: %s\n      endpoint: {host: 10.0.0.100}\n"
+        "      rollout: {after: 2026-11-26T10:00:00Z}\n" % (tmp_path / "spec.json", SPEC["version"]))
+    done = subprocess.run([os.path.join(BIN, "ansible-playbook"), str(playbook)], cwd=ROOT, env=ansible_env(), capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout[-3000:]
+    through_ansible = json.loads((tmp_path / "spec.json").read_text())
+    assert through_ansible["rollout"]["after"] == "2026-11-26T10:00:00+00:00"
+    raw = {"cluster_name": "demo", "replicas": 3, "version": SPEC["version"], "endpoint": {"host": "10.0.0.100"},
+           "rollout": {"after": "2026-11-26T10:00:00+00:00"}}
+    assert as_the_module("kcp_validate", {"spec": raw}, tmp_path)["spec"] == through_ansible
