@@ -197,18 +197,27 @@ def check_health(raw_health_check, raw_observed):
     return evaluate(rules, snapshot), []
 
 
-def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            health_check=dict(type="dict", default={}),
-            observed=dict(type="dict", required=True),
-        ),
-        supports_check_mode=True,
-    )
-    evaluation, errors = check_health(module.params["health_check"], module.params["observed"])
+ARGUMENT_SPEC = dict(
+    health_check=dict(type="dict", default={}),
+    observed=dict(type="dict", required=True),
+)
+
+
+def answer(params):
+    """The module's result for validated ``params``: the evaluation, or ``failed`` with every input error (also the
+    action plugin's, which computes it on the controller: plugins/action/machine_health_check.py)."""
+    evaluation, errors = check_health(params["health_check"], params["observed"])
     if errors:
-        module.fail_json(msg="invalid input: %s" % describe(errors), errors=errors)
-    module.exit_json(changed=False, **evaluation)
+        return dict(failed=True, msg="invalid input: %s" % describe(errors), errors=errors)
+    return dict(changed=False, **evaluation)
+
+
+def main():
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    done = answer(module.params)
+    if done.pop("failed", False):
+        module.fail_json(**done)
+    module.exit_json(**done)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""kcp_validate, kcp_plan and kcp_status answer in the controller's process (plugins/plugin_utils/pure_module.py):
-through ansible (the action plugin) and run as the module itself, the same arguments give the same answer, on good
-input and on bad. The other module tests of these three go through ansible, so through the action plugin."""
+"""kcp_validate, kcp_plan, kcp_status and machine_health_check answer in the controller's process
+(plugins/plugin_utils/pure_module.py): through ansible (the action plugin) and run as the module itself, the same
+arguments give the same answer, on good input and on bad. The other module tests of these four go through ansible,
+so through the action plugin."""
 
 import json
 import os
@@ -27,6 +28,8 @@ CASES = [
     ("kcp_plan", {"spec": SPEC, "observed": dict(OBSERVED, machines="none")}, True),
     ("kcp_status", {"spec": SPEC, "observed": OBSERVED}, False),
     ("kcp_status", {"spec": dict(SPEC, version="1.2"), "observed": OBSERVED}, True),
+    ("machine_health_check", {"health_check": {"max_unhealthy": "40%"}, "observed": OBSERVED}, False),
+    ("machine_health_check", {"health_check": {"max_unhealthy": "forty"}, "observed": OBSERVED}, True),
 ]
 
 
