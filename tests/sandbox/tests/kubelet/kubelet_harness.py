@@ -6,6 +6,7 @@ a scratch host for one kubelet. (A module of its own, not conftest.py, so that t
 other test directory uses.)"""
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -17,10 +18,27 @@ from kcpsim.runtime import processes
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 
+# Below the kernel's ephemeral ports (32768 and up by default). A port is chosen here and bound seconds later by the
+# process under test; an ephemeral one may meanwhile become a source port of another process's loopback connection
+# (make test runs the unit and integration tests beside these), and etcd then fails to listen on it.
+UNSHARED_PORTS = range(20000, 32768)
+
+
 def free_port():
+    """A port of UNSHARED_PORTS that nothing on 127.0.0.1 holds now."""
+    port = next((port for port in random.sample(UNSHARED_PORTS, 200) if _bindable(port)), None)
+    if port is None:
+        raise RuntimeError("no free port on 127.0.0.1 in %d-%d" % (UNSHARED_PORTS[0], UNSHARED_PORTS[-1]))
+    return port
+
+
+def _bindable(port):
     with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 class Processes:
