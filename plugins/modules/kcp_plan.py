@@ -436,12 +436,11 @@ errors:
   sample: [{"path": "observed.machines[0].created", "rule": "is required", "value": null}]
 """
 
-from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.pure_answer import invalid_input, run_module
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.plan_projection import project
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import plan
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_spec_and_snapshot
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe
 
 
 def plan_from_raw(raw_spec, raw_observed, projection=False):
@@ -468,16 +467,12 @@ def answer(params):
     action plugin's, which computes it on the controller: plugins/action/kcp_plan.py)."""
     result, errors = plan_from_raw(params["spec"], params["observed"], params["projection"])
     if errors:
-        return dict(failed=True, msg="invalid input: %s" % describe(errors), errors=errors)
+        return invalid_input(errors)
     return dict(changed=False, **result)
 
 
 def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    done = answer(module.params)
-    if done.pop("failed", False):
-        module.fail_json(**done)
-    module.exit_json(**done)
+    run_module(ARGUMENT_SPEC, answer)
 
 
 if __name__ == "__main__":

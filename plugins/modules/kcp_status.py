@@ -139,11 +139,10 @@ errors:
   elements: dict
 """
 
-from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.pure_answer import invalid_input, run_module
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_spec_and_snapshot
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.status import control_plane_status, status_table
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe
 
 
 def status_from_raw(raw_spec, raw_observed):
@@ -166,16 +165,12 @@ def answer(params):
     action plugin's, which computes it on the controller: plugins/action/kcp_status.py)."""
     result, errors = status_from_raw(params["spec"], params["observed"])
     if errors:
-        return dict(failed=True, msg="invalid input: %s" % describe(errors), errors=errors)
+        return invalid_input(errors)
     return dict(changed=False, ready=result["conditions"][-1]["status"] == "True", **result)
 
 
 def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    done = answer(module.params)
-    if done.pop("failed", False):
-        module.fail_json(**done)
-    module.exit_json(**done)
+    run_module(ARGUMENT_SPEC, answer)
 
 
 if __name__ == "__main__":

@@ -387,7 +387,7 @@ errors:
       value: soon
 """
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.pure_answer import run_module
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import default_images, etcd_is_external, normalize_spec, worker_group_errors
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_update import check_update
@@ -428,11 +428,7 @@ def answer(params):
 
 
 def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    done = answer(module.params)
-    if done.pop("failed", False):
-        module.fail_json(**done)
-    module.exit_json(**done)
+    run_module(ARGUMENT_SPEC, answer)
 
 
 if __name__ == "__main__":

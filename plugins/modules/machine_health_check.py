@@ -179,12 +179,12 @@ errors:
             "value": "10"}]
 """
 
-from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.pure_answer import invalid_input, run_module
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.health_check import evaluate
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_snapshot
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_health_check
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe, under
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import under
 
 
 def check_health(raw_health_check, raw_observed):
@@ -208,16 +208,12 @@ def answer(params):
     action plugin's, which computes it on the controller: plugins/action/machine_health_check.py)."""
     evaluation, errors = check_health(params["health_check"], params["observed"])
     if errors:
-        return dict(failed=True, msg="invalid input: %s" % describe(errors), errors=errors)
+        return invalid_input(errors)
     return dict(changed=False, **evaluation)
 
 
 def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    done = answer(module.params)
-    if done.pop("failed", False):
-        module.fail_json(**done)
-    module.exit_json(**done)
+    run_module(ARGUMENT_SPEC, answer)
 
 
 if __name__ == "__main__":

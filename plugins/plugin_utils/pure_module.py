@@ -3,10 +3,11 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The action plugin of a pure module (kcp_validate, kcp_plan, kcp_status, machine_health_check): one that computes
 its answer from its arguments alone, touches nothing and runs on the controller. The answer is computed in the
-controller's own process with the module's argument spec and the module's ``answer`` function, instead of building,
-starting and reading a module on localhost for it (about 0.4 s a task, several tasks a pass). Arguments and answer
-pass through JSON with the encoder ansible sends a module's arguments with, so both ways give the same values (a YAML
-timestamp in the inventory arrives as its ISO 8601 string, as a module receives it)."""
+controller's own process with the module's argument spec and the module's ``answer`` function (which the module itself
+runs through plugins/module_utils/pure_answer.py), instead of building, starting and reading a module on localhost for
+it (about 0.4 s a task, several tasks a pass). Arguments and answer pass through JSON with the encoder ansible sends a
+module's arguments with, so both ways give the same values (a YAML timestamp in the inventory arrives as its ISO 8601
+string, as a module receives it)."""
 
 from __future__ import absolute_import, division, print_function
 
