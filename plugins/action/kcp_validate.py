@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""kcp_validate computed in the controller's process (plugins/plugin_utils/pure_module.py). The documentation is in
+"""kcp_validate computed in the controller's process (plugins/plugin_utils/controller_module.py). The documentation is in
 plugins/modules/kcp_validate.py."""
 
 from __future__ import absolute_import, division, print_function
@@ -9,9 +9,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.kubeadm.control_plane.plugins.modules.kcp_validate import ARGUMENT_SPEC, answer
-from ansible_collections.kubeadm.control_plane.plugins.plugin_utils.pure_module import PureModuleAction
+from ansible_collections.kubeadm.control_plane.plugins.plugin_utils.controller_module import ControllerModuleAction
 
 
-class ActionModule(PureModuleAction):
+class ActionModule(ControllerModuleAction):
     argument_spec = ARGUMENT_SPEC
     answer = staticmethod(answer)

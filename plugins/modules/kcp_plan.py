@@ -437,7 +437,7 @@ errors:
 """
 
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.pure_answer import invalid_input, run_module
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.controller_answer import invalid_input, run_module
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.plan_projection import project
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import plan
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_spec_and_snapshot

@@ -140,7 +140,7 @@ errors:
 """
 
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.pure_answer import invalid_input, run_module
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.controller_answer import invalid_input, run_module
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_spec_and_snapshot
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.status import control_plane_status, status_table
 

@@ -387,7 +387,7 @@ errors:
       value: soon
 """
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.pure_answer import run_module
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.controller_answer import run_module
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import default_images, etcd_is_external, normalize_spec, worker_group_errors
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_update import check_update

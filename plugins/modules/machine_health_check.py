@@ -180,7 +180,7 @@ errors:
 """
 
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.pure_answer import invalid_input, run_module
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.controller_answer import invalid_input, run_module
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.health_check import evaluate
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_snapshot
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_health_check

@@ -20,7 +20,8 @@ description:
   - Fails, naming the file and what is wrong with it, when C(SHA256SUMS) is missing or malformed, an artifact is
     missing or ambiguous, a file is missing, or a checksum does not match. Nothing is installed from a bundle this
     module refused.
-  - Runs where the bundle is (the controller) and changes nothing. The bundle's layout is documented in
+  - Runs on the controller, where the bundle is, and changes nothing. Its action plugin computes the answer in the
+    controller's own process, whatever host the task is for. The bundle's layout is documented in
     C(docs/node-software.md); the C(kubeadm.control_plane.node_software) role installs what this module returns.
 author:
   - kubeadm.control_plane contributors (!UNKNOWN)
@@ -48,7 +49,7 @@ attributes:
     support: none
   platform:
     platforms: posix
-    description: Run it where the bundle is, the controller.
+    description: The controller, where the bundle is.
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
 """
@@ -110,7 +111,7 @@ errors:
 import hashlib
 import os
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.controller_answer import run_module
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.node_bundle import (SUMS_FILE, check_request,
                                                                                         parse_sums, select)
 
@@ -149,17 +150,23 @@ def inspect(path, version, arch):
     return (chosen if not errors else None), directory, errors
 
 
-def main():
-    module = AnsibleModule(
-        argument_spec=dict(path=dict(type="path", required=True), version=dict(type="str", required=True),
-                           arch=dict(type="str", default="amd64")),
-        supports_check_mode=True,
-    )
-    params = module.params
+ARGUMENT_SPEC = dict(
+    path=dict(type="path", required=True),
+    version=dict(type="str", required=True),
+    arch=dict(type="str", default="amd64"),
+)
+
+
+def answer(params):
+    """The module's result for validated ``params`` (also the action plugin's: plugins/action/node_bundle_info.py)."""
     artifacts, directory, errors = inspect(params["path"], params["version"], params["arch"])
     if errors:
-        module.fail_json(msg="the node software bundle is not usable: " + "; ".join(errors), errors=errors)
-    module.exit_json(changed=False, version=params["version"], directory=directory, artifacts=artifacts, errors=[])
+        return dict(failed=True, msg="the node software bundle is not usable: " + "; ".join(errors), errors=errors)
+    return dict(changed=False, version=params["version"], directory=directory, artifacts=artifacts, errors=[])
+
+
+def main():
+    run_module(ARGUMENT_SPEC, answer)
 
 
 if __name__ == "__main__":

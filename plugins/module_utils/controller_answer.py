@@ -1,9 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""How a pure module (kcp_validate, kcp_plan, kcp_status, machine_health_check) answers. Its ``answer(params)`` gives
-the result, with ``failed`` and ``msg`` on bad input; run as a module, ``run_module`` reports it, and its action plugin
-(plugins/plugin_utils/pure_module.py) computes the same answer on the controller."""
+"""How a module the controller answers in its own process (kcp_validate, kcp_plan, kcp_status, machine_health_check,
+node_bundle_info) answers. Its ``answer(params)`` gives the result, with ``failed`` and ``msg`` on bad input; run as a
+module, ``run_module`` reports it, and its action plugin (plugins/plugin_utils/controller_module.py) computes the same
+answer on the controller."""
 
 from __future__ import absolute_import, division, print_function
 

@@ -1,11 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""kcp_validate, kcp_plan, kcp_status and machine_health_check answer in the controller's process
-(plugins/plugin_utils/pure_module.py): through ansible (the action plugin) and run as the module itself, the same
-arguments give the same answer, on good input and on bad. The other module tests of these four go through ansible,
+"""kcp_validate, kcp_plan, kcp_status, machine_health_check and node_bundle_info answer in the controller's process
+(plugins/plugin_utils/controller_module.py): through ansible (the action plugin) and run as the module itself, the same
+arguments give the same answer, on good input and on bad. The other module tests of these five go through ansible,
 so through the action plugin."""
 
+import hashlib
 import json
 import os
 import subprocess
@@ -52,6 +53,23 @@ def test_the_action_answers_as_the_module_does(name, args, fails, tmp_path):
         for key in ("invocation", "failed", "changed"):
             result.pop(key, None)
     assert through_ansible.result == module
+
+
+@pytest.mark.parametrize("tampered", [False, True])
+def test_node_bundle_info_answers_as_the_module_does(tampered, tmp_path):
+    # a bundle of one version whose every file is its own name; the kubelet replaced after SHA256SUMS was written
+    files = ["bin/linux/amd64/kubeadm", "bin/linux/amd64/kubelet", "bin/linux/amd64/kubectl", "containerd-2.1.4-linux-amd64.tar.gz",
+             "cni-plugins-linux-amd64-v1.7.1.tgz", "systemd/kubelet.service", "systemd/kubelet.service.d/10-kubeadm.conf",
+             "systemd/containerd.service", "cni/10-bridge.conflist"]
+    directory = tmp_path / "bundle" / SPEC["version"]
+    for name in files:
+        (directory / name).parent.mkdir(parents=True, exist_ok=True)
+        (directory / name).write_text(name)
+    (directory / "SHA256SUMS").write_text("".join("%s  %s\n" % (hashlib.sha256(name.encode()).hexdigest(), name) for name in files))
+    if tampered:
+        (directory / "bin/linux/amd64/kubelet").write_text("tampered")
+    test_the_action_answers_as_the_module_does("node_bundle_info", {"path": str(tmp_path / "bundle"), "version": SPEC["version"]},
+                                               tampered, tmp_path)
 
 
 def test_unknown_arguments_are_refused_by_the_action_too():

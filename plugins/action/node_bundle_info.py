@@ -1,0 +1,17 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""node_bundle_info answered in the controller's process (plugins/plugin_utils/controller_module.py). The
+documentation is in plugins/modules/node_bundle_info.py."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.kubeadm.control_plane.plugins.modules.node_bundle_info import ARGUMENT_SPEC, answer
+from ansible_collections.kubeadm.control_plane.plugins.plugin_utils.controller_module import ControllerModuleAction
+
+
+class ActionModule(ControllerModuleAction):
+    argument_spec = ARGUMENT_SPEC
+    answer = staticmethod(answer)
