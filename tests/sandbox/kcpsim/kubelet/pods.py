@@ -139,7 +139,7 @@ class PodWorkers:
     def _check_running(self, worker, manifest):
         container, now = worker.container, self.clock()
         if worker.prober is None:  # adopted: probe it afresh
-            worker.prober = self._prober(manifest)
+            worker.prober = self._prober(manifest, running_for=max(0.0, time.time() - container.started_at))
         reason = worker.prober.restart_reason
         if reason:
             self._stop(worker, manifest.grace_period, reason)
@@ -182,7 +182,7 @@ class PodWorkers:
         worker.prober = self._prober(manifest)
         LOG.info("started static pod %s (pid %d, restarts %d)", worker.name, worker.container.pid, worker.restarts)
 
-    def _prober(self, manifest):
+    def _prober(self, manifest, running_for=None):
         container = manifest.container
         specs = []
         for field in ("startupProbe", "readinessProbe", "livenessProbe"):
@@ -191,7 +191,7 @@ class PodWorkers:
             except ValueError as exc:
                 LOG.error("static pod %s: %s: %s", manifest.name, field, exc)
                 specs.append(None)
-        prober = probes.Prober(manifest.name, *specs)
+        prober = probes.Prober(manifest.name, *specs, running_for=running_for)
         prober.start()
         return prober
 

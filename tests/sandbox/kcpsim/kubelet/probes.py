@@ -10,9 +10,15 @@ probe → ready once started) and ``failureThreshold`` liveness failures in a ro
 from the container's start. httpGet succeeds on status 200–399 (HTTPS without certificate verification,
 as the kubelet probes), tcpSocket on connect; other probe kinds count as success. All times are multiplied
 by ``scale`` (KCPSIM_PROBE_SCALE).
+
+A kubelet that restarts takes over the containers already running and probes them afresh: none counts as started
+or ready until its probes say so, their delays still count from the container's start, and each probe first waits a
+random part of its period, as the real kubelet's probe workers do when it started less than a period ago (so that
+the probes of every container do not run at once).
 """
 
 import http.client
+import random
 import socket
 import ssl
 import threading
@@ -107,7 +113,10 @@ def run_probe(spec):
 class Prober(threading.Thread):
     """Probes one container instance; ``ready`` and ``restart_reason`` are read by the pod workers."""
 
-    def __init__(self, name, startup, readiness, liveness, probe=run_probe, clock=time.monotonic):
+    def __init__(self, name, startup, readiness, liveness, probe=run_probe, clock=time.monotonic, running_for=None,
+                 jitter=random.random):
+        """``running_for``: the seconds the container has run, for one a restarted kubelet takes over (None for one
+        it starts); ``jitter``: the part of a period (0 to 1) such a container's probes first wait."""
         super().__init__(name="probe-" + name, daemon=True)
         self.startup = startup
         self.readiness = readiness
@@ -119,6 +128,17 @@ class Prober(threading.Thread):
         self.ready = False
         self.restart_reason = None
         self.last_detail = ""
+        self._running_for = running_for
+        self._jitter = jitter
+        self._began = None
+
+    def _first(self, origin, spec):
+        """When ``spec`` first runs: its initial delay after the container's start and, for a container taken over,
+        no sooner than a random part of its period after the prober began."""
+        first = origin + spec.initial_delay
+        if self._running_for is not None:
+            first = max(first, self._began + self._jitter() * spec.period)
+        return first
 
     def stop(self):
         self._halt.set()
@@ -127,7 +147,8 @@ class Prober(threading.Thread):
         return not self._halt.wait(max(0.0, moment - self._clock()))
 
     def run(self):
-        origin = self._clock()
+        self._began = self._clock()
+        origin = self._began - (self._running_for or 0.0)
         if self.startup is not None and not self._run_startup(origin):
             return
         self.started_ok = True
@@ -136,7 +157,7 @@ class Prober(threading.Thread):
         due = {}
         for role, spec in (("readiness", self.readiness), ("liveness", self.liveness)):
             if spec is not None:
-                due[role] = origin + spec.initial_delay
+                due[role] = self._first(origin, spec)
         counts = {role: [0, 0] for role in due}  # consecutive successes, failures
         while due and not self._halt.is_set():
             role = min(due, key=due.get)
@@ -159,7 +180,7 @@ class Prober(threading.Thread):
 
     def _run_startup(self, origin):
         spec, failures = self.startup, 0
-        moment = origin + spec.initial_delay
+        moment = self._first(origin, spec)
         while self._wait_until(moment):
             ok, self.last_detail = self._probe(spec)
             if ok:

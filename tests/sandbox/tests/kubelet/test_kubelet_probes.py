@@ -6,6 +6,7 @@
 import http.server
 import socket
 import threading
+import time
 
 import pytest
 
@@ -167,6 +168,43 @@ def test_consecutive_liveness_failures_ask_for_a_restart_but_one_failure_does_no
     wait_until(lambda: prober.restart_reason, 2, "a restart request")
     assert script.calls["liveness"] == 5
     assert prober.restart_reason.startswith("liveness probe failed")
+
+
+class _Clocked:
+    """A probe function that answers True and notes when each kind of probe first ran."""
+
+    def __init__(self):
+        self.first = {}
+
+    def __call__(self, spec):
+        self.first.setdefault(spec.kind, time.monotonic())
+        return True, "clocked"
+
+
+def test_a_taken_over_container_keeps_the_delay_counted_from_its_start():
+    # the container has run 30 s, its startup probe's initial delay is 10 s: a restarted kubelet does not wait it again
+    clocked = _Clocked()
+    slow = probes.ProbeSpec("startup", "127.0.0.1", 1, initial_delay=10, period=0.2, timeout=0.5)
+    prober = _run(probes.Prober("x", slow, _spec("readiness"), None, probe=clocked, running_for=30.0, jitter=lambda: 0.0))
+    wait_until(lambda: prober.ready, 3, "ready soon after the kubelet took it over")
+    prober.stop()
+
+
+def test_a_taken_over_container_is_probed_after_a_part_of_the_period_and_its_remaining_delay():
+    clocked = _Clocked()
+    began = time.monotonic()
+    startup = probes.ProbeSpec("startup", "127.0.0.1", 1, initial_delay=0, period=0.6, timeout=0.5)
+    prober = _run(probes.Prober("x", startup, None, None, probe=clocked, running_for=30.0, jitter=lambda: 0.5))
+    wait_until(lambda: prober.ready, 3, "ready after the jitter")
+    assert clocked.first["startup"] - began >= 0.3
+    prober.stop()
+    # a container that started 0.1 s before the kubelet, with an initial delay of 0.5 s: 0.4 s more
+    clocked, began = _Clocked(), time.monotonic()
+    startup = probes.ProbeSpec("startup", "127.0.0.1", 1, initial_delay=0.5, period=0.2, timeout=0.5)
+    prober = _run(probes.Prober("x", startup, None, None, probe=clocked, running_for=0.1, jitter=lambda: 0.0))
+    wait_until(lambda: prober.ready, 3, "ready after the rest of the initial delay")
+    assert clocked.first["startup"] - began >= 0.39
+    prober.stop()
 
 
 def test_a_stopped_prober_ends_its_thread():
