@@ -42,9 +42,11 @@ ARTIFACTS = {
 }
 BINARIES = ("kubeadm", "kubelet", "kubectl")
 UNITS = ("kubelet_unit", "kubelet_dropin", "containerd_unit")
+# The stand-in pod network's configuration (docs/node-software.md): the container runtime picks it up by itself.
+CONFIGS = ("cni_config",)
 ARCHIVES = ("containerd", "cni_plugins")
-# What the node software installs on a host (the pod network's configuration is the flow's, once per cluster).
-INSTALLED_FILES = BINARIES + UNITS
+# What the node software installs on a host.
+INSTALLED_FILES = BINARIES + UNITS + CONFIGS
 INSTALLED = INSTALLED_FILES + ARCHIVES
 # What a run may be limited to (node_software_install's ``only``): each component with the files that go with it, so an
 # in-place upgrade installs kubeadm, the runtime and the CNI plugins first and the kubelet and kubectl after the drain.
@@ -54,6 +56,7 @@ COMPONENTS = {
     "kubectl": ("kubectl",),
     "containerd": ("containerd", "containerd_unit"),
     "cni_plugins": ("cni_plugins",),
+    "pod_network": ("cni_config",),
 }
 VERSION = re.compile(r"^v\d+\.\d+\.\d+$")
 ARCH = re.compile(r"^[a-z0-9]+$")

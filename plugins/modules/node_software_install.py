@@ -16,8 +16,8 @@ description:
   - Installs on the host what a control plane machine needs from the node software bundle
     (C(docs/node-software.md)), as M(kubeadm.control_plane.node_bundle_info) checked it on the controller -
     kubeadm, kubelet and kubectl; containerd's archive and the CNI plugins' archive extracted; the kubelet's and
-    containerd's systemd units and kubeadm's drop-in; containerd enabled and started, the kubelet enabled
-    (kubeadm starts it); IP forwarding on, now and at boot.
+    containerd's systemd units and kubeadm's drop-in; the stand-in pod network's configuration; containerd enabled
+    and started, the kubelet enabled (kubeadm starts it); IP forwarding on, now and at boot.
   - In two round trips whatever the host holds - one reads what is there, then only the files that differ are
     copied and installed. A host that is up to date costs the first round trip alone.
   - A kubeadm, kubelet or kubectl on the host that is neither the bundle's nor the one this module recorded is
@@ -37,8 +37,8 @@ options:
     description:
       - The bundle's artifacts, as M(kubeadm.control_plane.node_bundle_info) returns them (C(src), C(dest),
         C(sha256) for each role). The roles this module installs are V(kubeadm), V(kubelet), V(kubectl),
-        V(containerd), V(cni_plugins), V(kubelet_unit), V(kubelet_dropin) and V(containerd_unit); others are
-        ignored.
+        V(containerd), V(cni_plugins), V(kubelet_unit), V(kubelet_dropin), V(containerd_unit) and V(cni_config);
+        others are ignored.
     type: dict
     required: true
   version:
@@ -56,8 +56,8 @@ options:
   only:
     description:
       - The components to install, each with the files that go with it - V(kubeadm); V(kubelet) with its
-        systemd unit and kubeadm's drop-in; V(kubectl); V(containerd) with its unit; V(cni_plugins). Null
-        installs them all.
+        systemd unit and kubeadm's drop-in; V(kubectl); V(containerd) with its unit; V(cni_plugins);
+        V(pod_network), the stand-in pod network's configuration. Null installs them all.
       - What is not named is neither read, checked nor changed, and the record keeps what it said of it. The
         record's C(version) names a version only when kubeadm, the kubelet and kubectl are all of it, and is null
         on a host half way through an upgrade (C(versions) says which binary is of which version).
@@ -65,7 +65,7 @@ options:
         V(kubelet) is.
     type: list
     elements: str
-    choices: [kubeadm, kubelet, kubectl, containerd, cni_plugins]
+    choices: [kubeadm, kubelet, kubectl, containerd, cni_plugins, pod_network]
   staged:
     description:
       - Set by the action plugin, never by a task - null to read the host, else the remote paths of the files it
@@ -331,7 +331,7 @@ def install(module, artifacts, host, staged, roles, record):
                 extract(staged[role], artifacts[role]["dest"])
             except (OSError, ValueError, tarfile.TarError) as exc:
                 module.fail_json(msg="%s: %s" % (role, exc))
-    for role in node_bundle.UNITS:
+    for role in node_bundle.UNITS + node_bundle.CONFIGS:
         if role in needed:
             install_file(module, staged[role], artifacts[role]["dest"], 0o644)
     services = service_actions(host, any(role in needed for role in node_bundle.UNITS), "containerd" in needed, roles)

@@ -45,6 +45,10 @@ def test_the_bundles_software_is_installed_and_its_services_set_up(bare_hosts):
         assert bare_hosts.ssh(host, "systemctl is-enabled kubelet").stdout.strip() == "enabled"
         assert bare_hosts.ssh(host, "test -x /opt/cni/bin/bridge && test -x /usr/local/bin/containerd",
                               check=False).returncode == 0
+        # the stand-in pod network's configuration, under a name every pod network's own sorts before
+        assert bare_hosts.ssh(host, "stat -c '%a %U' /etc/cni/net.d/99-kcp-bridge.conflist").stdout.split() == ["644", "root"]
+        assert bare_hosts.ssh(host, "sha256sum /etc/cni/net.d/99-kcp-bridge.conflist").stdout.split()[0] == \
+            sha256(os.path.join(bare_hosts.mirror_dir, version, "cni", "10-bridge.conflist"))
 
 
 def test_a_second_run_changes_nothing(bare_hosts):

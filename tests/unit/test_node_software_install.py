@@ -99,6 +99,7 @@ def test_systemctl_touches_only_the_services_of_the_components_installed(found, 
     (None, node_bundle.INSTALLED),
     (["kubeadm", "containerd", "cni_plugins"], ("kubeadm", "containerd_unit", "containerd", "cni_plugins")),
     (["kubelet", "kubectl"], ("kubelet", "kubectl", "kubelet_unit", "kubelet_dropin")),
+    (["pod_network"], ("cni_config",)),
     ([], ()),
 ])
 def test_only_names_components_and_each_brings_its_files(only, roles):
