@@ -62,6 +62,22 @@ def test_the_steps_that_remain(observed, command, remaining):
     assert nu.remaining_steps(observed, NEW, command) == remaining
 
 
+@pytest.mark.parametrize("command", nu.COMMANDS)
+def test_a_run_killed_after_any_step_leaves_every_step_not_done_to_the_next(command):
+    # killed once a step is done, before or after its record: the next run takes every step after it, in order (the
+    # step whose record was lost again), the uncordon of the upgrade's own drain included
+    steps = list(nu.steps_of(command))
+    for killed_after in range(len(steps)):
+        done = steps[:killed_after + 1]
+        for recorded in (done, done[:-1]):
+            observed = host(kubeadm=NEW if "software" in done else OLD, manifests=NEW if "kubeadm-upgrade" in done else OLD,
+                            kubelet=NEW if "kubelet" in done else OLD, running=NEW if "kubelet" in done else OLD,
+                            step=recorded[-1] if recorded else None)
+            remaining = nu.remaining_steps(observed, NEW, command)
+            assert remaining == steps[len(steps) - len(remaining):], (done, recorded, remaining)
+            assert set(steps[killed_after + 1:]) <= set(remaining), (done, recorded, remaining)
+
+
 def test_the_kubelet_is_never_installed_before_kubeadm_upgrade_ran():
     # whatever a killed run left, the kubelet step comes after the kubeadm upgrade step whenever the latter remains
     for step in (None,) + nu.STEPS:
