@@ -5,7 +5,8 @@
 candidate, cp-2 and cp-3 in the inventory group `workers` (groups md-0 and gpu). Before any control plane exists the
 run refuses, touching no worker; a one-machine control plane is created with the create flow; a worker group name
 that is no label value is refused before any host is touched; check mode on the fresh workers says what it would do
-and changes nothing; the run installs the node software from the bundle and joins both: Nodes, Ready, labelled
+and changes nothing; a run while another holds the cluster lock is refused, naming it, and touches no worker; the
+run (holding the lock, given back at its end) installs the node software from the bundle and joins both: Nodes, Ready, labelled
 with their group, no control plane; the observed snapshot lists them in `workers` with their group and version, and
 kcp_plan takes that snapshot as it is; a second run changes nothing. Then the whole cluster is upgraded in place to
 the next patch with playbooks/upgrade.yml: the control plane machine first, then the workers one group after the
@@ -22,6 +23,7 @@ import os
 
 import pytest
 
+from ansible_run import run
 from e2e_support import HERE, ROOT, kubectl_json, newest, newest_minor_start, recap, steps_taken, write_inventory
 
 pytestmark = pytest.mark.sandbox
@@ -97,9 +99,33 @@ def test_check_mode_on_fresh_workers_says_what_it_would_do_and_changes_nothing(b
     assert set(nodes(bare_hosts)) == {cluster}
 
 
+def lock_holder(sandbox, host):
+    """Who holds the cluster lock, read through ``host``; "" when nobody does."""
+    found = sandbox.ssh(host, "kubectl --kubeconfig /etc/kubernetes/admin.conf -n kube-system get lease control-plane-kubeadm-io"
+                              " -o jsonpath='{.spec.holderIdentity}'", check=False)
+    return found.stdout.strip() if found.returncode == 0 else ""
+
+
+def test_a_run_is_refused_while_another_holds_the_lock_and_touches_no_worker(bare_hosts, cluster, inventory, tmp_path):
+    kubeconfig = tmp_path / "admin.conf"
+    kubeconfig.write_text(bare_hosts.ssh(cluster, "cat /etc/kubernetes/admin.conf").stdout)
+    kubeconfig.chmod(0o600)
+    lock = dict(kubeconfig=str(kubeconfig), holder="awx job 7 on awx-1", action="rollout")
+    assert run("kcp_lock", lock)[0] == "CHANGED"
+    try:
+        refused = bare_hosts.playbook(WORKERS, run_vars(bare_hosts), inventory=inventory)
+        assert refused.returncode != 0
+        assert "the control plane is locked by awx job 7 on awx-1, running rollout since" in flat(refused.stdout), refused.stdout[-4000:]
+        assert all(untouched(bare_hosts, host) for host in GROUPS)
+    finally:
+        assert run("kcp_lock", dict(lock, state="absent"))[1]["decision"] == "release"
+
+
 def test_the_workers_join_ready_and_labelled_with_their_group(bare_hosts, cluster, inventory):
     done = bare_hosts.playbook(WORKERS, run_vars(bare_hosts), inventory=inventory)
     assert done.returncode == 0, done.stdout[-8000:]
+    # the run held the cluster lock while it joined, and gave it back at its end
+    assert "Take the cluster lock" in done.stdout and lock_holder(bare_hosts, cluster) == ""
     found = nodes(bare_hosts)
     assert set(found) == {cluster} | set(GROUPS)
     version = newest_minor_start(bare_hosts.mirror_dir)
