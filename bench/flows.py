@@ -28,9 +28,10 @@ in-place upgrade's etcd path check refuses to move it to 3.7.
 Printed for each flow: its time, the floor, their ratio (target <= 1.5), the tasks Ansible ran and the SSH
 invocations it made; then the health waits the floor leaves out, measured in the same floor run but not counted in
 it: after each host joins or is upgraded, the time until its control plane pods report Ready (the static pods'
-startup probes, 10 s before their first check, as kubeadm writes them). A flow takes no next membership step before
-the machine it added is healthy (docs/flows.md), so the floor plus those waits is what an operator who checks the
-same before each step spends, and the second ratio is the flow's against it. Own sandbox ``benchflow``
+startup probes, 10 s before their first check, as kubeadm writes them; after a kubelet restart, a random part of
+one probe period, as the kubelet spreads the probes of the pods it takes over). A flow takes no next membership step
+before the machine it added is healthy (docs/flows.md), so the floor plus those waits is what an operator who checks
+the same before each step spends, and the second ratio is the flow's against it. Own sandbox ``benchflow``
 (172.31.241.0/24), 6 hosts over 3 failure domains (max_surge 1 needs a spare host in each); needs root.
 
     .venv/bin/python bench/flows.py
