@@ -55,8 +55,7 @@ def host_records(hosts):
 
 def read_cluster(kubeconfig, timeout):
     """(server, nodes, pods, kubeadm_config, state data, endpoint_ready) read through the API server."""
-    api = kube_api.client(kubeconfig)
-    try:
+    with kube_api.connected(kubeconfig) as api:
         core = k8s_client.CoreV1Api(api)
         plain = api.sanitize_for_serialization
         with kube_api.answers(api):
@@ -68,8 +67,6 @@ def read_cluster(kubeconfig, timeout):
         if kubeadm_config is not None:
             kubeadm_config = kubeadm_config_of(kubeadm_config)
         return api.configuration.host, nodes, pods, kubeadm_config, state, endpoint_ready(api, timeout)
-    finally:
-        api.close()
 
 
 def kubeadm_config_of(data):

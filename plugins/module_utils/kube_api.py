@@ -6,10 +6,15 @@ exception that says where the module asked and what came back. I/O only; no deci
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import os
+import shutil
+import tempfile
 import traceback
 
 try:
+    import yaml
     from kubernetes import config as k8s_config
     from kubernetes.client.exceptions import ApiException
 except ImportError:
@@ -29,13 +34,50 @@ class ClusterUnreadable(Exception):
         self.status = status
 
 
-def client(kubeconfig):
-    """An ApiClient for ``kubeconfig`` (TLS verified as the kubeconfig says); ClusterUnreadable when it cannot
-    be loaded."""
+# The kubeconfig's inline credentials, and the keys naming the files TLS reads them from.
+_CREDENTIALS = (("user", "client-certificate-data", "client-certificate"), ("user", "client-key-data", "client-key"),
+                ("cluster", "certificate-authority-data", "certificate-authority"))
+
+
+def _credentials_as_files(config, directory, base):
+    """``config`` (a kubeconfig's dict) with each inline certificate, key and CA written to a file of its own in
+    ``directory`` (mode 0600) and named by its path, and each path the kubeconfig names relative to ``base`` (the
+    kubeconfig's directory, as kubectl reads it) made absolute."""
+    for kind, inline, path_key in _CREDENTIALS:
+        for index, entry in enumerate(config.get(kind + "s") or []):
+            fields = entry.get(kind) or {}
+            if fields.get(inline):
+                path = os.path.join(directory, "%s-%d-%s" % (kind, index, path_key))
+                descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(descriptor, "wb") as handle:
+                    handle.write(base64.standard_b64decode(fields.pop(inline)))
+                fields[path_key] = path
+            elif fields.get(path_key):
+                fields[path_key] = os.path.join(base, fields[path_key])
+    return config
+
+
+@contextlib.contextmanager
+def connected(kubeconfig):
+    """An ApiClient for ``kubeconfig`` (TLS verified as the kubeconfig says), closed on leaving; ClusterUnreadable
+    when it cannot be loaded. TLS reads a client certificate and key from files: the kubeconfig's inline ones are
+    written to a private directory removed on leaving, not to the files the client would make itself, which it
+    removes only at the process's exit, which an ansible worker leaves without."""
+    directory = tempfile.mkdtemp(prefix="kcp-kubeconfig-")
+    api = None
     try:
-        return k8s_config.new_client_from_config(config_file=kubeconfig)
-    except Exception as exc:  # a missing, unreadable or malformed kubeconfig
-        raise ClusterUnreadable("kubeconfig %s cannot be used: %s" % (kubeconfig, exc))
+        try:
+            with open(kubeconfig, encoding="utf-8") as handle:
+                config = _credentials_as_files(yaml.safe_load(handle) or {}, directory,
+                                               os.path.dirname(os.path.abspath(kubeconfig)))
+            api = k8s_config.new_client_from_config_dict(config)
+        except Exception as exc:  # a missing, unreadable or malformed kubeconfig
+            raise ClusterUnreadable("kubeconfig %s cannot be used: %s" % (kubeconfig, exc))
+        yield api
+    finally:
+        if api is not None:
+            api.close()
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 @contextlib.contextmanager

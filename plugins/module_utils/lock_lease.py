@@ -93,30 +93,26 @@ def apply(kubeconfig, holder, action, state, duration, timeout, check_mode):
     ``{changed, decision, reason, lock, warning}`` (``warning`` set on a take-over); raises LockFailed."""
     now = datetime.now(timezone.utc)
     warning = None
-    api = None
     try:
-        api = kube_api.client(kubeconfig)
-        coordination = k8s_client.CoordinationV1Api(api)
-        lease, plain = read_lease(api, coordination, timeout)
-        current = cluster_lock.holder_of(plain)
-        if state == "present":
-            decision, reason = cluster_lock.decide_acquire(plain, holder, now, holder_running(current, holder))
-            if decision == cluster_lock.REFUSE:
-                raise LockFailed(reason, reason=reason, lock=current)
-            if not check_mode:
-                write_lease(api, coordination, lease, holder, action, duration, now, decision != cluster_lock.RENEW, timeout)
-            if decision == cluster_lock.TAKE_OVER:
-                warning = reason
-        else:
-            decision, reason = cluster_lock.decide_release(plain, holder)
-            if decision == cluster_lock.RELEASE and not check_mode:
-                delete_lease(api, coordination, lease, timeout)
+        with kube_api.connected(kubeconfig) as api:
+            coordination = k8s_client.CoordinationV1Api(api)
+            lease, plain = read_lease(api, coordination, timeout)
+            current = cluster_lock.holder_of(plain)
+            if state == "present":
+                decision, reason = cluster_lock.decide_acquire(plain, holder, now, holder_running(current, holder))
+                if decision == cluster_lock.REFUSE:
+                    raise LockFailed(reason, reason=reason, lock=current)
+                if not check_mode:
+                    write_lease(api, coordination, lease, holder, action, duration, now, decision != cluster_lock.RENEW, timeout)
+                if decision == cluster_lock.TAKE_OVER:
+                    warning = reason
+            else:
+                decision, reason = cluster_lock.decide_release(plain, holder)
+                if decision == cluster_lock.RELEASE and not check_mode:
+                    delete_lease(api, coordination, lease, timeout)
     except kube_api.ClusterUnreadable as exc:
         if exc.status == 409:
             raise LockFailed("another run wrote the lock at the same moment; run again to see who holds it: %s" % exc)
         raise LockFailed("cannot reach the lock: %s" % exc)
-    finally:
-        if api is not None:
-            api.close()
     return {"changed": decision not in (cluster_lock.LEAVE,), "decision": decision, "reason": reason, "lock": current,
             "warning": warning}
