@@ -45,17 +45,25 @@ def node_name_from_kubelet_conf(host):
     return common_name[len("system:node:"):] if common_name.startswith("system:node:") else None
 
 
-def fetch_cluster_state(data, attempts_timeout=10.0):
-    """kubeadm-config, this node's Node (with its cri-socket annotation unless NodeLocalCRISocket) and its one
-    kube-apiserver mirror pod with the endpoint annotation; None (and a warning) when any of them is missing."""
-    ctx = data.ctx
-    if not data.host.exists(data.kubeconfig_path) or not data.host.exists(KUBELET_CONF):
-        raise LookupError("%s or %s is missing" % (data.kubeconfig_path, KUBELET_CONF))
-    node_name = node_name_from_kubelet_conf(data.host)
-    if not node_name:
-        raise LookupError("the node name could not be read from %s" % KUBELET_CONF)
-    client = Cluster.from_kubeconfig(data.host.path(data.kubeconfig_path), timeout=5.0)
+def cluster_client(data):
+    """A client from ``--kubeconfig``, or None when that file gives none (missing, empty, not a kubeconfig): kubeadm
+    then reads nothing from the cluster and says so only at ``--v=1``, so reset works from the host alone."""
     try:
+        return Cluster.from_kubeconfig(data.host.path(data.kubeconfig_path), timeout=5.0)
+    except kubeconfig.KubeconfigError:
+        return None
+
+
+def fetch_cluster_state(data, client, attempts_timeout=10.0):
+    """kubeadm-config, this node's Node (with its cri-socket annotation unless NodeLocalCRISocket) and its one
+    kube-apiserver mirror pod with the endpoint annotation, read with ``client``; LookupError when any is missing."""
+    ctx = data.ctx
+    try:
+        if not data.host.exists(KUBELET_CONF):
+            raise LookupError("%s is missing" % KUBELET_CONF)
+        node_name = node_name_from_kubelet_conf(data.host)
+        if not node_name:
+            raise LookupError("the node name could not be read from %s" % KUBELET_CONF)
         stored = client.configmap_data("kube-system", "kubeadm-config")
         if not stored or "ClusterConfiguration" not in stored:
             raise LookupError('configmaps "kubeadm-config" not found')
@@ -92,11 +100,13 @@ def _preflight(data):
     ctx = data.ctx
     ctx.out("[reset] Reading configuration from the cluster...")
     ctx.out("[reset] FYI: You can look at this config file with 'kubectl -n kube-system get cm kubeadm-config -o yaml'")
-    try:
-        data.cluster, data.advertise_address = fetch_cluster_state(data)
-    except Exception as exc:  # noqa: BLE001 - any miss means "reset without cluster configuration"
-        ctx.warn("[reset] Unable to fetch the kubeadm-config ConfigMap from cluster: failed to get config map: %s"
-                 % describe(exc))
+    client = cluster_client(data)
+    if client is not None:
+        try:
+            data.cluster, data.advertise_address = fetch_cluster_state(data, client)
+        except Exception as exc:  # noqa: BLE001 - any miss means "reset without cluster configuration"
+            ctx.warn("[reset] Unable to fetch the kubeadm-config ConfigMap from cluster: failed to get config map: %s"
+                     % describe(exc))
     if not data.force:
         ctx.warn("[reset] WARNING: Changes made to this host by 'kubeadm init' or 'kubeadm join' will be reverted.")
         if not ctx.confirm("[reset] Are you sure you want to proceed?"):

@@ -297,6 +297,18 @@ def test_reset_without_force_aborts_on_eof_and_removes_nothing(node_root, tmp_pa
     assert (root / "etc/kubernetes/pki/ca.key").exists() and (root / "etc/kubernetes/manifests/etcd.yaml").exists()
 
 
+def test_reset_with_a_kubeconfig_that_gives_no_client_reads_nothing_from_the_cluster(node_root, tmp_path):
+    # What the flows run once they removed the member themselves: admin.conf's endpoint (nothing listens there)
+    # is never dialled, so there is no fetch warning, and the data directory comes from the etcd manifest.
+    root = copy_of(node_root, tmp_path, "reset-local")
+    result = kubeadm(root, "reset", "-f", "--kubeconfig=/dev/null", "--cert-dir=/etc/kubernetes/pki")
+    assert result.code == 0, result.err
+    assert "Unable to fetch" not in result.err and "Failed to remove etcd member" not in result.err
+    assert "[reset] No kubeadm config, using etcd pod spec to get data directory" in result.err
+    assert "Deleted contents of the etcd data directory: /var/lib/etcd" in result.out
+    assert not (root / "etc/kubernetes/pki/ca.key").exists() and not (root / "etc/kubernetes/admin.conf").exists()
+
+
 def test_reset_refuses_to_drive_the_real_kubelet_from_a_scratch_root(node_root, tmp_path):
     root = copy_of(node_root, tmp_path, "reset-f", "etc/kubernetes/kubelet.conf")
     result = kubeadm(root, "reset", "-f")
