@@ -10,7 +10,8 @@ run (holding the lock, given back at its end) installs the node software from th
 with their group, no control plane; the observed snapshot lists them in `workers` with their group and version, and
 kcp_plan takes that snapshot as it is; a second run changes nothing. Then the whole cluster is upgraded in place to
 the next patch with playbooks/upgrade.yml: the control plane machine first, then the workers one group after the
-other (gpu, then md-0), each keeping a file a user left on it; a second upgrade changes nothing. (The upgrade to the
+other (gpu, then md-0), each keeping a file a user left on it; a second upgrade changes nothing. Last, a run with
+every worker powered off fails naming each one that did not answer, and gives the lock back. (The upgrade to the
 next minor of 3 control plane machines and 2 workers, killed half way and finished by reconcile, is
 tests/e2e/test_upgrade_in_place.py's.)
 
@@ -185,3 +186,20 @@ def test_the_cluster_is_upgraded_in_place_control_plane_first_then_each_worker_g
         assert bare_hosts.ssh(host, "cat %s" % MARKER).stdout.strip() == "kept"
     again = bare_hosts.playbook(UPGRADE, run_vars(bare_hosts, new), inventory=inventory, timeout=600)
     assert again.returncode == 0 and all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
+
+
+def test_workers_that_do_not_answer_are_named_at_the_end_and_the_lock_is_given_back(bare_hosts, cluster, inventory):
+    # every worker powered off: without care Ansible would end the run with its last worker, before the play that
+    # gives the lock back
+    for host in GROUPS:
+        bare_hosts.fault("power-off", host)
+    try:
+        done = bare_hosts.playbook(WORKERS, run_vars(bare_hosts), inventory=inventory)
+        assert done.returncode != 0
+        last = flat(done.stdout).rsplit("Stop with the joins that failed", 1)[-1]
+        for host in GROUPS:
+            assert "%s: does not answer (" % host in last, done.stdout[-4000:]
+        assert lock_holder(bare_hosts, cluster) == ""
+    finally:
+        for host in GROUPS:
+            bare_hosts.fault("power-on", host)
