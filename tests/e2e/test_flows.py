@@ -8,7 +8,8 @@ before every membership change; a second run changes nothing; what was written t
 still there after it; a run killed after starting a machine, one killed during a scale down and one killed inside
 kubeadm join are finished by the next one; the refusals (an invalid spec before any host is touched, no load
 balancer at the endpoint, the lock held by another run, an etcd member down, worker Nodes left at delete); delete
-3 -> 0; status prints the table. Once a cluster exists,
+3 -> 0; then a cluster of one whose host is powered off: delete refuses, changing nothing, and finishes once the
+host is back; status prints the table. Once a cluster exists,
 every flow runs with a background writer through the load balancer (docs/flows.md "What a workload sees").
 (Scale 3 -> 1 runs in test_providers.py; rollouts in test_rollout.py.)"""
 
@@ -316,3 +317,19 @@ def test_delete_tears_the_control_plane_down_and_returns_every_host_to_the_pool(
     again = flow(bare_hosts, DELETE, 3)
     assert "no control plane machine is left: nothing to delete" in again.stdout
     assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
+
+
+def test_delete_refuses_while_the_last_machine_does_not_answer_and_finishes_once_it_is_back(bare_hosts):
+    flow(bare_hosts, CREATE, 1)
+    [last] = control_plane_nodes(bare_hosts)
+    bare_hosts.fault("power-off", last)
+    try:
+        refused = bare_hosts.playbook(DELETE, flow_vars(bare_hosts, 1), timeout=600)
+        assert refused.returncode != 0
+        assert "Nothing was changed. Bring the host back and run delete again" in " ".join(refused.stdout.split()), refused.stdout[-6000:]
+    finally:
+        bare_hosts.fault("power-on", last)
+    assert bare_hosts.ssh(last, "test -e /etc/kubernetes/manifests/kube-apiserver.yaml", check=False).returncode == 0
+    done = flow(bare_hosts, DELETE, 1)
+    assert "the last machine" in done.stdout
+    assert all(nothing_on(bare_hosts, host) for host in bare_hosts.hosts())
