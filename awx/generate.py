@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "job_templates")
 
-FLOWS = ("create", "scale", "rollout", "upgrade", "remediate", "reconcile", "delete", "status", "workers")
+FLOWS = ("create", "scale", "rollout", "upgrade", "remediate", "reconcile", "delete", "status", "workers", "workers_remove")
 
 # A question: (variable, role, entry point, option[, overrides]). The variable is what the flow reads (an option
 # itself, or the playbook variable that feeds it: kcp -> flow_spec, kcp_bundle_dir -> machine_create_bundle_dir,
@@ -56,6 +56,11 @@ UPGRADE = [("kcp_worker_group", None, None, None),
 WORKERS = [("kcp_worker_group", None, None, None),
            ("kcp_bundle_dir", "worker_join", "main", "worker_join_bundle_dir", {"required": True}),
            ("worker_join_ready_timeout", "worker_join", "main", "worker_join_ready_timeout")]
+# the workers_remove playbook: which workers, and what the worker_remove role asks
+WORKERS_REMOVE = [("kcp_workers_remove", None, None, None),
+                  ("worker_remove_drain_timeout", "worker_remove", "main", "worker_remove_drain_timeout"),
+                  ("worker_remove_drain_retries", "worker_remove", "main", "worker_remove_drain_retries"),
+                  ("worker_remove_unreachable_pod_timeout", "worker_remove", "main", "worker_remove_unreachable_pod_timeout")]
 
 QUESTIONS = {
     "create": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + FIRST + BUILD + KEEP,
@@ -67,6 +72,7 @@ QUESTIONS = {
     "delete": [SPEC, REMOVAL_SNAPSHOTS] + OBSERVE + REMOVE + KEEP + [("kcp_delete_force", None, None, None)],
     "status": [SPEC] + OBSERVE,
     "workers": [SPEC] + WORKERS + OBSERVE[:1] + OBSERVE[2:] + BUILD[1:],
+    "workers_remove": WORKERS_REMOVE + OBSERVE[:1] + OBSERVE[2:],
 }
 
 # Variables a playbook reads that no argument spec describes (the playbook's own, in playbooks/<flow>.yml).
@@ -74,6 +80,11 @@ PLAYBOOK_VARIABLES = {
     "kcp_delete_force": {
         "type": "bool", "default": False,
         "description": "Delete the control plane even while worker Nodes remain; they are left without one (playbooks/delete.yml).",
+    },
+    "kcp_workers_remove": {
+        "type": "list", "required": True,
+        "description": "The inventory names of the worker hosts to remove, one at a time: drain, kubeadm reset, the "
+                       "Node deleted (playbooks/workers_remove.yml).",
     },
     "kcp_worker_group": {
         "type": "str", "default": "workers",

@@ -10,7 +10,10 @@ run (holding the lock, given back at its end) installs the node software from th
 with their group, no control plane; the observed snapshot lists them in `workers` with their group and version, and
 kcp_plan takes that snapshot as it is; a second run changes nothing. Then the whole cluster is upgraded in place to
 the next patch with playbooks/upgrade.yml: the control plane machine first, then the workers one group after the
-other (gpu, then md-0), each keeping a file a user left on it; a second upgrade changes nothing. Last, a run with
+other (gpu, then md-0), each keeping a file a user left on it; a second upgrade changes nothing. Then
+playbooks/workers_remove.yml: naming a control plane candidate is refused before any host is touched; check mode
+says what it would do; cp-3 is drained, reset (its software kept) and its Node deleted, cp-2 left as it is, the
+lock given back; a second removal changes nothing. Last, a run with
 every worker powered off fails naming each one that did not answer, and gives the lock back. (The upgrade to the
 next minor of 3 control plane machines and 2 workers, killed half way and finished by reconcile, is
 tests/e2e/test_upgrade_in_place.py's.)
@@ -35,6 +38,7 @@ OBSERVE_PLAN = os.path.join(HERE, "playbooks", "observe_plan.yml")
 GROUPS = {"cp-2": "md-0", "cp-3": "gpu"}
 GROUP_LABEL = "control-plane.kubeadm.io/worker-group"
 UPGRADE = os.path.join(ROOT, "playbooks", "upgrade.yml")
+WORKERS_REMOVE = os.path.join(ROOT, "playbooks", "workers_remove.yml")
 MARKER = "/var/lib/e2e-marker"
 
 
@@ -186,6 +190,34 @@ def test_the_cluster_is_upgraded_in_place_control_plane_first_then_each_worker_g
         assert bare_hosts.ssh(host, "cat %s" % MARKER).stdout.strip() == "kept"
     again = bare_hosts.playbook(UPGRADE, run_vars(bare_hosts, new), inventory=inventory, timeout=600)
     assert again.returncode == 0 and all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
+
+
+def test_a_removal_naming_a_control_plane_candidate_is_refused_before_any_host_is_touched(bare_hosts, cluster, inventory):
+    done = bare_hosts.playbook(WORKERS_REMOVE, {"kcp_workers_remove": ["cp-3", cluster]}, inventory=inventory)
+    assert done.returncode != 0
+    assert "control plane candidates, not workers (scale the control plane down instead): %s" % cluster in flat(done.stdout), done.stdout[-4000:]
+    assert set(nodes(bare_hosts)) == {cluster} | set(GROUPS)
+    assert lock_holder(bare_hosts, cluster) == ""
+
+
+def test_a_worker_is_drained_reset_and_its_node_deleted_the_others_left_as_they_are(bare_hosts, cluster, inventory):
+    check = bare_hosts.playbook(WORKERS_REMOVE, {"kcp_workers_remove": ["cp-3"]}, inventory=inventory, check=True)
+    assert check.returncode == 0, check.stdout[-6000:]
+    assert "cp-3: drain, kubeadm reset on the host, its Node deleted (check mode: nothing is changed)" in flat(check.stdout)
+    assert set(nodes(bare_hosts)) == {cluster} | set(GROUPS)
+    done = bare_hosts.playbook(WORKERS_REMOVE, {"kcp_workers_remove": ["cp-3"]}, inventory=inventory)
+    assert done.returncode == 0, done.stdout[-8000:]
+    assert "Drain the Node (PodDisruptionBudgets honoured)" in done.stdout
+    assert set(nodes(bare_hosts)) == {cluster, "cp-2"}
+    # reset, its software kept; the other worker untouched
+    assert bare_hosts.ssh("cp-3", "test -e /etc/kubernetes/kubelet.conf || test -e /etc/cni/net.d/99-kcp-bridge.conflist",
+                          check=False).returncode == 1
+    assert bare_hosts.ssh("cp-3", "test -x /usr/local/bin/kubeadm", check=False).returncode == 0
+    assert not nodes(bare_hosts)["cp-2"]["spec"].get("unschedulable")
+    assert lock_holder(bare_hosts, cluster) == ""
+    again = bare_hosts.playbook(WORKERS_REMOVE, {"kcp_workers_remove": ["cp-3"]}, inventory=inventory)
+    assert again.returncode == 0 and all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
+    assert "cp-3: removed already, nothing to do" in flat(again.stdout)
 
 
 def test_workers_that_do_not_answer_are_named_at_the_end_and_the_lock_is_given_back(bare_hosts, cluster, inventory):
