@@ -13,7 +13,8 @@ the next patch with playbooks/upgrade.yml: the control plane machine first, then
 other (gpu, then md-0), each keeping a file a user left on it; a second upgrade changes nothing. Then
 playbooks/workers_remove.yml: naming a control plane candidate is refused before any host is touched; check mode
 says what it would do; cp-3 is drained, reset (its software kept) and its Node deleted, cp-2 left as it is, the
-lock given back; a second removal changes nothing. Last, a run with
+lock given back; a second removal changes nothing; cp-2 powered off is drained and its Node deleted through the
+control plane, and reset by the next removal once it is back. Last, a run with
 every worker powered off fails naming each one that did not answer, and gives the lock back. (The upgrade to the
 next minor of 3 control plane machines and 2 workers, killed half way and finished by reconcile, is
 tests/e2e/test_upgrade_in_place.py's.)
@@ -28,7 +29,7 @@ import os
 import pytest
 
 from ansible_run import run
-from e2e_support import HERE, ROOT, kubectl_json, newest, newest_minor_start, recap, steps_taken, write_inventory
+from e2e_support import HERE, ROOT, kubectl_json, newest, newest_minor_start, recap, steps_taken, wait_ready, write_inventory
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-work", "172.31.236.0/24", 3)
@@ -218,6 +219,24 @@ def test_a_worker_is_drained_reset_and_its_node_deleted_the_others_left_as_they_
     again = bare_hosts.playbook(WORKERS_REMOVE, {"kcp_workers_remove": ["cp-3"]}, inventory=inventory)
     assert again.returncode == 0 and all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
     assert "cp-3: removed already, nothing to do" in flat(again.stdout)
+
+
+def test_a_worker_whose_host_is_down_is_removed_through_the_control_plane_and_reset_once_back(bare_hosts, cluster, inventory):
+    bare_hosts.fault("power-off", "cp-2")
+    try:
+        wait_ready(bare_hosts, ["cp-2"], "Unknown")
+        removal = {"kcp_workers_remove": ["cp-2"], "worker_remove_unreachable_pod_timeout": 5}
+        done = bare_hosts.playbook(WORKERS_REMOVE, removal, inventory=inventory)
+        assert done.returncode == 0, done.stdout[-8000:]
+        assert "cp-2: does not answer and its Node is not Ready: drained and its Node deleted through %s" % cluster in flat(done.stdout)
+        assert set(nodes(bare_hosts)) == {cluster}
+    finally:
+        bare_hosts.fault("power-on", "cp-2")
+    # back, it still holds what kubeadm join left (its kubelet may register the Node again): the next removal resets it
+    again = bare_hosts.playbook(WORKERS_REMOVE, removal, inventory=inventory)
+    assert again.returncode == 0, again.stdout[-8000:]
+    assert bare_hosts.ssh("cp-2", "test -e /etc/kubernetes/kubelet.conf", check=False).returncode == 1
+    assert set(nodes(bare_hosts)) == {cluster}
 
 
 def test_workers_that_do_not_answer_are_named_at_the_end_and_the_lock_is_given_back(bare_hosts, cluster, inventory):
