@@ -230,6 +230,11 @@ def test_a_worker_whose_host_is_down_is_removed_through_the_control_plane_and_re
         assert done.returncode == 0, done.stdout[-8000:]
         assert "cp-2: does not answer and its Node is not Ready: drained and its Node deleted through %s" % cluster in flat(done.stdout)
         assert set(nodes(bare_hosts)) == {cluster}
+        # nothing is concluded from no answer: with its Node gone, whether the host still holds a join is unknown
+        unknown = bare_hosts.playbook(WORKERS_REMOVE, removal, inventory=inventory)
+        assert unknown.returncode != 0
+        assert "cp-2: its Node is gone, but the host does not answer" in flat(unknown.stdout), unknown.stdout[-4000:]
+        assert lock_holder(bare_hosts, cluster) == ""
     finally:
         bare_hosts.fault("power-on", "cp-2")
     # back, it still holds what kubeadm join left (its kubelet may register the Node again): the next removal resets it
