@@ -64,6 +64,21 @@ def free_octet(block):
     raise RuntimeError("every 127.0.120-139 address block %d is in use" % block)
 
 
+def wait_until_allowed(client, api_version, plural, body, namespace=None, timeout=15):
+    """Wait until ``client`` may create ``body``. The API server's RBAC authorizer reads bindings through
+    informers, so a binding just written takes effect a moment later, on a real server as on this one. The probe
+    is a dry-run create: it writes nothing."""
+    path = kubeclient.resource_path(api_version, plural, namespace)
+
+    def allowed():
+        try:
+            client.request("POST", path, body, query={"dryRun": "All"})
+        except kubeclient.Forbidden:
+            return False
+        return True
+    wait_until(allowed, timeout, what="a binding in force that allows creating %s" % plural)
+
+
 def wait_until(condition, timeout, interval=0.1, what="condition"):
     """Poll ``condition()`` until it returns a truthy value (returned) or ``timeout`` seconds pass."""
     deadline = time.monotonic() + timeout
@@ -290,6 +305,11 @@ class Cluster:
             client.create("rbac.authorization.k8s.io/v1", "clusterrolebindings", clusterobjects.cluster_admins_binding()[3])
         finally:
             client.close()
+        admin = self.client("admin", server_ip)
+        try:
+            wait_until_allowed(admin, "v1", "configmaps", {"metadata": {"name": "rbac-probe"}}, "default")
+        finally:
+            admin.close()
 
     def client(self, name, server_ip, **kwargs):
         return kubeclient.KubeClient.from_kubeconfig(self.kubeconfig(name, server_ip), **kwargs)

@@ -23,7 +23,7 @@ def rfc3339(delta):
 
 
 @pytest.fixture(scope="module")
-def tokens(admin):
+def tokens(cluster, admin):
     """A live token, an expired one and one without the authentication usage."""
     admin.create("v1", "secrets", harness.token_secret(TOKEN_ID, TOKEN_SECRET, rfc3339(datetime.timedelta(hours=1))),
                  "kube-system")
@@ -34,6 +34,14 @@ def tokens(admin):
     # kubeadm's bootstrap-token RBAC and cluster-info, as init creates them.
     for api_version, plural, namespace, body in clusterobjects.bootstrap_token_rbac("https://10.0.0.1:6443", b"ca"):
         admin.create(api_version, plural, body, namespace)
+    client = cluster.anonymous_client(cluster.ip(4), token="%s.%s" % (TOKEN_ID, TOKEN_SECRET))
+    try:
+        harness.wait_until_allowed(client, "certificates.k8s.io/v1", "certificatesigningrequests", {
+            "metadata": {"name": "rbac-probe"},
+            "spec": {"request": "cmVx", "signerName": "kubernetes.io/kube-apiserver-client-kubelet",
+                     "usages": ["client auth"]}})
+    finally:
+        client.close()
 
 
 def test_a_bootstrap_token_authenticates_as_system_bootstrap_with_its_groups(cluster, tokens):

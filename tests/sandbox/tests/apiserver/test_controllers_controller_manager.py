@@ -55,6 +55,8 @@ def bootstrapper(cluster, admin):
     assert binding["metadata"]["name"] == "kubeadm:kubelet-bootstrap"
     admin.create(api_version, plural, binding, namespace)
     client = cluster.anonymous_client(cluster.ip(4), token="csrtok.0123456789abcdef")
+    harness.wait_until_allowed(client, "certificates.k8s.io/v1", "certificatesigningrequests",
+                               _kubelet_csr("rbac-probe", "n-probe"))
     yield client
     client.close()
 
