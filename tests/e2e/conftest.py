@@ -6,7 +6,9 @@ driven by ansible-playbook over SSH as an operator drives them. Each test module
 (its name and subnet in tests/sandbox/DESIGN.md "Subnets in use") and tears it down, also when a step fails."""
 
 import os
+import shutil
 import subprocess
+import tempfile
 
 import pytest
 
@@ -28,9 +30,12 @@ def bare_hosts(request):
     with state.lock_for_test_run(name):
         cli("down")
         up = cli("up", "--machines", str(machines), "--failure-domains", str(domains[0] if domains else machines), "--subnet", subnet)
+        # the controller's copies of the flows' etcd snapshots (kcp_etcd_snapshot_dir), private to this run
+        snapshot_dir = tempfile.mkdtemp(prefix="kcp-e2e-%s-etcd-snapshots-" % name)
         try:
             assert up.returncode == 0, up.stdout + up.stderr
-            yield E2ESandbox(name)
+            yield E2ESandbox(name, snapshot_dir)
         finally:
+            shutil.rmtree(snapshot_dir, ignore_errors=True)
             down = cli("down")
             assert down.returncode == 0, down.stdout + down.stderr

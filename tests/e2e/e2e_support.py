@@ -38,9 +38,11 @@ BIN = os.path.dirname(sys.executable)
 class E2ESandbox:
     """A sandbox of bare hosts as a test drives it: its inventory, ansible-playbook, and SSH for checks."""
 
-    def __init__(self, name):
+    def __init__(self, name, snapshot_dir=None):
         self.name = name
         self.record = state.Sandbox(name).load()
+        # where the flows the test runs keep their etcd snapshots on the controller (kcp_etcd_snapshot_dir)
+        self.snapshot_dir = snapshot_dir
 
     @property
     def inventory(self):

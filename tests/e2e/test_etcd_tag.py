@@ -37,7 +37,7 @@ def spec(version, etcd_tag):
 
 
 def upgrade_vars(sandbox, version, etcd_tag):
-    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": "/tmp/kcp-e2e-etcdtag-snapshots",
+    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": sandbox.snapshot_dir,
             "kcp": dict(spec(version, etcd_tag), upgrade={"strategy": "in_place"})}
 
 
@@ -70,7 +70,7 @@ def test_the_control_plane_runs_the_etcd_tag_of_its_spec(bare_hosts, cluster):
     host, version = cluster
     assert etcd_tags(bare_hosts, host) == (OLD_TAG, OLD_TAG)
     # of the version already, and nothing of etcd asked: nothing to do
-    done = bare_hosts.playbook(PLAYBOOK, {"node_upgrade_version": version, "node_upgrade_command": "apply", "e2e_snapshot_dir": "/tmp"},
+    done = bare_hosts.playbook(PLAYBOOK, {"node_upgrade_version": version, "node_upgrade_command": "apply", "e2e_snapshot_dir": bare_hosts.snapshot_dir},
                                check=True)
     assert done.returncode == 0 and "nothing to do, it is of that version" in flat(done.stdout), done.stdout[-4000:]
 

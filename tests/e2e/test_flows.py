@@ -16,7 +16,6 @@ every flow runs with a background writer through the load balancer (docs/flows.m
 import getpass
 import json
 import os
-import shutil
 import socket
 import stat
 import subprocess
@@ -38,11 +37,8 @@ ENDPOINT = "172.31.243.100:6443"
 ADMIN = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
 
 
-SNAPSHOTS = "/tmp/kcp-e2e-flows-etcd-snapshots"
-
-
 def flow_vars(sandbox, replicas, endpoint="172.31.243.100", version=None, max_surge=1):
-    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": SNAPSHOTS,
+    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": sandbox.snapshot_dir,
             "kcp": {"cluster_name": "flows", "replicas": replicas, "version": version or newest(sandbox.mirror_dir),
                     "endpoint": {"host": endpoint, "port": 6443}, "rollout": {"max_surge": max_surge},
                     "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"}}}}}
@@ -74,13 +70,6 @@ def control_plane_nodes(sandbox):
 
 def record(sandbox, host):
     return json.loads(sandbox.ssh(host, "cat /etc/kubernetes/control-plane-machine.json").stdout)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def snapshot_dir():
-    shutil.rmtree(SNAPSHOTS, ignore_errors=True)
-    yield SNAPSHOTS
-    shutil.rmtree(SNAPSHOTS, ignore_errors=True)
 
 
 def test_check_mode_on_bare_hosts_prints_the_plan_and_changes_nothing(bare_hosts):
@@ -142,10 +131,10 @@ def test_scale_up_spreads_over_the_failure_domains_and_keeps_what_the_cluster_ho
         assert bare_hosts.ssh(name, "ls /etc/cni/net.d").stdout.split() == ["99-kcp-bridge.conflist"]
     assert kubectl(bare_hosts, "get configmap written-before-scale -o jsonpath={.data.k}") == "v"
     # an etcd snapshot from just before each join, private, holding what the cluster held then
-    snapshots = sorted(os.listdir(os.path.join(SNAPSHOTS, "flows")))
+    snapshots = sorted(os.listdir(os.path.join(bare_hosts.snapshot_dir, "flows")))
     assert [name.split("-", 1)[1] for name in snapshots] == ["before-join-cp-2.db", "before-join-cp-3.db"], snapshots
     for name in snapshots:
-        path = os.path.join(SNAPSHOTS, "flows", name)
+        path = os.path.join(bare_hosts.snapshot_dir, "flows", name)
         assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
         with open(path, "rb") as snapshot:
             assert b"written-before-scale" in snapshot.read()
@@ -218,13 +207,13 @@ def test_scale_to_five_and_back_to_three_keeps_the_spread_and_returns_hosts_to_t
     for host in retired:
         assert bare_hosts.ssh(host, "test -e /etc/kubernetes/control-plane-machine.json || test -e /etc/kubernetes/admin.conf"
                                     " || test -e /etc/cni/net.d/99-kcp-bridge.conflist", check=False).returncode == 1
-    copies = sorted(os.listdir(os.path.join(SNAPSHOTS, "flows")))
+    copies = sorted(os.listdir(os.path.join(bare_hosts.snapshot_dir, "flows")))
     removals = sorted(name.split("-", 1)[1] for name in copies if "before-remove" in name)
     assert removals == ["before-remove-%s.db" % host for host in retired]
     # six snapshots since create (two joins to 3, two to 5, two removals): the controller keeps the newest five, private
     assert len(copies) == 5 and not [name for name in copies if name.endswith("before-join-cp-2.db")], copies
-    assert all(stat.S_IMODE(os.stat(os.path.join(SNAPSHOTS, "flows", name)).st_mode) == 0o600 for name in copies)
-    assert stat.S_IMODE(os.stat(os.path.join(SNAPSHOTS, "flows")).st_mode) == 0o700
+    assert all(stat.S_IMODE(os.stat(os.path.join(bare_hosts.snapshot_dir, "flows", name)).st_mode) == 0o600 for name in copies)
+    assert stat.S_IMODE(os.stat(os.path.join(bare_hosts.snapshot_dir, "flows")).st_mode) == 0o700
     assert kubectl(bare_hosts, "get configmap written-before-scale-down -o jsonpath={.data.k}") == "v"
     # status reads etcd itself: one voting member a machine, no stray, the control plane Ready
     table = status_table(bare_hosts, 3)
@@ -250,7 +239,7 @@ def test_a_join_killed_half_way_is_undone_and_done_again_by_the_next_run(bare_ho
     assert "machine %s was started and not finished: finish it first" % host in done.stdout
     # the half-done join's member went by the flow's own removal (an etcd snapshot first, quorum checked), not by
     # kubeadm reset, which is kept off the cluster
-    assert any(name.endswith("before-remove-%s.db" % host) for name in os.listdir(os.path.join(SNAPSHOTS, "flows")))
+    assert any(name.endswith("before-remove-%s.db" % host) for name in os.listdir(os.path.join(bare_hosts.snapshot_dir, "flows")))
     assert "next step: none (the control plane is as declared)" in done.stdout
     after = control_plane_nodes(bare_hosts)
     assert sorted(zone for zone, _annotations in after.values()) == ["fd-1", "fd-2", "fd-3"], after
@@ -311,8 +300,8 @@ def test_delete_tears_the_control_plane_down_and_returns_every_host_to_the_pool(
     assert "the last machine" in done.stdout
     assert all(nothing_on(bare_hosts, host) for host in bare_hosts.hosts())
     # the state from just before the cluster went: a last etcd snapshot, holding what the cluster held
-    [last] = [name for name in os.listdir(os.path.join(SNAPSHOTS, "flows")) if name.endswith("before-delete.db")]
-    with open(os.path.join(SNAPSHOTS, "flows", last), "rb") as snapshot:
+    [last] = [name for name in os.listdir(os.path.join(bare_hosts.snapshot_dir, "flows")) if name.endswith("before-delete.db")]
+    with open(os.path.join(bare_hosts.snapshot_dir, "flows", last), "rb") as snapshot:
         assert b"written-before-delete" in snapshot.read()
     again = flow(bare_hosts, DELETE, 3)
     assert "no control plane machine is left: nothing to delete" in again.stdout

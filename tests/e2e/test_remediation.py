@@ -26,7 +26,6 @@ CREATE = os.path.join(ROOT, "playbooks", "create.yml")
 REMEDIATE = os.path.join(ROOT, "playbooks", "remediate.yml")
 ENDPOINT = "172.31.235.100:6443"
 ADMIN = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
-SNAPSHOTS = "/tmp/kcp-e2e-remediation-etcd-snapshots"
 TASKS = os.path.join(ROOT, "tests", "remediation", "sandbox")
 # The unhealthy conditions' timeout: short, so a test waits the node lifecycle's grace period (40 s) and little more.
 UNHEALTHY_AFTER_SECONDS = 5
@@ -35,7 +34,7 @@ UNHEALTHY_AFTER = "%ds" % UNHEALTHY_AFTER_SECONDS
 
 def flow_vars(sandbox, tasks=None, **remediation):
     extra = {"kcp_remediation_tasks": os.path.join(TASKS, tasks)} if tasks else {}
-    return {**extra, "kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": SNAPSHOTS,
+    return {**extra, "kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": sandbox.snapshot_dir,
             # the Node of a stopped kubelet is unreachable: its pods' deletion is not waited for long
             "machine_delete_unreachable_pod_timeout": 5,
             "kcp": {"cluster_name": "remed", "replicas": 3, "version": newest(sandbox.mirror_dir),

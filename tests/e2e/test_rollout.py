@@ -27,7 +27,6 @@ ROLLOUT = os.path.join(ROOT, "playbooks", "rollout.yml")
 RECONCILE = os.path.join(ROOT, "playbooks", "reconcile.yml")
 ENDPOINT = "172.31.234.100:6443"
 ADMIN = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
-SNAPSHOTS = "/tmp/kcp-e2e-rollout-etcd-snapshots"
 UNHEALTHY_AFTER_SECONDS = 5
 
 
@@ -38,7 +37,7 @@ def versions(sandbox):
 
 
 def flow_vars(sandbox, version, max_surge=1):
-    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": SNAPSHOTS,
+    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": sandbox.snapshot_dir,
             "machine_delete_unreachable_pod_timeout": 5,
             "kcp": {"cluster_name": "roll", "replicas": 3, "version": version, "rollout": {"max_surge": max_surge},
                     "endpoint": {"host": ENDPOINT.split(":", maxsplit=1)[0], "port": 6443},

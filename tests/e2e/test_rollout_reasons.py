@@ -33,7 +33,7 @@ def spec(sandbox, **changes):
         for key in parents:
             target = target.setdefault(key, {})
         target[leaf] = value
-    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": "/tmp/kcp-e2e-reasons-etcd-snapshots", "kcp": kcp}
+    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": sandbox.snapshot_dir, "kcp": kcp}
 
 
 def machine(sandbox):

@@ -44,7 +44,6 @@ WORKERS = os.path.join(ROOT, "playbooks", "workers.yml")
 UPGRADE = os.path.join(ROOT, "playbooks", "upgrade.yml")
 RECONCILE = os.path.join(ROOT, "playbooks", "reconcile.yml")
 ENDPOINT = "172.31.229.100:6443"
-SNAPSHOTS = "/tmp/kcp-e2e-inplace-etcd-snapshots"
 MARKER = "/var/lib/e2e-marker"
 ANNOTATION = "control-plane.kubeadm.io/upgrade"
 ETCD_TAG = "3.5.24-0"
@@ -56,7 +55,7 @@ def flow_vars(sandbox, version, **spec):
            "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"},
                                                  "etcd": {"local": {"imageTag": ETCD_TAG}}}}}
     kcp.update(spec)
-    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": SNAPSHOTS, "kcp": kcp}
+    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": sandbox.snapshot_dir, "kcp": kcp}
 
 
 def identity(sandbox):

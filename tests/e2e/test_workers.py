@@ -51,7 +51,7 @@ def spec(sandbox, version=None):
 
 
 def run_vars(sandbox, version=None):
-    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp": spec(sandbox, version), "kcp_etcd_snapshot_dir": "/tmp/kcp-e2e-work-snapshots"}
+    return {"kcp_bundle_dir": sandbox.mirror_dir, "kcp": spec(sandbox, version), "kcp_etcd_snapshot_dir": sandbox.snapshot_dir}
 
 
 @pytest.fixture(scope="module")
