@@ -7,8 +7,9 @@ removes the machine through another one (drain, etcd snapshot, member, Node) wit
 builds the replacement on the spare; a second run changes nothing while cp-1 stays off. Powered on again, cp-1
 comes back with what kubeadm left on it, and the next run resets it and gives it back to the pool. A host only the
 controller cannot reach (a wrong SSH port in the inventory) while its Node is Ready is not removed: the run
-refuses, naming it, and nothing changes. A background writer through the load balancer runs during each flow
-(docs/flows.md "A host that does not answer")."""
+refuses, naming it, and nothing changes. A machine removed by hand (its host off, its Node deleted) leaves its etcd
+member behind: remediate removes that member, after an etcd snapshot, then builds a machine in its place. A
+background writer through the load balancer runs during each flow (docs/flows.md "A host that does not answer")."""
 
 import os
 
@@ -119,3 +120,24 @@ def test_a_host_only_the_controller_cannot_reach_is_not_removed(cluster, snapsho
     cluster.ssh("cp-2", ADMIN + "annotate node cp-3 control-plane.kubeadm.io/delete-machine-")
     table = status_table(cluster, flow_vars(cluster, snapshots))
     assert sorted(row.split()[3] for row in table[3:]) == ["leader", "voter", "voter"], table
+
+
+def test_a_machine_removed_by_hand_without_its_etcd_member_has_the_member_removed_and_is_replaced(cluster, snapshots):
+    # cp-4's host powered off and its Node deleted by hand: its etcd member stays behind, belonging to no machine
+    saved = set(os.listdir(snapshots / "lost"))
+    cluster.fault("power-off", "cp-4")
+    try:
+        cluster.ssh("cp-2", ADMIN + "delete node cp-4")
+        done = run(cluster, REMEDIATE, flow_vars(cluster, snapshots))
+        assert done.returncode == 0, done.stdout[-8000:]
+        # the stray member goes first (EH11), after an etcd snapshot, then a machine is built on the free host of fd-1
+        assert steps_taken(done.stdout) == ["remove_etcd_member", "scale_up", "none"], steps_taken(done.stdout)
+        added = set(os.listdir(snapshots / "lost")) - saved
+        assert any(name.endswith("before-remove-cp-4.db") for name in added), added
+        assert machines(cluster, but=("cp-4",)) == {"cp-1": "fd-1", "cp-2": "fd-2", "cp-3": "fd-3"}
+        table = status_table(cluster, flow_vars(cluster, snapshots))
+        assert table[1] == "control plane: Ready", table
+        assert sorted(row.split()[3] for row in table[3:-1]) == ["leader", "voter", "voter"], table
+        assert table[-1] == "hosts that did not answer: cp-4", table
+    finally:
+        cluster.fault("power-on", "cp-4")
