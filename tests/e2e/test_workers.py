@@ -12,9 +12,12 @@ kcp_plan takes that snapshot as it is; a second run changes nothing. Then the wh
 the next patch with playbooks/upgrade.yml: the control plane machine first, then the workers one group after the
 other (gpu, then md-0), each keeping a file a user left on it; a second upgrade changes nothing. Then
 playbooks/workers_remove.yml: naming a control plane candidate is refused before any host is touched; check mode
-says what it would do; cp-3 is drained, reset (its software kept) and its Node deleted, cp-2 left as it is, the
-lock given back; a second removal changes nothing; cp-2 powered off is drained and its Node deleted through the
-control plane, and reset by the next removal once it is back. Last, a run with
+says what it would do and changes nothing; while a PodDisruptionBudget keeps a pod on cp-3, its drain fails, the Node
+is uncordoned, cp-2 is not started on and the lock is given back; without the budget, cp-3 is drained (the pod
+evicted), reset (its software kept) and its Node deleted, cp-2 left as it is, the lock given back; a second removal
+changes nothing; cp-2 powered off is drained and its Node deleted through the
+control plane, and once it is back (its Node registered again) the next removal drains and resets it and deletes
+the Node. Last, a run with
 every worker powered off fails naming each one that did not answer, and gives the lock back. (The upgrade to the
 next minor of 3 control plane machines and 2 workers, killed half way and finished by reconcile, is
 tests/e2e/test_upgrade_in_place.py's.)
@@ -201,14 +204,71 @@ def test_a_removal_naming_a_control_plane_candidate_is_refused_before_any_host_i
     assert lock_holder(bare_hosts, cluster) == ""
 
 
+# A pod on cp-3 that a PodDisruptionBudget keeps: owned by a ReplicaSet, so kubectl drain evicts it rather than
+# refusing an unmanaged pod (the sandbox runs no ReplicaSet controller: the pod is made here, bound to cp-3).
+GUARDED = """
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: guarded, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: guarded}}
+  template:
+    metadata: {labels: {app: guarded}}
+    spec: {containers: [{name: app, image: registry.k8s.io/pause:3.10.1}]}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: guarded, namespace: default}
+spec:
+  minAvailable: 1
+  selector: {matchLabels: {app: guarded}}
+"""
+GUARDED_POD = """
+apiVersion: v1
+kind: Pod
+metadata:
+  name: guarded-1
+  namespace: default
+  labels: {app: guarded}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: guarded, uid: "%s", controller: true}]
+spec:
+  nodeName: cp-3
+  containers: [{name: app, image: registry.k8s.io/pause:3.10.1}]
+"""
+
+
 def test_a_worker_is_drained_reset_and_its_node_deleted_the_others_left_as_they_are(bare_hosts, cluster, inventory):
+    admin = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
     check = bare_hosts.playbook(WORKERS_REMOVE, {"kcp_workers_remove": ["cp-3"]}, inventory=inventory, check=True)
     assert check.returncode == 0, check.stdout[-6000:]
     assert "cp-3: drain, kubeadm reset on the host, its Node deleted (check mode: nothing is changed)" in flat(check.stdout)
     assert set(nodes(bare_hosts)) == {cluster} | set(GROUPS)
+    assert not nodes(bare_hosts)["cp-3"]["spec"].get("unschedulable")
+    assert bare_hosts.ssh("cp-3", "test -e /etc/kubernetes/kubelet.conf && test -e /etc/cni/net.d/99-kcp-bridge.conflist",
+                          check=False).returncode == 0
+    bare_hosts.ssh(cluster, admin + "apply -f - <<'EOF'\n%s\nEOF" % GUARDED)
+    owner = bare_hosts.ssh(cluster, admin + "get replicaset guarded -o jsonpath='{.metadata.uid}'").stdout.strip()
+    bare_hosts.ssh(cluster, admin + "apply -f - <<'EOF'\n%s\nEOF" % (GUARDED_POD % owner))
+    bare_hosts.ssh(cluster, admin + "wait --for=condition=Ready pod/guarded-1 --timeout=120s", timeout=150)
+    # the budget keeps the pod: cp-3's drain cannot finish, the Node is uncordoned, cp-2 is not started on
+    blocked = bare_hosts.playbook(WORKERS_REMOVE, {"kcp_workers_remove": ["cp-3", "cp-2"], "worker_remove_drain_timeout": 5,
+                                                   "worker_remove_drain_retries": 0}, inventory=inventory)
+    assert blocked.returncode != 0
+    assert "the drain of cp-3 did not finish" in flat(blocked.stdout), blocked.stdout[-6000:]
+    assert ("the Node is uncordoned; the worker stays in the cluster; the next run drains it again; the workers after it were "
+            "not touched") in flat(blocked.stdout), blocked.stdout[-6000:]
+    assert set(nodes(bare_hosts)) == {cluster} | set(GROUPS)
+    assert not any(node["spec"].get("unschedulable") for node in nodes(bare_hosts).values())
+    assert bare_hosts.ssh("cp-3", "test -e /etc/kubernetes/kubelet.conf && test -e /etc/cni/net.d/99-kcp-bridge.conflist",
+                          check=False).returncode == 0
+    assert lock_holder(bare_hosts, cluster) == ""
+    # without the budget the pod is evicted, and the removal goes on
+    bare_hosts.ssh(cluster, admin + "delete poddisruptionbudget guarded")
     done = bare_hosts.playbook(WORKERS_REMOVE, {"kcp_workers_remove": ["cp-3"]}, inventory=inventory)
     assert done.returncode == 0, done.stdout[-8000:]
-    assert "Drain the Node (PodDisruptionBudgets honoured)" in done.stdout
+    assert bare_hosts.ssh(cluster, admin + "get pod guarded-1 --ignore-not-found -o name").stdout.strip() == ""
+    bare_hosts.ssh(cluster, admin + "delete replicaset guarded")
     assert set(nodes(bare_hosts)) == {cluster, "cp-2"}
     # reset, its software kept; the other worker untouched
     assert bare_hosts.ssh("cp-3", "test -e /etc/kubernetes/kubelet.conf || test -e /etc/cni/net.d/99-kcp-bridge.conflist",
@@ -237,9 +297,12 @@ def test_a_worker_whose_host_is_down_is_removed_through_the_control_plane_and_re
         assert lock_holder(bare_hosts, cluster) == ""
     finally:
         bare_hosts.fault("power-on", "cp-2")
-    # back, it still holds what kubeadm join left (its kubelet may register the Node again): the next removal resets it
+    # back, it still holds what kubeadm join left, and its kubelet registers the Node again: the next removal drains
+    # it, resets the host and deletes the Node
+    wait_ready(bare_hosts, ["cp-2"], "True")
     again = bare_hosts.playbook(WORKERS_REMOVE, removal, inventory=inventory)
     assert again.returncode == 0, again.stdout[-8000:]
+    assert "cp-2: drain, kubeadm reset on the host, its Node deleted" in flat(again.stdout), again.stdout[-6000:]
     assert bare_hosts.ssh("cp-2", "test -e /etc/kubernetes/kubelet.conf", check=False).returncode == 1
     assert set(nodes(bare_hosts)) == {cluster}
 
