@@ -196,12 +196,34 @@ def test_the_cluster_is_upgraded_in_place_control_plane_first_then_each_worker_g
     assert again.returncode == 0 and all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
 
 
-def test_a_removal_naming_a_control_plane_candidate_is_refused_before_any_host_is_touched(bare_hosts, cluster, inventory):
-    done = bare_hosts.playbook(WORKERS_REMOVE, {"kcp_workers_remove": ["cp-3", cluster]}, inventory=inventory)
+@pytest.mark.parametrize("named, refusal", [
+    (["cp-3", "cp-1"], "control plane candidates, not workers (scale the control plane down instead): cp-1"),
+    (["cp-3", "nope"], "not inventory hosts: nope"),
+    # what an AWX survey's textarea gives for a bare name
+    ("cp-3", "must be a list of inventory host names, the workers to remove"),
+])
+def test_a_removal_naming_no_worker_host_is_refused_before_any_host_is_touched(bare_hosts, cluster, inventory, named, refusal):
+    done = bare_hosts.playbook(WORKERS_REMOVE, {"kcp_workers_remove": named}, inventory=inventory)
     assert done.returncode != 0
-    assert "control plane candidates, not workers (scale the control plane down instead): %s" % cluster in flat(done.stdout), done.stdout[-4000:]
+    assert "kcp_workers_remove: " + refusal in flat(done.stdout), done.stdout[-4000:]
     assert set(nodes(bare_hosts)) == {cluster} | set(GROUPS)
     assert lock_holder(bare_hosts, cluster) == ""
+
+
+def test_a_removal_is_refused_while_another_run_holds_the_lock_and_leaves_that_lock_alone(bare_hosts, cluster, inventory, tmp_path):
+    kubeconfig = tmp_path / "admin.conf"
+    kubeconfig.write_text(bare_hosts.ssh(cluster, "cat /etc/kubernetes/admin.conf").stdout)
+    kubeconfig.chmod(0o600)
+    lock = dict(kubeconfig=str(kubeconfig), holder="awx job 8 on awx-1", action="rollout")
+    assert run("kcp_lock", lock)[0] == "CHANGED"
+    try:
+        refused = bare_hosts.playbook(WORKERS_REMOVE, {"kcp_workers_remove": ["cp-3"]}, inventory=inventory)
+        assert refused.returncode != 0
+        assert "the control plane is locked by awx job 8 on awx-1, running rollout since" in flat(refused.stdout), refused.stdout[-4000:]
+        assert set(nodes(bare_hosts)) == {cluster} | set(GROUPS)
+        assert lock_holder(bare_hosts, cluster) == "awx job 8 on awx-1"
+    finally:
+        assert run("kcp_lock", dict(lock, state="absent"))[1]["decision"] == "release"
 
 
 # A pod on cp-3 that a PodDisruptionBudget keeps: owned by a ReplicaSet, so kubectl drain evicts it rather than
@@ -282,10 +304,19 @@ def test_a_worker_is_drained_reset_and_its_node_deleted_the_others_left_as_they_
 
 
 def test_a_worker_whose_host_is_down_is_removed_through_the_control_plane_and_reset_once_back(bare_hosts, cluster, inventory):
+    admin = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
+    # a pod on cp-2 that its drain evicts; with the host off, no kubelet confirms it gone
+    unguarded = GUARDED.split("---", 1)[0]
+    bare_hosts.ssh(cluster, admin + "apply -f - <<'EOF'\n%s\nEOF" % unguarded)
+    owner = bare_hosts.ssh(cluster, admin + "get replicaset guarded -o jsonpath='{.metadata.uid}'").stdout.strip()
+    bare_hosts.ssh(cluster, admin + "apply -f - <<'EOF'\n%s\nEOF" % (GUARDED_POD % owner).replace("nodeName: cp-3", "nodeName: cp-2"))
+    bare_hosts.ssh(cluster, admin + "wait --for=condition=Ready pod/guarded-1 --timeout=120s", timeout=150)
     bare_hosts.fault("power-off", "cp-2")
     try:
         wait_ready(bare_hosts, ["cp-2"], "Unknown")
-        removal = {"kcp_workers_remove": ["cp-2"], "worker_remove_unreachable_pod_timeout": 5}
+        # the drain stops waiting for the evicted pod after 5 s: without that it would wait out its 60 s and fail
+        removal = {"kcp_workers_remove": ["cp-2"], "worker_remove_unreachable_pod_timeout": 5, "worker_remove_drain_timeout": 60,
+                   "worker_remove_drain_retries": 0}
         done = bare_hosts.playbook(WORKERS_REMOVE, removal, inventory=inventory)
         assert done.returncode == 0, done.stdout[-8000:]
         assert "cp-2: does not answer and its Node is not Ready: drained and its Node deleted through %s" % cluster in flat(done.stdout)
@@ -305,6 +336,7 @@ def test_a_worker_whose_host_is_down_is_removed_through_the_control_plane_and_re
     assert "cp-2: drain, kubeadm reset on the host, its Node deleted" in flat(again.stdout), again.stdout[-6000:]
     assert bare_hosts.ssh("cp-2", "test -e /etc/kubernetes/kubelet.conf", check=False).returncode == 1
     assert set(nodes(bare_hosts)) == {cluster}
+    bare_hosts.ssh(cluster, admin + "delete replicaset guarded")
 
 
 def test_workers_that_do_not_answer_are_named_at_the_end_and_the_lock_is_given_back(bare_hosts, cluster, inventory):
