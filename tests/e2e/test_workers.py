@@ -10,7 +10,8 @@ run (holding the lock, given back at its end) installs the node software from th
 with their group, no control plane; the observed snapshot lists them in `workers` with their group and version, and
 kcp_plan takes that snapshot as it is; a second run changes nothing. Then the whole cluster is upgraded in place to
 the next patch with playbooks/upgrade.yml: the control plane machine first, then the workers one group after the
-other (gpu, then md-0), each keeping a file a user left on it; a second upgrade changes nothing. Then
+other (gpu, then md-0), each keeping a file a user left on it, cp-3 (cordoned before) left cordoned; a second
+upgrade changes nothing. Then
 playbooks/workers_remove.yml: naming a control plane candidate is refused before any host is touched; check mode
 says what it would do and changes nothing; while a PodDisruptionBudget keeps a pod on cp-3, its drain fails, the Node
 is uncordoned, cp-2 is not started on and the lock is given back; without the budget, cp-3 is drained (the pod
@@ -176,8 +177,11 @@ def test_a_second_run_changes_nothing(bare_hosts, cluster, inventory):
 
 def test_the_cluster_is_upgraded_in_place_control_plane_first_then_each_worker_group(bare_hosts, cluster, inventory):
     new = newest(bare_hosts.mirror_dir)
+    admin = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
     for host in [cluster] + sorted(GROUPS):
         bare_hosts.ssh(host, "echo kept > %s" % MARKER)
+    # cordoned by someone else before the upgrade: drained and upgraded, and left cordoned
+    bare_hosts.ssh(cluster, admin + "cordon cp-3")
     done = bare_hosts.playbook(UPGRADE, run_vars(bare_hosts, new), inventory=inventory, timeout=1500)
     assert done.returncode == 0, done.stdout[-8000:]
     assert steps_taken(done.stdout) == ["update_kubeadm_config", "upgrade_in_place %s" % cluster, "upgrade_workers cp-3",
@@ -187,13 +191,14 @@ def test_the_cluster_is_upgraded_in_place_control_plane_first_then_each_worker_g
         {name: new for name in [cluster] + sorted(GROUPS)}
     for host, group in GROUPS.items():
         assert found[host]["metadata"]["labels"].get(GROUP_LABEL) == group
-        assert not found[host]["spec"].get("unschedulable")
+        assert bool(found[host]["spec"].get("unschedulable")) == (host == "cp-3"), (host, found[host]["spec"])
         record = json.loads(found[host]["metadata"]["annotations"]["control-plane.kubeadm.io/upgrade"])
-        assert (record["version"], record["command"], record["step"]) == (new, "node", "ready"), record
+        assert (record["version"], record["command"], record["step"], record["uncordon"]) == (new, "node", "ready", host != "cp-3"), record
     for host in [cluster] + sorted(GROUPS):
         assert bare_hosts.ssh(host, "cat %s" % MARKER).stdout.strip() == "kept"
     again = bare_hosts.playbook(UPGRADE, run_vars(bare_hosts, new), inventory=inventory, timeout=600)
     assert again.returncode == 0 and all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
+    bare_hosts.ssh(cluster, admin + "uncordon cp-3")
 
 
 @pytest.mark.parametrize("named, refusal", [
