@@ -19,7 +19,8 @@ evicted), reset (its software kept) and its Node deleted, cp-2 left as it is, th
 changes nothing; cp-2 powered off is drained and its Node deleted through the
 control plane, and once it is back (its Node registered again) the next removal drains and resets it and deletes
 the Node. Last, a run with
-every worker powered off fails naming each one that did not answer, and gives the lock back. (The upgrade to the
+every worker powered off fails naming each one that did not answer, and gives the lock back; with one of them back,
+that one joins and the run fails naming the other. (The upgrade to the
 next minor of 3 control plane machines and 2 workers, killed half way and finished by reconcile, is
 tests/e2e/test_upgrade_in_place.py's.)
 
@@ -355,6 +356,15 @@ def test_workers_that_do_not_answer_are_named_at_the_end_and_the_lock_is_given_b
         last = flat(done.stdout).rsplit("Stop with the joins that failed", 1)[-1]
         for host in GROUPS:
             assert "%s: does not answer (" % host in last, done.stdout[-4000:]
+        assert lock_holder(bare_hosts, cluster) == ""
+        # one back: it joins, and the run still fails naming the other
+        bare_hosts.fault("power-on", "cp-2")
+        done = bare_hosts.playbook(WORKERS, run_vars(bare_hosts), inventory=inventory)
+        assert done.returncode != 0
+        last = flat(done.stdout).rsplit("Stop with the joins that failed", 1)[-1]
+        assert "cp-3: does not answer (" in last and "cp-2" not in last, done.stdout[-4000:]
+        wait_ready(bare_hosts, ["cp-2"], "True")
+        assert nodes(bare_hosts)["cp-2"]["metadata"]["labels"].get(GROUP_LABEL) == GROUPS["cp-2"]
         assert lock_holder(bare_hosts, cluster) == ""
     finally:
         for host in GROUPS:
