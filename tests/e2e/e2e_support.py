@@ -193,6 +193,53 @@ def kubectl_json(sandbox, args, but=()):
     raise AssertionError("no host answers kubectl %s" % args)
 
 
+# A pod that kubectl drain evicts rather than refuses (as it refuses an unmanaged one): owned by a ReplicaSet. The
+# sandbox runs no ReplicaSet controller, so the pod is made here, bound to its node; it tolerates the control plane's
+# taint, so any node may hold it.
+OWNER = """
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: guarded, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: guarded}}
+  template:
+    metadata: {labels: {app: guarded}}
+    spec: {containers: [{name: app, image: registry.k8s.io/pause:3.10.1}]}
+"""
+BUDGET = """
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: guarded, namespace: default}
+spec:
+  minAvailable: 1
+  selector: {matchLabels: {app: guarded}}
+"""
+OWNED_POD = """
+apiVersion: v1
+kind: Pod
+metadata:
+  name: guarded-1
+  namespace: default
+  labels: {app: guarded}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: guarded, uid: "%s", controller: true}]
+spec:
+  nodeName: %s
+  tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]
+  containers: [{name: app, image: registry.k8s.io/pause:3.10.1}]
+"""
+
+
+def bind_owned_pod(sandbox, via, node, budget):
+    """The pod ``guarded-1`` of the ReplicaSet ``guarded``, bound to ``node`` and Ready, made through the admin
+    kubeconfig of ``via``; with ``budget``, a PodDisruptionBudget (minAvailable 1) keeps it from being evicted."""
+    admin = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
+    sandbox.ssh(via, admin + "apply -f - <<'EOF'\n%s\nEOF" % (OWNER + ("---" + BUDGET if budget else "")))
+    owner = sandbox.ssh(via, admin + "get replicaset guarded -o jsonpath='{.metadata.uid}'").stdout.strip()
+    sandbox.ssh(via, admin + "apply -f - <<'EOF'\n%s\nEOF" % (OWNED_POD % (owner, node)))
+    sandbox.ssh(via, admin + "wait --for=condition=Ready pod/guarded-1 --timeout=120s", timeout=150)
+
+
 def wait_ready(sandbox, names, status, longer_than=0, timeout=180):
     """Until each Node of ``names`` has said Ready ``status`` for more than ``longer_than`` seconds (for Unknown,
     the node lifecycle's verdict on a silent kubelet: past a health check's timeout the machine is unhealthy)."""

@@ -27,7 +27,7 @@ import os
 
 import pytest
 
-from e2e_support import (ROOT, _versions, assert_writes_survived, kubectl_json, newest_minor_start, previous_minor, recap, steps_taken,
+from e2e_support import (ROOT, _versions, assert_writes_survived, bind_owned_pod, kubectl_json, newest_minor_start, previous_minor, recap, steps_taken,
                          wait_control_plane_ready, write_inventory)
 
 pytestmark = pytest.mark.sandbox
@@ -166,49 +166,12 @@ def test_check_mode_prints_the_whole_in_place_upgrade_and_changes_nothing(cluste
     assert_untouched(cluster, before, kept, old)
 
 
-# A pod on cp-1 that a PodDisruptionBudget keeps: owned by a ReplicaSet, so kubectl drain evicts it rather than
-# refusing an unmanaged pod (the sandbox runs no ReplicaSet controller: the pod is made here, bound to cp-1).
-GUARDED_OWNER = """
-apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: guarded, namespace: default}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: guarded}}
-  template:
-    metadata: {labels: {app: guarded}}
-    spec: {containers: [{name: app, image: registry.k8s.io/pause:3.10.1}]}
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {name: guarded, namespace: default}
-spec:
-  minAvailable: 1
-  selector: {matchLabels: {app: guarded}}
-"""
-GUARDED_POD = """
-apiVersion: v1
-kind: Pod
-metadata:
-  name: guarded-1
-  namespace: default
-  labels: {app: guarded}
-  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: guarded, uid: "%s", controller: true}]
-spec:
-  nodeName: cp-1
-  tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]
-  containers: [{name: app, image: registry.k8s.io/pause:3.10.1}]
-"""
-
-
 def test_an_upgrade_a_pdb_stops_then_killed_during_the_second_machine_is_finished_by_reconcile(cluster):
     new = newest_minor_start(cluster.mirror_dir)
     kept = identity(cluster)
     admin = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
-    cluster.ssh("cp-2", admin + "apply -f - <<'EOF'\n%s\nEOF" % GUARDED_OWNER)
-    owner = cluster.ssh("cp-2", admin + "get replicaset guarded -o jsonpath='{.metadata.uid}'").stdout.strip()
-    cluster.ssh("cp-2", admin + "apply -f - <<'EOF'\n%s\nEOF" % (GUARDED_POD % owner))
-    cluster.ssh("cp-2", admin + "wait --for=condition=Ready pod/guarded-1 --timeout=120s", timeout=150)
+    # a pod on cp-1 that a PodDisruptionBudget keeps
+    bind_owned_pod(cluster, "cp-2", "cp-1", budget=True)
     blocked_vars = dict(flow_vars(cluster, new), node_upgrade_drain_timeout=5, node_upgrade_drain_retries=0)
     with cluster.writing(ENDPOINT) as writer:
         # the budget keeps the one pod on cp-1: its drain cannot finish, and the run stops there

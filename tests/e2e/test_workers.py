@@ -28,13 +28,14 @@ The cluster starts at the newest minor's first patch, with etcd.local.imageTag p
 etcd is 3.5.1 whatever the image tag (tests/sandbox/DESIGN.md), and the in-place upgrade's etcd path check (IP4)
 rightly refuses to move a 3.5.1 member to the 3.7 the version's own tag would deploy."""
 
+import contextlib
 import json
 import os
 
 import pytest
 
 from ansible_run import run
-from e2e_support import HERE, ROOT, kubectl_json, newest, newest_minor_start, recap, steps_taken, wait_ready, write_inventory
+from e2e_support import HERE, ROOT, bind_owned_pod, kubectl_json, newest, newest_minor_start, recap, steps_taken, wait_ready, write_inventory
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-work", "172.31.236.0/24", 3)
@@ -117,19 +118,26 @@ def lock_holder(sandbox, host):
     return found.stdout.strip() if found.returncode == 0 else ""
 
 
-def test_a_run_is_refused_while_another_holds_the_lock_and_touches_no_worker(bare_hosts, cluster, inventory, tmp_path):
-    kubeconfig = tmp_path / "admin.conf"
-    kubeconfig.write_text(bare_hosts.ssh(cluster, "cat /etc/kubernetes/admin.conf").stdout)
+@contextlib.contextmanager
+def held_by_another_run(sandbox, host, directory, holder):
+    """The cluster lock taken, through ``host``'s admin kubeconfig, by ``holder`` running a rollout; released after."""
+    kubeconfig = directory / "admin.conf"
+    kubeconfig.write_text(sandbox.ssh(host, "cat /etc/kubernetes/admin.conf").stdout)
     kubeconfig.chmod(0o600)
-    lock = dict(kubeconfig=str(kubeconfig), holder="awx job 7 on awx-1", action="rollout")
+    lock = dict(kubeconfig=str(kubeconfig), holder=holder, action="rollout")
     assert run("kcp_lock", lock)[0] == "CHANGED"
     try:
+        yield
+    finally:
+        assert run("kcp_lock", dict(lock, state="absent"))[1]["decision"] == "release"
+
+
+def test_a_run_is_refused_while_another_holds_the_lock_and_touches_no_worker(bare_hosts, cluster, inventory, tmp_path):
+    with held_by_another_run(bare_hosts, cluster, tmp_path, "awx job 7 on awx-1"):
         refused = bare_hosts.playbook(WORKERS, run_vars(bare_hosts), inventory=inventory)
         assert refused.returncode != 0
         assert "the control plane is locked by awx job 7 on awx-1, running rollout since" in flat(refused.stdout), refused.stdout[-4000:]
         assert all(untouched(bare_hosts, host) for host in GROUPS)
-    finally:
-        assert run("kcp_lock", dict(lock, state="absent"))[1]["decision"] == "release"
 
 
 def test_the_workers_join_ready_and_labelled_with_their_group(bare_hosts, cluster, inventory):
@@ -217,53 +225,12 @@ def test_a_removal_naming_no_worker_host_is_refused_before_any_host_is_touched(b
 
 
 def test_a_removal_is_refused_while_another_run_holds_the_lock_and_leaves_that_lock_alone(bare_hosts, cluster, inventory, tmp_path):
-    kubeconfig = tmp_path / "admin.conf"
-    kubeconfig.write_text(bare_hosts.ssh(cluster, "cat /etc/kubernetes/admin.conf").stdout)
-    kubeconfig.chmod(0o600)
-    lock = dict(kubeconfig=str(kubeconfig), holder="awx job 8 on awx-1", action="rollout")
-    assert run("kcp_lock", lock)[0] == "CHANGED"
-    try:
+    with held_by_another_run(bare_hosts, cluster, tmp_path, "awx job 8 on awx-1"):
         refused = bare_hosts.playbook(WORKERS_REMOVE, {"kcp_workers_remove": ["cp-3"]}, inventory=inventory)
         assert refused.returncode != 0
         assert "the control plane is locked by awx job 8 on awx-1, running rollout since" in flat(refused.stdout), refused.stdout[-4000:]
         assert set(nodes(bare_hosts)) == {cluster} | set(GROUPS)
         assert lock_holder(bare_hosts, cluster) == "awx job 8 on awx-1"
-    finally:
-        assert run("kcp_lock", dict(lock, state="absent"))[1]["decision"] == "release"
-
-
-# A pod on cp-3 that a PodDisruptionBudget keeps: owned by a ReplicaSet, so kubectl drain evicts it rather than
-# refusing an unmanaged pod (the sandbox runs no ReplicaSet controller: the pod is made here, bound to cp-3).
-GUARDED = """
-apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: guarded, namespace: default}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: guarded}}
-  template:
-    metadata: {labels: {app: guarded}}
-    spec: {containers: [{name: app, image: registry.k8s.io/pause:3.10.1}]}
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: {name: guarded, namespace: default}
-spec:
-  minAvailable: 1
-  selector: {matchLabels: {app: guarded}}
-"""
-GUARDED_POD = """
-apiVersion: v1
-kind: Pod
-metadata:
-  name: guarded-1
-  namespace: default
-  labels: {app: guarded}
-  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: guarded, uid: "%s", controller: true}]
-spec:
-  nodeName: cp-3
-  containers: [{name: app, image: registry.k8s.io/pause:3.10.1}]
-"""
 
 
 def test_a_worker_is_drained_reset_and_its_node_deleted_the_others_left_as_they_are(bare_hosts, cluster, inventory):
@@ -275,10 +242,7 @@ def test_a_worker_is_drained_reset_and_its_node_deleted_the_others_left_as_they_
     assert not nodes(bare_hosts)["cp-3"]["spec"].get("unschedulable")
     assert bare_hosts.ssh("cp-3", "test -e /etc/kubernetes/kubelet.conf && test -e /etc/cni/net.d/99-kcp-bridge.conflist",
                           check=False).returncode == 0
-    bare_hosts.ssh(cluster, admin + "apply -f - <<'EOF'\n%s\nEOF" % GUARDED)
-    owner = bare_hosts.ssh(cluster, admin + "get replicaset guarded -o jsonpath='{.metadata.uid}'").stdout.strip()
-    bare_hosts.ssh(cluster, admin + "apply -f - <<'EOF'\n%s\nEOF" % (GUARDED_POD % owner))
-    bare_hosts.ssh(cluster, admin + "wait --for=condition=Ready pod/guarded-1 --timeout=120s", timeout=150)
+    bind_owned_pod(bare_hosts, cluster, "cp-3", budget=True)
     # the budget keeps the pod: cp-3's drain cannot finish, the Node is uncordoned, cp-2 is not started on
     blocked = bare_hosts.playbook(WORKERS_REMOVE, {"kcp_workers_remove": ["cp-3", "cp-2"], "worker_remove_drain_timeout": 5,
                                                    "worker_remove_drain_retries": 0}, inventory=inventory)
@@ -312,11 +276,7 @@ def test_a_worker_is_drained_reset_and_its_node_deleted_the_others_left_as_they_
 def test_a_worker_whose_host_is_down_is_removed_through_the_control_plane_and_reset_once_back(bare_hosts, cluster, inventory):
     admin = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
     # a pod on cp-2 that its drain evicts; with the host off, no kubelet confirms it gone
-    unguarded = GUARDED.split("---", 1)[0]
-    bare_hosts.ssh(cluster, admin + "apply -f - <<'EOF'\n%s\nEOF" % unguarded)
-    owner = bare_hosts.ssh(cluster, admin + "get replicaset guarded -o jsonpath='{.metadata.uid}'").stdout.strip()
-    bare_hosts.ssh(cluster, admin + "apply -f - <<'EOF'\n%s\nEOF" % (GUARDED_POD % owner).replace("nodeName: cp-3", "nodeName: cp-2"))
-    bare_hosts.ssh(cluster, admin + "wait --for=condition=Ready pod/guarded-1 --timeout=120s", timeout=150)
+    bind_owned_pod(bare_hosts, cluster, "cp-2", budget=False)
     bare_hosts.fault("power-off", "cp-2")
     try:
         wait_ready(bare_hosts, ["cp-2"], "Unknown")
