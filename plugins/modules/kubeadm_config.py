@@ -175,19 +175,25 @@ def redacted_text(text):
         return "(not YAML)\n"
 
 
-def write(module, path, text):
-    """Atomic write, mode 0600 from the first byte."""
+def write(path, text):
+    """Atomic write, mode 0600 from the first byte: a private temporary file (mkstemp makes it 0600) renamed over
+    ``path`` in the same directory, so the file at ``path`` is never anything but 0600. (AnsibleModule.atomic_move
+    would give a new file the umask's mode, and a chmod after it would leave the secrets readable in between.)"""
     directory = os.path.dirname(path) or "."
     if not os.path.isdir(directory):
         os.makedirs(directory, 0o755)
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=".kubeadm-config-")
     try:
-        os.fchmod(handle, 0o600)
-        os.write(handle, to_bytes(text))
-    finally:
-        os.close(handle)
-    module.atomic_move(temporary, path)
-    os.chmod(path, 0o600)
+        try:
+            os.write(handle, to_bytes(text))
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
 
 
 def main():
@@ -236,7 +242,7 @@ def main():
     text = render(docs)
     changed = text != before or (os.stat(path).st_mode & 0o777) != 0o600
     if changed and not module.check_mode:
-        write(module, path, text)
+        write(path, text)
     module.exit_json(changed=changed, path=path, kinds=[doc["kind"] for doc in docs],
                      diff=dict(before=redacted_text(before), after=render(redacted(docs))))
 
