@@ -303,6 +303,10 @@ def _roll_out(view):
         refusal = _refuse_in_place(view)
         if refusal is not None:
             return refusal
+    if view.replace and not view.in_place_strategy:
+        refusal = _refuse_rolling_version(view)
+        if refusal is not None:
+            return refusal
     if view.replace:
         names = ", ".join(sorted(view.replace))
         if rollout.next_step(len(view.machines), view.spec["replicas"], view.spec["rollout"]["max_surge"]) == SCALE_UP:
@@ -368,6 +372,19 @@ def _refuse_in_place(view):
     rules = ", ".join("%s %s" % (upgrade_request.RULE_IDS[r["rule"]], r["rule"]) for r in refusals)
     return _wait("the in-place upgrade to %s is refused (%s); nothing is upgraded or replaced until the spec or the "
                  "cluster changes" % (view.spec["version"], rules), refusals)
+
+
+def _refuse_rolling_version(view):
+    """RO6: the ``wait`` that refuses a rolling rollout to a minor Kubernetes cannot reach from the running one
+    (``upgrade_request.rolling_version_path``), or None."""
+    config = view.snapshot.get("kubeadm_config") or {}
+    refusals = upgrade_request.rolling_version_path(view.spec["version"], [m for m in view.machines if not m.get("deleting")],
+                                                    config.get("kubernetes_version"))
+    if not refusals:
+        return None
+    rules = ", ".join("%s %s" % (upgrade_request.RULE_IDS[r["rule"]], r["rule"]) for r in refusals)
+    return _wait("the rollout to %s is refused (%s); nothing is replaced until the spec or the cluster changes"
+                 % (view.spec["version"], rules), refusals)
 
 
 def _upgrade_workers(view):

@@ -16,6 +16,11 @@ turns them into a ``wait`` whose reason names the rules, and nothing is upgraded
   downgrade (``in_place_downgrade``) and no minor skipped (``in_place_minor_skip``: kubeadm upgrades one minor at
   a time, and API servers are never more than one minor apart); a version not known cannot be checked
   (``in_place_version_unknown``);
+* RO6, :func:`rolling_version_path`: a rolling rollout replaces machines rather than upgrading them, yet its new
+  API servers join the old ones and read what they wrote: from every control plane machine's version and the one
+  the cluster's kubeadm-config names, the spec's minor is at most one above the lowest (``rollout_minor_skip``)
+  and not below the highest (``rollout_minor_downgrade``: Kubernetes does not go back a minor); a patch may go
+  down, as Cluster API allows, to roll back a bad patch;
 * IP4, :func:`etcd_path`: with stacked etcd, the etcd kubeadm deploys for the spec's version (its table, or
   ``etcd.local.imageTag``) is reached from every member's version one etcd minor at a time, and from the release
   etcd requires before its next minor (``in_place_etcd_path``).
@@ -33,9 +38,12 @@ VERSION_UNKNOWN = "in_place_version_unknown"
 DOWNGRADE = "in_place_downgrade"
 MINOR_SKIP = "in_place_minor_skip"
 ETCD_PATH = "in_place_etcd_path"
+ROLLOUT_MINOR_SKIP = "rollout_minor_skip"
+ROLLOUT_MINOR_DOWNGRADE = "rollout_minor_downgrade"
 
 # The rule id (docs/rules.md) of each refusal, for the plan's reason.
-RULE_IDS = {OTHER_CHANGES: "IP2", VERSION_UNKNOWN: "IP3", DOWNGRADE: "IP3", MINOR_SKIP: "IP3", ETCD_PATH: "IP4"}
+RULE_IDS = {OTHER_CHANGES: "IP2", VERSION_UNKNOWN: "IP3", DOWNGRADE: "IP3", MINOR_SKIP: "IP3", ETCD_PATH: "IP4",
+            ROLLOUT_MINOR_SKIP: "RO6", ROLLOUT_MINOR_DOWNGRADE: "RO6"}
 
 # The release every member of an etcd minor must run before any member moves to the next minor: 3.5.20 (older 3.5
 # members can fail a 3.6 upgrade with "too many learner member"), 3.6.11 (etcd's 3.7 upgrade guide).
@@ -87,6 +95,26 @@ def version_path(target, machines, workers):
         refusals.append(blocker(MINOR_SKIP, "IP3: kubeadm upgrades one minor at a time, and %s would skip a minor to %s: "
                                 "upgrade %s to v%d.%d first" % (_running(skip), with_v(target), "them" if len(skip) > 1 else "it",
                                                                 wanted[0], wanted[1] - 1), [name for name, unused in skip]))
+    return refusals
+
+
+def rolling_version_path(target, machines, config_version):
+    """RO6: the refusals of rolling the control plane out to ``target`` from what each machine (not deleting) runs and
+    from the version the kubeadm-config ConfigMap names (None: not known); a version not known is left out."""
+    wanted = version_tuple(target)
+    running = [(m["name"], m.get("version")) for m in machines] + [("the kubeadm-config ConfigMap", config_version)]
+    known = [(name, version) for name, version in running if version_tuple(version) is not None]
+    skip = [(name, version) for name, version in known if skips_a_minor(version_tuple(version), wanted)]
+    down = [(name, version) for name, version in known if version_tuple(version)[:2] > wanted[:2]]
+    refusals = []
+    if skip:
+        refusals.append(blocker(ROLLOUT_MINOR_SKIP, "RO6: API servers stay within one minor of each other, and %s would skip a "
+                                "minor to %s: roll out to v%d.%d first" % (_running(skip), with_v(target), wanted[0], wanted[1] - 1),
+                                [name for name, unused in skip if name in {m["name"] for m in machines}]))
+    if down:
+        refusals.append(blocker(ROLLOUT_MINOR_DOWNGRADE, "RO6: Kubernetes does not go back a minor (the new API servers would "
+                                "read what newer ones wrote to etcd): %s newer than %s; a patch of the same minor may go down"
+                                % (_running(down), with_v(target)), [name for name, unused in down if name in {m["name"] for m in machines}]))
     return refusals
 
 

@@ -48,37 +48,37 @@ def short(result):
 ORDER = [
     (
         "an interrupted deletion is finished before anything else",
-        spec(version="v1.31.0"),
+        spec(version=NEXT),
         snapshot(cluster(3, cp_3={"deleting": True}), failure_domains=FDS, members=members(3) + [member("cp-9")]),
         flag("cp-1"),
         ("finish_delete", None, "cp-3"),
     ),
     (
         "a stray etcd member is removed before remediation",
-        spec(version="v1.31.0"),
+        spec(version=NEXT),
         snapshot(cluster(3), failure_domains=FDS, members=members(3) + [member("cp-9")]),
         flag("cp-1"),
         ("remove_etcd_member", None, "cp-9"),
     ),
     (
         "remediation goes before rollout",
-        spec(version="v1.31.0"),
+        spec(version=NEXT),
         snapshot(cluster(3), failure_domains=FDS),
         flag("cp-2"),
         ("remediate", None, "cp-2"),
     ),
     (
         "rollout goes before plain scaling",
-        spec(version="v1.31.0", replicas=1),
+        spec(version=NEXT, replicas=1),
         snapshot(cluster(3), failure_domains=FDS),
         HEALTHY,
         ("rollout", "scale_down", "cp-1"),
     ),
     (
         "a held-back remediation lets the rollout go on",
-        spec(version="v1.31.0", remediation={"max_retry": 1, "retry_period": 0.0, "min_healthy_period": 3600.0}),
+        spec(version=NEXT, remediation={"max_retry": 1, "retry_period": 0.0, "min_healthy_period": 3600.0}),
         snapshot(cluster(3, cp_2={"retries": 1, "last_remediation": NOW}), failure_domains=FDS,
-                 kubeadm_config={"kubernetes_version": "v1.31.0"}),
+                 kubeadm_config={"kubernetes_version": NEXT}),
         flag("cp-2"),
         ("rollout", "scale_up", "fd-a"),
     ),
@@ -102,7 +102,7 @@ def test_pass_order(the_spec, snap, health, expected):
 
 def test_one_pass_returns_one_operation_with_one_target():
     snap = snapshot(cluster(3, cp_3={"deleting": True}), failure_domains=FDS, members=members(3) + [member("cp-9")])
-    result = decide(spec(version="v1.31.0", replicas=5), snap, flag("cp-1"))
+    result = decide(spec(version=NEXT, replicas=5), snap, flag("cp-1"))
     assert result["action"] in ACTIONS
     assert (result["machine"], result["member"], result["failure_domain"], result["machines"]) == ("cp-3", None, None, [])
 
@@ -270,7 +270,7 @@ def surge(value):
 
 def test_a_rollout_with_max_surge_1_adds_then_removes_each_machine():
     world = World(cluster(3))
-    taken = world.converge(spec(version="v1.31.0", rollout=surge(1)))
+    taken = world.converge(spec(version=NEXT, rollout=surge(1)))
     assert taken == [
         ("update_kubeadm_config", None, None),
         ("rollout", "scale_up", "fd-a"),
@@ -281,15 +281,15 @@ def test_a_rollout_with_max_surge_1_adds_then_removes_each_machine():
         ("rollout", "scale_down", "cp-3"),
     ]
     assert sorted((m["name"], m["failure_domain"], m["version"]) for m in world.machines) == [
-        ("new-1", "fd-a", "v1.31.0"),
-        ("new-2", "fd-b", "v1.31.0"),
-        ("new-3", "fd-c", "v1.31.0"),
+        ("new-1", "fd-a", NEXT),
+        ("new-2", "fd-b", NEXT),
+        ("new-3", "fd-c", NEXT),
     ]
 
 
 def test_a_rollout_with_max_surge_0_removes_then_adds_each_machine():
     world = World(cluster(3))
-    taken = world.converge(spec(version="v1.31.0", rollout=surge(0)))
+    taken = world.converge(spec(version=NEXT, rollout=surge(0)))
     assert taken == [
         ("rollout", "scale_down", "cp-1"),
         ("update_kubeadm_config", None, None),
@@ -302,7 +302,7 @@ def test_a_rollout_with_max_surge_0_removes_then_adds_each_machine():
 
 
 def test_a_rollout_reports_why_each_machine_is_outdated():
-    result = decide(spec(version="v1.31.0"), snapshot(cluster(3, cp_2={"spec_hash": "old"}), failure_domains=FDS))
+    result = decide(spec(version=NEXT), snapshot(cluster(3, cp_2={"spec_hash": "old"}), failure_domains=FDS))
     assert set(result["outdated"]) == {"cp-1", "cp-2", "cp-3"}
     assert len(result["outdated"]["cp-2"]) == 2
 
@@ -423,7 +423,7 @@ def test_scenario_4_unhealthy_machines_are_replaced_first_then_the_rollout_compl
         return flag(*[m["name"] for m in snap["machines"] if m["node"]["conditions"][0]["status"] == "False"])
 
     world = World(machines, health_of)
-    taken = world.converge(spec(version="v1.31.0"))
+    taken = world.converge(spec(version=NEXT))
     assert taken == [
         ("remediate", None, "cp-1"),
         ("update_kubeadm_config", None, None),
@@ -433,7 +433,7 @@ def test_scenario_4_unhealthy_machines_are_replaced_first_then_the_rollout_compl
         ("rollout", "scale_up", "fd-c"),
         ("rollout", "scale_down", "cp-3"),
     ]
-    assert all(m["version"] == "v1.31.0" for m in world.machines) and len(world.machines) == 3
+    assert all(m["version"] == NEXT for m in world.machines) and len(world.machines) == 3
 
 
 def test_a_held_back_remediation_with_nothing_else_to_do_is_a_wait_naming_its_rule():
@@ -611,7 +611,7 @@ SHAPES = [
     (external(), snapshot(cluster(3), failure_domains=FDS), flag("cp-2")),
     (external(), snapshot(cluster(3, cp_2={"external_attempts": 1}), failure_domains=FDS), HEALTHY),
     (spec(), snapshot(cluster(5), failure_domains=FDS), HEALTHY),
-    (spec(version="v1.31.0"), snapshot(cluster(3), failure_domains=FDS), flag("cp-1")),
+    (spec(version=NEXT), snapshot(cluster(3), failure_domains=FDS), flag("cp-1")),
     (spec(), snapshot(cluster(3), failure_domains=FDS, members=members(3) + [member("cp-9")]), HEALTHY),
     (spec(), snapshot(cluster(3, cp_2={"has_node": False}), failure_domains=FDS), HEALTHY),
 ]
@@ -683,15 +683,15 @@ def test_the_first_step_of_growth_is_kubeadm_init_and_only_the_first():
 
 def test_a_one_replica_rolling_update_with_max_surge_1_adds_the_new_machine_then_removes_the_old():
     world = World(cluster(1))
-    taken = world.converge(spec(version="v1.31.0", replicas=1, rollout=surge(1)))
+    taken = world.converge(spec(version=NEXT, replicas=1, rollout=surge(1)))
     assert taken == [("update_kubeadm_config", None, None), ("rollout", "scale_up", "fd-b"), ("rollout", "scale_down", "cp-1")]
-    assert [(m["name"], m["version"]) for m in world.machines] == [("new-1", "v1.31.0")]
+    assert [(m["name"], m["version"]) for m in world.machines] == [("new-1", NEXT)]
 
 
 def test_a_one_replica_rolling_update_hands_leadership_to_the_new_machine():
-    snap = snapshot([machine("cp-1", fd="fd-a", created=100), machine("new-1", fd="fd-b", created=10, version="v1.31.0")],
+    snap = snapshot([machine("cp-1", fd="fd-a", created=100), machine("new-1", fd="fd-b", created=10, version=NEXT)],
                     failure_domains=FDS)
-    result = decide(spec(version="v1.31.0", replicas=1, rollout=surge(1)), snap)
+    result = decide(spec(version=NEXT, replicas=1, rollout=surge(1)), snap)
     assert (short(result), result["leader_candidate"]) == (("rollout", "scale_down", "cp-1"), "new-1")
     assert (result["quorum"]["voters_after"], result["quorum"]["healthy_after"]) == (1, 1)
 
@@ -750,7 +750,7 @@ def nameless(url, error="connection refused"):
 
 @pytest.mark.parametrize(
     "the_spec,health",
-    [(spec(), HEALTHY), (spec(replicas=5), HEALTHY), (spec(version="v1.31.0"), flag("cp-2"))],
+    [(spec(), HEALTHY), (spec(replicas=5), HEALTHY), (spec(version=NEXT), flag("cp-2"))],
     ids=["with nothing to do", "with a scale up due", "with a rollout and a remediation due"],
 )
 def test_an_etcd_where_no_endpoint_answers_is_a_wait_naming_etcd(the_spec, health):
@@ -799,8 +799,8 @@ def test_a_removal_projects_the_member_of_the_machine_it_removes():
 
 def test_a_blocked_rollout_is_reported_as_a_wait_not_as_a_rollout():
     snap = snapshot(cluster(3, cp_2={"components": {"scheduler": "unhealthy"}}), failure_domains=FDS,
-                    kubeadm_config={"kubernetes_version": "v1.31.0"})
-    result = decide(spec(version="v1.31.0"), snap)
+                    kubeadm_config={"kubernetes_version": NEXT})
+    result = decide(spec(version=NEXT), snap)
     assert (result["action"], result["step"]) == ("wait", "scale_up")
     assert [b["rule"] for b in result["blocked_by"]] == ["components_not_healthy"]
 
@@ -884,27 +884,27 @@ def test_a_kubeadm_configuration_change_rolls_out_the_machines_its_part_built(pa
 
 def test_a_rolling_version_upgrade_updates_the_kubeadm_config_before_the_first_new_machine_joins():
     world = World(cluster(3))
-    taken = world.converge(spec(version="v1.31.0", rollout=surge(1)))
+    taken = world.converge(spec(version=NEXT, rollout=surge(1)))
     assert taken[:2] == [("update_kubeadm_config", None, None), ("rollout", "scale_up", "fd-a")]
-    assert taken.count(("update_kubeadm_config", None, None)) == 1 and world.config_version == "v1.31.0"
+    assert taken.count(("update_kubeadm_config", None, None)) == 1 and world.config_version == NEXT
 
 
 def test_with_max_surge_0_the_kubeadm_config_is_updated_after_the_first_removal_and_before_the_first_join():
     world = World(cluster(3))
-    taken = world.converge(spec(version="v1.31.0", rollout=surge(0)))
+    taken = world.converge(spec(version=NEXT, rollout=surge(0)))
     assert taken[:3] == [("rollout", "scale_down", "cp-1"), ("update_kubeadm_config", None, None), ("rollout", "scale_up", "fd-a")]
 
 
 def test_the_kubeadm_config_update_waits_for_preflight():
     snap = snapshot(cluster(3, cp_2={"components": {"scheduler": "unhealthy"}}), failure_domains=FDS)
-    result = decide(spec(version="v1.31.0"), snap)
+    result = decide(spec(version=NEXT), snap)
     assert result["action"] == "wait" and "kubeadm configuration says %s" % VERSION in result["reason"]
     assert [b["rule"] for b in result["blocked_by"]] == ["components_not_healthy"]
 
 
 def test_a_kubeadm_config_not_observed_is_a_wait_before_a_version_change():
     snap = snapshot(cluster(3), failure_domains=FDS, kubeadm_config=None)
-    result = decide(spec(version="v1.31.0"), snap)
+    result = decide(spec(version=NEXT), snap)
     assert (result["action"], [b["rule"] for b in result["blocked_by"]]) == ("wait", ["kubeadm_config_not_observed"])
 
 
@@ -979,7 +979,7 @@ def test_a_kubeadm_config_equal_to_the_spec_needs_no_update():
 def test_a_new_version_and_a_changed_field_are_one_update_whose_reason_names_both():
     stored = stored_from(configured(AUDIT_30))
     snap = snapshot(cluster(3), failure_domains=FDS, kubeadm_config={"kubernetes_version": VERSION, "cluster_configuration": stored})
-    result = decide(configured(AUDIT_90, version="v1.31.0"), snap)
+    result = decide(configured(AUDIT_90, version=NEXT), snap)
     assert short(result) == ("update_kubeadm_config", None, None)
     assert "kubeadm configuration says %s and differs from the spec in apiServer.extraArgs" % VERSION in result["reason"]
 
@@ -1039,7 +1039,7 @@ def test_a_remediation_with_external_etcd_carries_no_quorum_projection():
 
 
 def test_the_plan_reports_the_health_checks_verdict_it_acted_on():
-    result = decide(spec(version="v1.31.0"), snapshot(cluster(3), failure_domains=FDS), flag("cp-2"))
+    result = decide(spec(version=NEXT), snapshot(cluster(3), failure_domains=FDS), flag("cp-2"))
     assert result["health_check"] == {"unhealthy": ["cp-2"], "remediation_allowed": True,
                                       "reason": "flagged by the test"}
 
@@ -1215,3 +1215,38 @@ def test_the_rolling_strategy_plans_nothing_for_workers():
     upgraded = {"cp_%d" % i: {"version": NEXT} for i in (1, 2, 3)}
     result = decide(spec(version=NEXT), in_place_snapshot(cluster(3, **upgraded), workers=[worker("w-1")]))
     assert result["action"] == "none" and result["workers"] == []
+
+
+@pytest.mark.parametrize(
+    "versions,config,target,rule",
+    [
+        (("v1.34.8", "v1.34.8", "v1.34.8"), "v1.34.8", "v1.36.4", "rollout_minor_skip"),
+        (("v1.35.8", "v1.35.8", "v1.35.8"), "v1.34.8", "v1.36.4", "rollout_minor_skip"),
+        (("v1.36.4", "v1.36.4", "v1.36.4"), "v1.36.4", "v1.34.8", "rollout_minor_downgrade"),
+        (("v1.36.4", "v1.35.8", "v1.35.8"), "v1.35.8", "v1.35.9", "rollout_minor_downgrade"),
+    ],
+    ids=["two minors up", "two minors above the kubeadm-config's, one above the machines", "two minors down", "a minor down from one machine"],
+)
+def test_a_rolling_rollout_that_skips_a_minor_or_goes_back_one_is_refused_before_anything_changes(versions, config, target, rule):
+    # RO6: refused as a wait, before the kubeadm-config update that would come first, and nothing is replaced
+    machines = [machine("cp-%d" % (i + 1), fd=FDS[i]["name"], created=1000 - i, version=v) for i, v in enumerate(versions)]
+    snap = snapshot(machines, failure_domains=FDS, kubeadm_config={"kubernetes_version": config})
+    result = decide(spec(version=target), snap)
+    assert (result["action"], rules(result)) == ("wait", [rule]), result
+    assert result["reason"].startswith("the rollout to %s is refused (RO6 %s)" % (target, rule)), result["reason"]
+
+
+@pytest.mark.parametrize(
+    "versions,config,target",
+    [
+        (("v1.35.8", "v1.35.8", "v1.35.8"), "v1.35.8", "v1.36.4"),
+        (("v1.36.4", "v1.36.4", "v1.36.4"), "v1.36.4", "v1.36.2"),
+        (("v1.36.4", "v1.35.8", "v1.35.8"), "v1.36.4", "v1.36.4"),
+    ],
+    ids=["one minor up", "a patch down, to roll back a bad patch", "half way through one minor up"],
+)
+def test_a_rolling_rollout_one_minor_up_or_a_patch_down_goes_ahead(versions, config, target):
+    machines = [machine("cp-%d" % (i + 1), fd=FDS[i]["name"], created=1000 - i, version=v) for i, v in enumerate(versions)]
+    snap = snapshot(machines, failure_domains=FDS, kubeadm_config={"kubernetes_version": config})
+    result = decide(spec(version=target), snap)
+    assert result["action"] in ("rollout", "update_kubeadm_config"), result
