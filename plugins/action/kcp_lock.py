@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """kcp_lock's controller side. With ``admin_kubeconfig_on_host`` the task runs on a control plane host: its admin
 kubeconfig is read over the task's connection into a private file on the controller that lives only while the lock
-is taken or released here. Without it, the module runs where the task runs. The documentation is in
+is taken or released here; a lock taken, renewed or held is then kept alive while the run acts
+(lock_keeper). Without it, the module runs where the task runs. The documentation is in
 plugins/modules/kcp_lock.py."""
 
 from __future__ import absolute_import, division, print_function
@@ -14,7 +15,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import lock_lease
 from ansible_collections.kubeadm.control_plane.plugins.modules.kcp_lock import ARGUMENT_SPEC, lock
-from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import host_kubeconfig
+from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import host_kubeconfig, lock_keeper
 
 
 class ActionModule(ActionBase):
@@ -39,12 +40,14 @@ class ActionModule(ActionBase):
         try:
             with host_kubeconfig.private_copy(self, on_host, task_vars) as path:
                 done = lock(dict(params, kubeconfig=path), bool(self._play_context.check_mode))
+                kept = lock_keeper.keep_alive(done, path, params["holder"], params["duration"], params["timeout"],
+                                              bool(self._play_context.check_mode))
         except (host_kubeconfig.Unreadable, ValueError) as exc:
             return dict(result, failed=True, msg=str(exc))
         except lock_lease.LockFailed as exc:
             return dict(result, failed=True, msg=str(exc), **exc.fields)
-        warning = done.pop("warning")
-        if warning:
-            result.setdefault("warnings", []).append(warning)
+        for warning in (done.pop("warning"), kept):
+            if warning:
+                result.setdefault("warnings", []).append(warning)
         result.update(done)
         return result

@@ -4,7 +4,8 @@
 """kcp_observe's controller side. With ``admin_kubeconfig_on_host`` (and ``etcd_endpoints``) the task runs on a
 control plane host: etcd is read there with the host's own certificates and the admin kubeconfig is read over the
 same connection, into a private file on the controller that lives only while this task reads the cluster; the
-observation and the lock then run here, in one task. Without them, the module runs where the task runs. The
+observation and the lock then run here, in one task, and a lock taken or renewed is kept alive while the run acts
+(lock_keeper). Without them, the module runs where the task runs. The
 documentation is in plugins/modules/kcp_observe.py."""
 
 from __future__ import absolute_import, division, print_function
@@ -15,7 +16,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_reader, kube_api, lock_lease
 from ansible_collections.kubeadm.control_plane.plugins.modules.kcp_observe import ARGUMENT_SPEC, observe_and_lock
-from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import host_kubeconfig
+from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import host_kubeconfig, lock_keeper
 
 
 class ActionModule(ActionBase):
@@ -53,6 +54,11 @@ class ActionModule(ActionBase):
             with host_kubeconfig.private_copy(self, on_host, task_vars) as path:
                 params["kubeconfig"] = path
                 observed = observe_and_lock(params, bool(self._play_context.check_mode))
+                if observed["lock"]:
+                    kept = lock_keeper.keep_alive(observed["lock"], path, params["lock"]["holder"], params["lock"]["duration"],
+                                                  params["timeout"], bool(self._play_context.check_mode))
+                    if kept:
+                        result.setdefault("warnings", []).append(kept)
         except host_kubeconfig.Unreadable as exc:
             return dict(result, failed=True, msg=str(exc))
         except cluster_reader.Refused as exc:

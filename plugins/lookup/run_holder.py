@@ -39,19 +39,11 @@ _raw:
 """
 
 import getpass
-import multiprocessing
-import os
 import socket
 
 from ansible.plugins.lookup import LookupBase
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_lock, controller_run
-
-
-def run_pid():
-    """The ansible-playbook process: a task's templates are rendered in a worker it forked, or in itself."""
-    parent = multiprocessing.parent_process()
-    return parent.pid if parent is not None else os.getpid()
 
 
 def user_name():
@@ -64,4 +56,4 @@ def user_name():
 class LookupModule(LookupBase):
     def run(self, terms, variables=None, **kwargs):
         self.set_options(var_options=variables, direct=kwargs)
-        return [cluster_lock.run_holder(user_name(), socket.gethostname(), run_pid(), controller_run.controller_id(create=True))]
+        return [cluster_lock.run_holder(user_name(), socket.gethostname(), controller_run.run_pid(), controller_run.controller_id(create=True))]

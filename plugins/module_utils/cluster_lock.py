@@ -22,6 +22,9 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil imp
 
 ACTION_ANNOTATION = "control-plane.kubeadm.io/action"
 TAKE, RENEW, TAKE_OVER, REFUSE, RELEASE, LEAVE = "take", "renew", "take_over", "refuse", "release", "leave"
+# How often a held lock is renewed while its run acts: a third of its duration, so that two renewals in a row may
+# fail (an API server restarting, a load balancer failing over) before it expires.
+RENEWALS_PER_DURATION = 3
 _RUN = re.compile(r"^(?P<who>\S+) pid (?P<pid>[1-9][0-9]*) controller (?P<controller>[0-9a-f]{12})$")
 
 
@@ -91,6 +94,20 @@ def decide_acquire(lease, holder, now, holder_running=None):
     if holder_running and theirs:
         reason += "; it is another run of this controller, and its process (pid %d) still runs" % theirs["pid"]
     return REFUSE, reason
+
+
+def decide_hold(lease, holder):
+    """(decision, reason) for a run named ``holder`` that is about to act, or keeps the lock alive while it acts:
+    RENEW only while the lock still names this run. A lock that expired and still names it was taken by nobody
+    since, so nobody else acted: it is renewed. A lock released, or held by another run (taken over after it
+    expired), is a refusal naming that run: this run must act no further."""
+    current = holder_of(lease)
+    if current is not None and current["holder"] == holder:
+        return RENEW, "this run holds the lock"
+    if current is None or not current["holder"]:
+        return REFUSE, "this run no longer holds the cluster lock: it was released, and nobody holds it now"
+    return REFUSE, "this run no longer holds the cluster lock: %s holds it, running %s since %s" % (
+        current["holder"], current["action"] or "no action recorded", current["since"] or "an unknown time")
 
 
 def decide_release(lease, holder):

@@ -10,6 +10,7 @@ user and host name are still two controllers."""
 from __future__ import annotations
 
 import errno
+import multiprocessing
 import os
 import secrets
 
@@ -49,3 +50,10 @@ def process_running(pid):
     except PermissionError:
         return True
     return True
+
+
+def run_pid():
+    """The ansible-playbook process of this run: a task's templates and action plugins run in a worker it forked,
+    or in itself."""
+    parent = multiprocessing.parent_process()
+    return parent.pid if parent is not None else os.getpid()

@@ -22,11 +22,12 @@ NAMESPACE = "kube-system"
 
 
 class LockFailed(Exception):
-    """The lock could not be taken or released: another run holds it, or the API server did not answer.
-    ``fields``: what the failed result carries besides the message (the reason, the lock)."""
+    """The lock could not be taken, kept or released: another run holds it (``refused``), or the API server did
+    not answer. ``fields``: what the failed result carries besides the message (the reason, the lock)."""
 
-    def __init__(self, message, **fields):
+    def __init__(self, message, refused=False, **fields):
         super().__init__(message)
+        self.refused = refused
         self.fields = fields
 
 
@@ -89,8 +90,9 @@ def holder_running(current, holder):
 
 
 def apply(kubeconfig, holder, action, state, duration, timeout, check_mode):
-    """Take, renew or take over (``state`` present) or release (absent) the lock: the result
-    ``{changed, decision, reason, lock, warning}`` (``warning`` set on a take-over); raises LockFailed."""
+    """Take, renew or take over (``state`` present), renew only while this run holds it (held), or release
+    (absent) the lock: the result ``{changed, decision, reason, lock, warning}`` (``warning`` set on a take-over);
+    raises LockFailed."""
     now = datetime.now(timezone.utc)
     warning = None
     try:
@@ -101,18 +103,26 @@ def apply(kubeconfig, holder, action, state, duration, timeout, check_mode):
             if state == "present":
                 decision, reason = cluster_lock.decide_acquire(plain, holder, now, holder_running(current, holder))
                 if decision == cluster_lock.REFUSE:
-                    raise LockFailed(reason, reason=reason, lock=current)
+                    raise LockFailed(reason, refused=True, reason=reason, lock=current)
                 if not check_mode:
                     write_lease(api, coordination, lease, holder, action, duration, now, decision != cluster_lock.RENEW, timeout)
                 if decision == cluster_lock.TAKE_OVER:
                     warning = reason
+            elif state == "held":
+                decision, reason = cluster_lock.decide_hold(plain, holder)
+                if decision == cluster_lock.REFUSE:
+                    raise LockFailed(reason, refused=True, reason=reason, lock=current)
+                if not check_mode:  # the duration the lock was taken with
+                    write_lease(api, coordination, lease, holder, action, lease.spec.lease_duration_seconds or duration,
+                                now, False, timeout)
             else:
                 decision, reason = cluster_lock.decide_release(plain, holder)
                 if decision == cluster_lock.RELEASE and not check_mode:
                     delete_lease(api, coordination, lease, timeout)
     except kube_api.ClusterUnreadable as exc:
-        if exc.status == 409:
-            raise LockFailed("another run wrote the lock at the same moment; run again to see who holds it: %s" % exc)
+        if exc.status == 409 or (state == "held" and exc.status == 404):
+            raise LockFailed("another run wrote the lock at the same moment; run again to see who holds it: %s" % exc,
+                             refused=state == "held")
         raise LockFailed("cannot reach the lock: %s" % exc)
     return {"changed": decision not in (cluster_lock.LEAVE,), "decision": decision, "reason": reason, "lock": current,
             "warning": warning}

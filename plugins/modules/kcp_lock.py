@@ -21,6 +21,16 @@ description:
     another run of this controller whose process no longer runs (both named by the lookup
     P(kubeadm.control_plane.run_holder#lookup)); it fails, naming the holder, what it runs and since when, while
     another run holds it.
+  - O(state=held) is the check a flow makes right before each step that changes membership (an etcd member
+    removed, C(kubeadm join) or C(kubeadm reset), a Node deleted). It renews the lock while it still names O(holder),
+    also when it expired and nobody took it since; it fails, naming the run that holds it now, when the lock was
+    released or taken over, and never takes a free lock.
+  - With O(admin_kubeconfig_on_host), a lock taken, renewed or held is kept alive for as long as the run's
+    C(ansible-playbook) process runs. A process of the controller renews it every third of O(duration), however
+    long a step takes (a drain held by a PodDisruptionBudget, a slow C(kubeadm join)). It stops when the run ends
+    or is killed (the lock then expires after O(duration), or is taken over at once by the next run of this
+    controller), or when the lock no longer names O(holder); it keeps its copy of the kubeconfig in a private
+    directory (mode 0700) that it removes when it stops.
   - O(state=absent) releases the lock when this run holds it, and leaves a lock another run holds alone.
   - Every write names the Lease version it read, so two runs that race for a free lock cannot both win.
   - Runs on the controller with an admin kubeconfig, or with O(admin_kubeconfig_on_host) on a control plane host
@@ -40,9 +50,9 @@ options:
       - Excludes O(kubeconfig).
     type: path
   state:
-    description: V(present) takes (or renews) the lock; V(absent) releases it.
+    description: V(present) takes (or renews) the lock; V(held) renews it only while this run holds it; V(absent) releases it.
     type: str
-    choices: [present, absent]
+    choices: [present, held, absent]
     default: present
   holder:
     description:
@@ -58,7 +68,8 @@ options:
   duration:
     description:
       - Seconds the lock stays valid without being renewed. A run that dies leaves a lock that expires after
-        this long; keep it above the longest step a flow takes between two renewals.
+        this long; while the run lives, the lock is renewed every third of it (O(admin_kubeconfig_on_host)).
+      - With O(state=held), the lock keeps the duration it was taken with.
     type: int
     default: 900
   timeout:
@@ -68,7 +79,7 @@ options:
 attributes:
   check_mode:
     support: full
-    description: Says what it would do (take, renew, take over, release, or refuse) and writes nothing.
+    description: Says what it would do (take, renew, take over, release, or refuse) and writes nothing; keeps nothing alive.
   diff_mode:
     support: none
   platform:
@@ -85,6 +96,13 @@ seealso:
 """
 
 EXAMPLES = r"""
+- name: Check that this run still holds the cluster lock before a member is removed
+  kubeadm.control_plane.kcp_lock:
+    admin_kubeconfig_on_host: /etc/kubernetes/admin.conf
+    holder: "{{ lookup('kubeadm.control_plane.run_holder') }}"
+    state: held
+  delegate_to: cp-1
+
 - name: Take the cluster lock
   kubeadm.control_plane.kcp_lock:
     kubeconfig: "{{ work_dir }}/admin.conf"
@@ -120,7 +138,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils import lock_
 ARGUMENT_SPEC = dict(
     kubeconfig=dict(type="path"),
     admin_kubeconfig_on_host=dict(type="path"),
-    state=dict(type="str", choices=["present", "absent"], default="present"),
+    state=dict(type="str", choices=["present", "held", "absent"], default="present"),
     holder=dict(type="str", required=True),
     action=dict(type="str", default=""),
     duration=dict(type="int", default=900),

@@ -114,29 +114,38 @@ class E2ESandbox:
         """ansible-playbook against the sandbox's inventory (or ``inventory``) killed (SIGKILL to its whole process
         group, as a lost controller or a cancelled AWX job leaves it) ``after`` seconds after it printed a line
         containing ``line``; the output it printed. Fails when the run ends before that line."""
+        return self.playbook_meanwhile(playbook, extra_vars, line, lambda process: os.killpg(process.pid, signal.SIGKILL),
+                                       after, timeout, inventory)[1]
+
+    def playbook_meanwhile(self, playbook, extra_vars, line, then, after=0, timeout=900, inventory=None):
+        """ansible-playbook against the sandbox's inventory (or ``inventory``), with ``then(process)`` called
+        ``after`` seconds after it printed a line containing ``line`` (a fault injected, another run's lock written,
+        the run killed); (its exit code, the output it printed) once it ended. Fails when the run ends before that
+        line."""
         argv, env = self._playbook_command(playbook, extra_vars, inventory=inventory)
         process = subprocess.Popen(argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True, start_new_session=True)
-        printed, kill_at = [], None
+        printed, act_at = [], None
         deadline = time.monotonic() + timeout
         reader = threading.Thread(target=lambda: printed.extend(iter(process.stdout.readline, "")), daemon=True)
         reader.start()
-        while process.poll() is None and time.monotonic() < deadline:
-            if kill_at is None and any(line in seen for seen in list(printed)):
-                kill_at = time.monotonic() + after
-            if kill_at is not None and time.monotonic() >= kill_at:
-                os.killpg(process.pid, signal.SIGKILL)
-                break
-            time.sleep(0.2)
-        else:
+        try:
+            while process.poll() is None and time.monotonic() < deadline:
+                if act_at is None and any(line in seen for seen in list(printed)):
+                    act_at = time.monotonic() + after
+                if act_at is not None and time.monotonic() >= act_at:
+                    then(process)
+                    break
+                time.sleep(0.2)
+            else:
+                raise AssertionError("the run ended (or timed out) before it printed %r:\n%s" % (line, "".join(printed)[-6000:]))
+            process.wait(max(1, deadline - time.monotonic()))
+        finally:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait()
             reader.join(5)
-            raise AssertionError("the run ended (or timed out) before it printed %r:\n%s" % (line, "".join(printed)[-6000:]))
-        process.wait()
-        reader.join(5)
-        return "".join(printed)
+        return process.returncode, "".join(printed)
 
 
 def write_inventory(sandbox, path, groups):

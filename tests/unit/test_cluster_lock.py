@@ -98,3 +98,22 @@ def test_same_controller(current, expected):
 def test_acquire_from_another_run_of_this_controller(current, running, decision, words):
     got, reason = cluster_lock.decide_acquire(lease(current), MINE, NOW, running)
     assert got == decision and words in reason, reason
+
+
+@pytest.mark.parametrize(
+    "current,decision,words",
+    [
+        (lease("me"), cluster_lock.RENEW, "this run holds"),
+        (lease("me", renewed="2026-11-26T10:00:00Z"), cluster_lock.RENEW, "this run holds"),
+        (None, cluster_lock.REFUSE, "it was released, and nobody holds it now"),
+        (lease(""), cluster_lock.REFUSE, "it was released"),
+        (lease("awx job 7", action="delete"), cluster_lock.REFUSE,
+         "this run no longer holds the cluster lock: awx job 7 holds it, running delete since 2026-11-26T11:50:00.123456Z"),
+        (lease("awx job 7", renewed="2026-11-26T10:00:00Z"), cluster_lock.REFUSE, "awx job 7 holds it"),
+    ],
+    ids=["mine", "mine, expired and taken by nobody since", "released", "a lease nobody holds", "taken by another run",
+         "taken by another run, expired since"],
+)
+def test_a_run_acts_only_while_the_lock_still_names_it(current, decision, words):
+    got, reason = cluster_lock.decide_hold(current, "me")
+    assert got == decision and words in reason, reason

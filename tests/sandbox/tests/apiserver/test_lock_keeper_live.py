@@ -1,0 +1,142 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The cluster lock against a live API server (the sandbox's, over TLS with the admin client certificate): a run
+acts only while the lock still names it (``state: held``), and its keeper keeps the lock alive for as long as the
+run's process runs, however much longer than the lock's duration that is, and stops when the run is gone or the
+lock no longer names it (docs/flows.md "The cluster lock")."""
+
+import os
+import subprocess
+import tempfile
+import threading
+import time
+from datetime import datetime, timezone
+
+import pytest
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_lock, lock_lease
+from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import lock_keeper
+
+pytestmark = pytest.mark.etcd
+CLUSTER_BLOCK = 8
+ME, OTHER = "alice@laptop pid 4242 controller 3f9a0c1d2e4b", "awx-kubeadm-control-plane-scale"
+DURATION = 3
+
+
+@pytest.fixture
+def kubeconfig(cluster):
+    path = cluster.kubeconfig("admin", cluster.ip(4))
+    yield path
+    lease = read(path)
+    if lease:
+        with_api(path, lambda api, coordination: lock_lease.delete_lease(api, coordination, lease[0], 5))
+
+
+@pytest.fixture
+def run_process():
+    """A process standing for the run's ansible-playbook, stopped by its PID."""
+    process = subprocess.Popen(["sleep", "120"])
+    yield process
+    process.kill()
+    process.wait()
+
+
+def with_api(kubeconfig, call):
+    from kubernetes import client as k8s_client
+    from ansible_collections.kubeadm.control_plane.plugins.module_utils import kube_api
+    with kube_api.connected(kubeconfig) as api:
+        return call(api, k8s_client.CoordinationV1Api(api))
+
+
+def read(kubeconfig):
+    lease = with_api(kubeconfig, lambda api, coordination: lock_lease.read_lease(api, coordination, 5))
+    return None if lease[0] is None else lease
+
+
+def acquire_decision(kubeconfig, holder):
+    return cluster_lock.decide_acquire(read(kubeconfig)[1], holder, datetime.now(timezone.utc))[0]
+
+
+def lock(kubeconfig, holder, state, duration=DURATION):
+    return lock_lease.apply(kubeconfig, holder, "scale", state, duration, 5, False)
+
+
+def test_held_renews_only_the_lock_this_run_holds_and_never_takes_a_free_one(kubeconfig):
+    with pytest.raises(lock_lease.LockFailed, match="it was released, and nobody holds it now") as refused:
+        lock(kubeconfig, ME, "held")
+    assert refused.value.refused and read(kubeconfig) is None
+    assert lock(kubeconfig, ME, "present")["decision"] == cluster_lock.TAKE
+    renewed = read(kubeconfig)[1]["spec"]["renewTime"]
+    time.sleep(1.1)
+    assert lock(kubeconfig, ME, "held")["decision"] == cluster_lock.RENEW
+    assert read(kubeconfig)[1]["spec"]["renewTime"] != renewed
+    # taken over by another run once it expired: this run's next check refuses, naming that run, and writes nothing
+    time.sleep(DURATION + 0.5)
+    assert lock(kubeconfig, OTHER, "present")["decision"] == cluster_lock.TAKE_OVER
+    with pytest.raises(lock_lease.LockFailed, match="no longer holds the cluster lock: %s holds it, running scale" % OTHER):
+        lock(kubeconfig, ME, "held")
+    assert read(kubeconfig)[1]["spec"]["holderIdentity"] == OTHER
+
+
+def test_the_keeper_keeps_the_lock_while_the_run_runs_and_stops_when_it_is_gone(kubeconfig, run_process):
+    lock(kubeconfig, ME, "present")
+    config = open(kubeconfig, "rb").read()
+    path = lock_keeper.keeper_path(run_process.pid, ME, lock_keeper.server_of(config))
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    stopped = []
+    keeper = threading.Thread(target=lambda: stopped.append(
+        lock_keeper.renew_while_running(config, ME, DURATION, 5, run_process.pid, path)))
+    keeper.start()
+    try:
+        # three times the lock's duration, and no other run can take it
+        for _second in range(3 * DURATION):
+            time.sleep(1)
+            assert acquire_decision(kubeconfig, OTHER) == cluster_lock.REFUSE
+        # one keeper a run: a second one for the same run and server leaves at once
+        assert lock_keeper.renew_while_running(config, ME, DURATION, 5, run_process.pid, path) == "another keeper keeps this lock"
+    finally:
+        run_process.kill()
+        run_process.wait()
+        keeper.join(10)
+    assert stopped == ["the run ended"] and not os.path.exists(path)
+    # the run is gone: nothing renews its lock, which expires and is taken over
+    time.sleep(DURATION + 0.5)
+    assert acquire_decision(kubeconfig, OTHER) == cluster_lock.TAKE_OVER
+
+
+def test_the_keeper_stops_once_another_run_holds_the_lock_and_leaves_it_alone(kubeconfig, run_process):
+    lock(kubeconfig, ME, "present")
+    config = open(kubeconfig, "rb").read()
+    path = lock_keeper.keeper_path(run_process.pid, ME, "")
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    lease = read(kubeconfig)[0]
+    lease.spec.holder_identity = OTHER
+    with_api(kubeconfig, lambda api, coordination: coordination.replace_namespaced_lease(lease.metadata.name, "kube-system", lease))
+    started = time.monotonic()
+    assert "no longer holds the cluster lock: %s holds it" % OTHER in lock_keeper.renew_while_running(
+        config, ME, DURATION, 5, run_process.pid, path)
+    assert time.monotonic() - started < DURATION + 2
+    assert read(kubeconfig)[1]["spec"]["holderIdentity"] == OTHER and not os.path.exists(path)
+
+
+def test_a_detached_keeper_outlives_the_task_that_started_it_and_leaves_nothing_behind(kubeconfig, run_process):
+    lock(kubeconfig, ME, "present")
+    tmp = tempfile.gettempdir()
+    before = set(os.listdir(tmp))
+    lock_keeper.keep(kubeconfig, ME, DURATION, 5, run_process.pid)
+    path = lock_keeper.keeper_path(run_process.pid, ME, lock_keeper.server_of(open(kubeconfig, "rb").read()))
+    deadline = time.monotonic() + 5
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert os.path.exists(path)
+    keeper_dirs = [name for name in set(os.listdir(tmp)) - before if name.startswith("kcp-lock-keeper-")]
+    assert len(keeper_dirs) == 1 and os.stat(os.path.join(tmp, keeper_dirs[0])).st_mode & 0o777 == 0o700
+    time.sleep(2 * DURATION)
+    assert acquire_decision(kubeconfig, OTHER) == cluster_lock.REFUSE
+    run_process.kill()
+    run_process.wait()
+    deadline = time.monotonic() + 5
+    while os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not os.path.exists(path) and not os.path.exists(os.path.join(tmp, keeper_dirs[0]))
