@@ -19,13 +19,36 @@ import re
 from datetime import datetime, timezone
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import error
 
 ACTION_ANNOTATION = "control-plane.kubeadm.io/action"
 TAKE, RENEW, TAKE_OVER, REFUSE, RELEASE, LEAVE = "take", "renew", "take_over", "refuse", "release", "leave"
 # How often a held lock is renewed while its run acts: a third of its duration, so that two renewals in a row may
 # fail (an API server restarting, a load balancer failing over) before it expires.
 RENEWALS_PER_DURATION = 3
+# The shortest duration a lock may be taken for: renewed every third of it, at least once a second.
+MIN_DURATION = RENEWALS_PER_DURATION
+# The inventory variables a flow's lock is given by, the paths of run_lock_errors.
+LOCK_VARIABLES = ("flow_holder", "kcp_lock_duration")
 _RUN = re.compile(r"^(?P<who>\S+) pid (?P<pid>[1-9][0-9]*) controller (?P<controller>[0-9a-f]{12})$")
+
+
+def run_lock_errors(holder, duration):
+    """The errors (validation.error) of the lock a flow is asked to take, each at the inventory variable that gives
+    it: ``holder`` (flow_holder) and ``duration`` (kcp_lock_duration, an integer or the digits an inventory file
+    gives), None where the variable is not set. An empty name would act without the lock, beside any other run."""
+    errors = []
+    if holder is not None and not str(holder).strip():
+        rule = "must name this run for the cluster lock (leave it unset for this controller and process, or set a fixed " \
+            "name such as an AWX template's)"
+        errors.append(error(LOCK_VARIABLES[0], rule, holder))
+    if duration is not None:
+        seconds = duration if isinstance(duration, int) and not isinstance(duration, bool) else (
+            int(duration) if isinstance(duration, str) and duration.isdigit() else None)
+        if seconds is None or seconds < MIN_DURATION:
+            rule = "must be a whole number of seconds, at least %d (the lock is renewed every third of it)" % MIN_DURATION
+            errors.append(error(LOCK_VARIABLES[1], rule, duration))
+    return errors
 
 
 def run_holder(user, host, pid, controller):

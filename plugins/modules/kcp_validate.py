@@ -254,6 +254,19 @@ options:
       - The spec in force, as it was declared. When given, O(spec) is checked as an update of it; errors in
         it are reported under the path prefix C(previous).
     type: dict
+  lock:
+    description:
+      - The cluster lock a flow is to take (docs/flows.md "The cluster lock"), as the inventory gives it; a field
+        left out is not checked. Its errors are reported under the inventory variables C(flow_holder) and
+        C(kcp_lock_duration).
+    type: dict
+    suboptions:
+      holder:
+        description: The run's name for the lock (C(flow_holder)); an empty or blank name is refused.
+        type: raw
+      duration:
+        description: Seconds the lock lasts without renewal (C(kcp_lock_duration)), a whole number of at least 3.
+        type: raw
   workers:
     description:
       - The worker nodes to join, each inventory host with the worker group it joins (its C(worker_group)
@@ -387,6 +400,7 @@ errors:
       value: soon
 """
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.cluster_lock import LOCK_VARIABLES, run_lock_errors
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.controller_answer import run_module
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import default_images, etcd_is_external, normalize_spec, worker_group_errors
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
@@ -394,12 +408,15 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_update 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe, under
 
 
-def validate(spec, previous=None, workers=None):
+def validate(spec, previous=None, workers=None, lock=None):
     """(normalized spec, errors) for ``spec``, checked as an update of ``previous`` when that is given, with the
-    worker groups of ``workers`` (inventory host -> group) when that is given."""
+    worker groups of ``workers`` (inventory host -> group) and the cluster lock ``lock`` ({holder, duration}) when
+    those are given."""
     normalized, errors = normalize_spec(spec)
     if workers is not None:
         errors.extend(worker_group_errors(workers))
+    if lock is not None:
+        errors.extend(run_lock_errors(lock.get("holder"), lock.get("duration")))
     if previous is not None:
         in_force, previous_errors = normalize_spec(previous)
         errors.extend(under("previous", previous_errors))
@@ -408,15 +425,20 @@ def validate(spec, previous=None, workers=None):
     return (normalized if not errors else None), errors
 
 
-ARGUMENT_SPEC = dict(spec=dict(type="dict", required=True), previous=dict(type="dict"), workers=dict(type="dict"))
+ARGUMENT_SPEC = dict(spec=dict(type="dict", required=True), previous=dict(type="dict"), workers=dict(type="dict"),
+                     lock=dict(type="dict", options=dict(holder=dict(type="raw"), duration=dict(type="raw"))))
 
 
 def answer(params):
     """The module's result for validated ``params``: the normalized spec, or ``failed`` with every error (also the
     action plugin's, which computes it on the controller: plugins/action/kcp_validate.py)."""
-    normalized, errors = validate(params["spec"], params["previous"], params["workers"])
+    normalized, errors = validate(params["spec"], params["previous"], params["workers"], params["lock"])
     if errors:
-        return dict(failed=True, msg="the control plane spec is invalid: " + describe(errors), errors=errors)
+        of_the_lock = [e for e in errors if e["path"] in LOCK_VARIABLES]
+        of_the_spec = [e for e in errors if e["path"] not in LOCK_VARIABLES]
+        parts = (("the control plane spec is invalid: ", of_the_spec), ("the cluster lock cannot be taken as asked: ", of_the_lock))
+        msg = "; ".join(what + describe(found) for what, found in parts if found)
+        return dict(failed=True, msg=msg, errors=errors)
     return dict(
         changed=False,
         spec=normalized,

@@ -37,6 +37,39 @@ def test_worker_groups_are_label_values_each_error_naming_its_host():
     assert all(e["rule"].startswith("must be a worker group name: a Kubernetes label value") for e in errors)
 
 
+@pytest.mark.parametrize(
+    "lock,paths",
+    [
+        ({"holder": "alice@laptop pid 4242", "duration": 900}, []),
+        ({"holder": "awx-kubeadm-control-plane-scale", "duration": "20"}, []),
+        ({}, []),
+        ({"holder": ""}, ["flow_holder"]),
+        ({"holder": "  "}, ["flow_holder"]),
+        ({"duration": 2}, ["kcp_lock_duration"]),
+        ({"duration": "15m"}, ["kcp_lock_duration"]),
+        ({"duration": True}, ["kcp_lock_duration"]),
+        ({"holder": "", "duration": -1}, ["flow_holder", "kcp_lock_duration"]),
+    ],
+    ids=["a name and seconds", "a fixed name and the digits an inventory gives", "neither given", "an empty name",
+         "a blank name", "too short to renew", "not a number of seconds", "a boolean", "both"],
+)
+def test_a_lock_the_run_cannot_name_or_keep_is_refused_with_the_spec(lock, paths):
+    normalized, errors = validate(MINIMAL, lock=lock)
+    assert [e["path"] for e in errors] == paths
+    assert (normalized is None) == bool(paths)
+
+
+@pytest.mark.ansible
+def test_the_failure_says_which_errors_are_the_specs_and_which_the_locks():
+    outcome, result = run_module("kcp_validate", {"spec": with_field(MINIMAL, "replicas", 4), "lock": {"holder": ""}})[:2]
+    assert outcome == "FAILED!"
+    assert result["msg"].startswith("the control plane spec is invalid: replicas: must be odd with stacked etcd")
+    assert result["msg"].endswith("; the cluster lock cannot be taken as asked: flow_holder: must name this run for the cluster "
+                                  "lock (leave it unset for this controller and process, or set a fixed name such as an AWX "
+                                  "template's)")
+    assert [e["path"] for e in result["errors"]] == ["replicas", "flow_holder"]
+
+
 @pytest.mark.ansible
 def test_a_valid_spec_comes_back_normalized_with_the_hash_of_each_part():
     outcome, result = run_module("kcp_validate", {"spec": MINIMAL})
