@@ -100,25 +100,21 @@ def apply(kubeconfig, holder, action, state, duration, timeout, check_mode):
             coordination = k8s_client.CoordinationV1Api(api)
             lease, plain = read_lease(api, coordination, timeout)
             current = cluster_lock.holder_of(plain)
-            if state == "present":
-                decision, reason = cluster_lock.decide_acquire(plain, holder, now, holder_running(current, holder))
+            if state == "absent":
+                decision, reason = cluster_lock.decide_release(plain, holder)
+                if decision == cluster_lock.RELEASE and not check_mode:
+                    delete_lease(api, coordination, lease, timeout)
+            else:
+                decision, reason = (cluster_lock.decide_acquire(plain, holder, now, holder_running(current, holder))
+                                    if state == "present" else cluster_lock.decide_hold(plain, holder))
                 if decision == cluster_lock.REFUSE:
                     raise LockFailed(reason, refused=True, reason=reason, lock=current)
+                if state == "held":  # kept for the duration it was taken with
+                    duration = lease.spec.lease_duration_seconds or duration
                 if not check_mode:
                     write_lease(api, coordination, lease, holder, action, duration, now, decision != cluster_lock.RENEW, timeout)
                 if decision == cluster_lock.TAKE_OVER:
                     warning = reason
-            elif state == "held":
-                decision, reason = cluster_lock.decide_hold(plain, holder)
-                if decision == cluster_lock.REFUSE:
-                    raise LockFailed(reason, refused=True, reason=reason, lock=current)
-                if not check_mode:  # the duration the lock was taken with
-                    write_lease(api, coordination, lease, holder, action, lease.spec.lease_duration_seconds or duration,
-                                now, False, timeout)
-            else:
-                decision, reason = cluster_lock.decide_release(plain, holder)
-                if decision == cluster_lock.RELEASE and not check_mode:
-                    delete_lease(api, coordination, lease, timeout)
     except kube_api.ClusterUnreadable as exc:
         if exc.status == 409 or (state == "held" and exc.status == 404):
             raise LockFailed("another run wrote the lock at the same moment; run again to see who holds it: %s" % exc,

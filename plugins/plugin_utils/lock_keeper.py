@@ -75,6 +75,8 @@ def keep(kubeconfig, holder, duration, timeout, run_pid):
         config = handle.read()
     path = keeper_path(run_pid, holder, server_of(config))
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    if kept(path):
+        return  # every pass renews the lock and asks again; the keeper of the first still runs
     child = os.fork()
     if child:
         os.waitpid(child, 0)  # the first child leaves at once; the keeper is its child, adopted by init
@@ -92,6 +94,21 @@ def keep(kubeconfig, holder, duration, timeout, run_pid):
         renew_while_running(config, holder, duration, timeout, run_pid, path)
     finally:
         os._exit(0)
+
+
+def kept(path):
+    """Whether a keeper holds the file lock of ``path`` (a keeper that stops removes the file first)."""
+    try:
+        handle = os.open(path, os.O_RDWR)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(handle)  # also gives back a lock just taken
+    return False
 
 
 def renew_while_running(config, holder, duration, timeout, run_pid, path):

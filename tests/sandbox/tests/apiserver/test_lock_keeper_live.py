@@ -132,6 +132,10 @@ def test_a_detached_keeper_outlives_the_task_that_started_it_and_leaves_nothing_
     assert os.path.exists(path)
     keeper_dirs = [name for name in set(os.listdir(tmp)) - before if name.startswith("kcp-lock-keeper-")]
     assert len(keeper_dirs) == 1 and os.stat(os.path.join(tmp, keeper_dirs[0])).st_mode & 0o777 == 0o700
+    # the next pass asks again: the keeper that runs is found, and no second one is started
+    assert lock_keeper.kept(path)
+    lock_keeper.keep(kubeconfig, ME, DURATION, 5, run_process.pid)
+    assert [name for name in set(os.listdir(tmp)) - before if name.startswith("kcp-lock-keeper-")] == keeper_dirs
     time.sleep(2 * DURATION)
     assert acquire_decision(kubeconfig, OTHER) == cluster_lock.REFUSE
     run_process.kill()
@@ -139,4 +143,4 @@ def test_a_detached_keeper_outlives_the_task_that_started_it_and_leaves_nothing_
     deadline = time.monotonic() + 5
     while os.path.exists(path) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not os.path.exists(path) and not os.path.exists(os.path.join(tmp, keeper_dirs[0]))
+    assert not os.path.exists(path) and not os.path.exists(os.path.join(tmp, keeper_dirs[0])) and not lock_keeper.kept(path)
