@@ -532,8 +532,10 @@ def normalize_health_check(raw, path="health_check"):
     return _normalize(raw, path, _HEALTH_CHECK)
 
 
-def normalize_spec(raw):
-    """(normalized spec, errors): every default filled in and every error at once; the spec is None on error."""
+def normalize_spec(raw, partial=False):
+    """(normalized spec, errors): every default filled in and every error at once; the spec is None on error, unless
+    ``partial``: then it is what could be read (a field in error None, or as far as it could be read), for the checks
+    that compare it with another spec to report their errors too (None only when ``raw`` is no mapping)."""
     errors = []
     spec = read_mapping(raw, "", errors, _SPEC)
     if spec is None:
@@ -541,4 +543,4 @@ def normalize_spec(raw):
     if spec["kubeadm"] is not None:
         _check_kubeadm(spec, errors)
     _check_counts(spec, errors)
-    return (spec if not errors else None), errors
+    return (spec if not errors or partial else None), errors

@@ -124,12 +124,13 @@ def _value_at(spec, path):
 
 
 def _coredns_tag(spec):
-    dns = spec["kubeadm"]["cluster_configuration"].get("dns")
+    dns = _value_at(spec, ("kubeadm", "cluster_configuration", "dns"))
     return dns.get("imageTag") if isinstance(dns, dict) else None
 
 
 def check_update(previous, new):
-    """Errors for every change from the normalized spec ``previous`` to ``new`` that KCP would refuse."""
+    """Errors for every change from the normalized spec ``previous`` to ``new`` that KCP would refuse. ``new`` may
+    be partly read (spec.normalize_spec with ``partial``): a field it could not read is left to its own error."""
     errors = []
     for path in changed_paths(previous, new):
         if not any(path_allowed(path, pattern) for pattern in MUTABLE_PATHS):
@@ -138,10 +139,10 @@ def check_update(previous, new):
 
     if etcd_is_external(previous) != etcd_is_external(new):
         errors.append(error("kubeadm.cluster_configuration.etcd", "may not switch between stacked (local) and "
-                                                                  "external etcd", new["kubeadm"]["cluster_configuration"].get("etcd")))
+                                                                  "external etcd", _value_at(new, ("kubeadm", "cluster_configuration", "etcd"))))
 
     old_version, new_version = version_tuple(previous["version"]), version_tuple(new["version"])
-    if new_version[:2] >= (old_version[0], old_version[1] + 2):
+    if new_version is not None and new_version[:2] >= (old_version[0], old_version[1] + 2):
         errors.append(error("version", "may not skip a minor version: from %s upgrade to v%d.%d first"
                             % (previous["version"], old_version[0], old_version[1] + 1), new["version"]))
 

@@ -412,7 +412,7 @@ def validate(spec, previous=None, workers=None, lock=None):
     """(normalized spec, errors) for ``spec``, checked as an update of ``previous`` when that is given, with the
     worker groups of ``workers`` (inventory host -> group) and the cluster lock ``lock`` ({holder, duration}) when
     those are given."""
-    normalized, errors = normalize_spec(spec)
+    normalized, errors = normalize_spec(spec, partial=True)
     if workers is not None:
         errors.extend(worker_group_errors(workers))
     if lock is not None:
@@ -421,7 +421,11 @@ def validate(spec, previous=None, workers=None, lock=None):
         in_force, previous_errors = normalize_spec(previous)
         errors.extend(under("previous", previous_errors))
         if normalized is not None and in_force is not None:
-            errors.extend(check_update(in_force, normalized))
+            # the update's errors too, also for a spec invalid on its own, but each field named once: a field in
+            # error (or under one) differs from the spec in force already for that reason
+            reported = [e["path"] for e in errors]
+            errors.extend(e for e in check_update(in_force, normalized)
+                          if not any(e["path"] == path or e["path"].startswith(path + ".") for path in reported))
     return (normalized if not errors else None), errors
 
 

@@ -29,6 +29,21 @@ def test_an_update_is_checked_against_the_previous_spec():
     assert [(e["path"], e["value"]) for e in errors] == [("version", "v1.37.0")]
 
 
+def test_a_spec_invalid_on_its_own_is_checked_as_an_update_too_each_field_named_once():
+    # stacked etcd in force; the new spec removes etcd.local, switches to an external etcd it gives only in part,
+    # skips a minor and has a port out of range: every error at once, the port's only once
+    cc = "kubeadm.cluster_configuration"
+    previous = with_field(MINIMAL, cc + ".etcd", {"local": {"dataDir": "/var/lib/etcd"}})
+    new = with_field(with_field(with_field(MINIMAL, cc + ".etcd", {"external": {"endpoints": ["https://10.0.0.9:2379"]}}),
+                                "version", "v1.37.1"), "endpoint.port", 70000)
+    normalized, errors = validate(new, previous=with_field(previous, "version", "v1.35.1"))
+    paths = [e["path"] for e in errors]
+    assert normalized is None
+    assert paths.count("endpoint.port") == 1, errors
+    assert {cc + ".etcd.external.caFile", cc + ".etcd.local", cc + ".etcd", "version"} <= set(paths), errors
+    assert [e["rule"] for e in errors if e["path"] == cc + ".etcd"] == ["may not switch between stacked (local) and external etcd"]
+
+
 def test_worker_groups_are_label_values_each_error_naming_its_host():
     assert validate(MINIMAL, workers={"w-1": "md-0", "w-2": "default", "w-3": "gpu.a_1"}) == (spec(), [])
     normalized, errors = validate(MINIMAL, workers={"w-1": "md-0", "w-2": "GPU pool", "w-3": "-edge", "w-4": None, "w-5": "x" * 64})
