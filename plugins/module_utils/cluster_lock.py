@@ -28,8 +28,6 @@ TAKE, RENEW, TAKE_OVER, REFUSE, RELEASE, LEAVE = "take", "renew", "take_over", "
 RENEWALS_PER_DURATION = 3
 # The shortest duration a lock may be taken for: renewed every third of it, at least once a second.
 MIN_DURATION = RENEWALS_PER_DURATION
-# The inventory variables a flow's lock is given by, the paths of run_lock_errors.
-LOCK_VARIABLES = ("flow_holder", "kcp_lock_duration")
 _RUN = re.compile(r"^(?P<who>\S+) pid (?P<pid>[1-9][0-9]*) controller (?P<controller>[0-9a-f]{12})$")
 
 
@@ -41,13 +39,13 @@ def run_lock_errors(holder, duration):
     if holder is not None and not str(holder).strip():
         rule = "must name this run for the cluster lock (leave it unset for this controller and process, or set a fixed " \
             "name such as an AWX template's)"
-        errors.append(error(LOCK_VARIABLES[0], rule, holder))
+        errors.append(error("flow_holder", rule, holder))
     if duration is not None:
         seconds = duration if isinstance(duration, int) and not isinstance(duration, bool) else (
             int(duration) if isinstance(duration, str) and duration.isdigit() else None)
         if seconds is None or seconds < MIN_DURATION:
             rule = "must be a whole number of seconds, at least %d (the lock is renewed every third of it)" % MIN_DURATION
-            errors.append(error(LOCK_VARIABLES[1], rule, duration))
+            errors.append(error("kcp_lock_duration", rule, duration))
     return errors
 
 

@@ -267,6 +267,51 @@ options:
       duration:
         description: Seconds the lock lasts without renewal (C(kcp_lock_duration)), a whole number of at least 3.
         type: raw
+  inventory:
+    description:
+      - What a flow is given besides the spec, from the inventory; each error is reported under the inventory
+        variable that gives it (V(kcp_provider), V(kcp_bundle_dir), V(<host>.failure_domain), ...). Checked on the
+        controller, where a path is looked for.
+    type: dict
+    suboptions:
+      group:
+        description: The inventory group of the candidate hosts (the flows' C(flow_group)), named in the errors.
+        type: str
+        default: control_plane_candidates
+      hosts:
+        description:
+          - The candidate hosts, each C({name, address, failure_domain}). A name must be a DNS-1123 subdomain (it
+            names the host's Node); a failure domain, when set, one string that is a label value; no two hosts may
+            have the same address (C(ansible_host)).
+        type: list
+        elements: dict
+        default: []
+      provider:
+        description:
+          - The machine provider (C(kcp_provider)), V(static) or V(hook); with V(hook), O(inventory.provider_create_tasks)
+            and O(inventory.provider_delete_tasks) must be absolute paths of files. With V(static) and a flow that
+            builds machines, the spec's C(replicas) may not exceed the number of hosts.
+        type: raw
+        default: static
+      provider_create_tasks:
+        description: The hook provider's task file that creates a host (C(kcp_provider_create_tasks)).
+        type: raw
+      provider_delete_tasks:
+        description: The hook provider's task file that deletes a host (C(kcp_provider_delete_tasks)).
+        type: raw
+      bundle_dir:
+        description: The node software bundle's directory (C(kcp_bundle_dir)), needed by a flow that builds machines.
+        type: raw
+      remediation_tasks:
+        description:
+          - The external remediation's task file (C(kcp_remediation_tasks)), an absolute path, needed by a flow that
+            may take the step C(remediate_external) when the spec's C(remediation.external) is set.
+        type: raw
+      actions:
+        description: The plan's steps the flow may take (C(flow_actions)); they say what the flow needs.
+        type: list
+        elements: str
+        default: []
   workers:
     description:
       - The worker nodes to join, each inventory host with the worker group it joins (its C(worker_group)
@@ -400,23 +445,31 @@ errors:
       value: soon
 """
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.cluster_lock import LOCK_VARIABLES, run_lock_errors
+import os
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.cluster_lock import run_lock_errors
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.controller_answer import run_module
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.run_inventory import inventory_errors
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import default_images, etcd_is_external, normalize_spec, worker_group_errors
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_update import check_update
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe, under
 
 
-def validate(spec, previous=None, workers=None, lock=None):
+def validate(spec, previous=None, workers=None, lock=None, inventory=None):
     """(normalized spec, errors) for ``spec``, checked as an update of ``previous`` when that is given, with the
-    worker groups of ``workers`` (inventory host -> group) and the cluster lock ``lock`` ({holder, duration}) when
-    those are given."""
+    worker groups of ``workers`` (inventory host -> group), the cluster lock ``lock`` ({holder, duration}) and the
+    flow's ``inventory`` (run_inventory) when those are given."""
+    normalized, of_the_spec, of_the_run = checked(spec, previous, workers, lock, inventory)
+    errors = of_the_spec + of_the_run
+    return (normalized if not errors else None), errors
+
+
+def checked(spec, previous, workers, lock, inventory):
+    """(the spec as far as it could be read, the errors of the spec, the errors of what the run is given besides it)."""
     normalized, errors = normalize_spec(spec, partial=True)
     if workers is not None:
         errors.extend(worker_group_errors(workers))
-    if lock is not None:
-        errors.extend(run_lock_errors(lock.get("holder"), lock.get("duration")))
     if previous is not None:
         in_force, previous_errors = normalize_spec(previous)
         errors.extend(under("previous", previous_errors))
@@ -426,21 +479,33 @@ def validate(spec, previous=None, workers=None, lock=None):
             reported = [e["path"] for e in errors]
             errors.extend(e for e in check_update(in_force, normalized)
                           if not any(e["path"] == path or e["path"].startswith(path + ".") for path in reported))
-    return (normalized if not errors else None), errors
+    of_the_run = []
+    if inventory is not None:
+        of_the_run.extend(inventory_errors(inventory, normalized, os.path.isfile, os.path.isdir))
+    if lock is not None:
+        of_the_run.extend(run_lock_errors(lock.get("holder"), lock.get("duration")))
+    return normalized, errors, of_the_run
 
 
-ARGUMENT_SPEC = dict(spec=dict(type="dict", required=True), previous=dict(type="dict"), workers=dict(type="dict"),
-                     lock=dict(type="dict", options=dict(holder=dict(type="raw"), duration=dict(type="raw"))))
+ARGUMENT_SPEC = dict(
+    spec=dict(type="dict", required=True), previous=dict(type="dict"), workers=dict(type="dict"),
+    lock=dict(type="dict", options=dict(holder=dict(type="raw"), duration=dict(type="raw"))),
+    inventory=dict(type="dict", options=dict(
+        group=dict(type="str", default="control_plane_candidates"), hosts=dict(type="list", elements="dict", default=[]),
+        provider=dict(type="raw", default="static"), provider_create_tasks=dict(type="raw"), provider_delete_tasks=dict(type="raw"),
+        bundle_dir=dict(type="raw"), remediation_tasks=dict(type="raw"), actions=dict(type="list", elements="str", default=[]))),
+)
 
 
 def answer(params):
     """The module's result for validated ``params``: the normalized spec, or ``failed`` with every error (also the
     action plugin's, which computes it on the controller: plugins/action/kcp_validate.py)."""
-    normalized, errors = validate(params["spec"], params["previous"], params["workers"], params["lock"])
+    normalized, of_the_spec, of_the_run = checked(params["spec"], params["previous"], params["workers"], params["lock"],
+                                                  params["inventory"])
+    errors = of_the_spec + of_the_run
     if errors:
-        of_the_lock = [e for e in errors if e["path"] in LOCK_VARIABLES]
-        of_the_spec = [e for e in errors if e["path"] not in LOCK_VARIABLES]
-        parts = (("the control plane spec is invalid: ", of_the_spec), ("the cluster lock cannot be taken as asked: ", of_the_lock))
+        parts = (("the control plane spec is invalid: ", of_the_spec),
+                 ("the run cannot go ahead with what the inventory gives it: ", of_the_run))
         msg = "; ".join(what + describe(found) for what, found in parts if found)
         return dict(failed=True, msg=msg, errors=errors)
     return dict(

@@ -75,11 +75,11 @@ def test_a_lock_the_run_cannot_name_or_keep_is_refused_with_the_spec(lock, paths
 
 
 @pytest.mark.ansible
-def test_the_failure_says_which_errors_are_the_specs_and_which_the_locks():
+def test_the_failure_says_which_errors_are_the_specs_and_which_the_runs():
     outcome, result = run_module("kcp_validate", {"spec": with_field(MINIMAL, "replicas", 4), "lock": {"holder": ""}})[:2]
     assert outcome == "FAILED!"
     assert result["msg"].startswith("the control plane spec is invalid: replicas: must be odd with stacked etcd")
-    assert result["msg"].endswith("; the cluster lock cannot be taken as asked: flow_holder: must name this run for the cluster "
+    assert result["msg"].endswith("; the run cannot go ahead with what the inventory gives it: flow_holder: must name this run for the cluster "
                                   "lock (leave it unset for this controller and process, or set a fixed name such as an AWX "
                                   "template's)")
     assert [e["path"] for e in result["errors"]] == ["replicas", "flow_holder"]

@@ -1,0 +1,95 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What a flow is given besides the spec is refused before any host is touched, every error at once, each named
+by the inventory variable that gives it."""
+
+import pytest
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.run_inventory import inventory_errors
+from builders import spec
+
+FILES = {"/srv/kcp/create.yml", "/srv/kcp/delete.yml", "/srv/kcp/power-cycle.yml"}
+DIRS = {"/srv/kcp/bundle"}
+POOL = [{"name": "cp-1", "address": "10.0.0.1", "failure_domain": "fd-1"},
+        {"name": "cp-2", "address": "10.0.0.2", "failure_domain": "fd-2"},
+        {"name": "cp-3.example.com", "address": "10.0.0.3", "failure_domain": None}]
+
+
+def errors(spec_=None, **inventory):
+    given = dict({"group": "control_plane_candidates", "hosts": POOL, "provider": "static", "bundle_dir": "/srv/kcp/bundle",
+                  "actions": ["scale_up", "scale_down"]}, **inventory)
+    return [(e["path"], e["rule"]) for e in inventory_errors(given, spec_ or spec(), FILES.__contains__, DIRS.__contains__)]
+
+
+def paths(spec_=None, **inventory):
+    return [path for path, _rule in errors(spec_, **inventory)]
+
+
+def test_a_pool_of_node_names_with_their_failure_domains_is_accepted():
+    assert errors() == []
+
+
+@pytest.mark.parametrize(
+    "host,path",
+    [
+        ({"name": "--all", "address": "10.0.0.9"}, "--all"),
+        ({"name": "cp'4", "address": "10.0.0.9"}, "cp'4"),
+        ({"name": "CP-4", "address": "10.0.0.9"}, "CP-4"),
+        ({"name": "cp-4", "address": "10.0.0.9", "failure_domain": ["fd-1", "fd-2"]}, "cp-4.failure_domain"),
+        ({"name": "cp-4", "address": "10.0.0.9", "failure_domain": ""}, "cp-4.failure_domain"),
+        ({"name": "cp-4", "address": "10.0.0.9", "failure_domain": "fd-1,node-role.kubernetes.io/control-plane="},
+         "cp-4.failure_domain"),
+        ({"name": "cp-4", "address": "10.0.0.1", "failure_domain": "fd-1"}, "cp-4.ansible_host"),
+    ],
+    ids=["a name kubectl would read as a flag", "a quote", "upper case", "a list of failure domains", "an empty failure domain",
+         "a comma that would add a label", "the address of another host"],
+)
+def test_a_host_the_flow_cannot_name_place_or_tell_apart_is_refused(host, path):
+    assert paths(hosts=POOL + [host]) == [path]
+
+
+def test_the_static_pool_must_hold_the_replicas_of_a_flow_that_builds_machines():
+    assert paths(spec(replicas=5)) == ["replicas"]
+    assert errors(spec(replicas=5))[0][1].startswith("the static pool (inventory group control_plane_candidates) has 3 hosts")
+    assert paths(spec(replicas=5), actions=["scale_down", "finish_delete"]) == []  # the delete flow builds nothing
+    assert paths(spec(replicas=5), provider="hook", provider_create_tasks="/srv/kcp/create.yml",
+                 provider_delete_tasks="/srv/kcp/delete.yml") == []
+
+
+@pytest.mark.parametrize(
+    "inventory,expected",
+    [
+        ({"provider": "cloud"}, ["kcp_provider"]),
+        ({"provider": "hook"}, ["kcp_provider_create_tasks", "kcp_provider_delete_tasks"]),
+        ({"provider": "hook", "provider_create_tasks": "create.yml", "provider_delete_tasks": "/srv/kcp/gone.yml"},
+         ["kcp_provider_create_tasks", "kcp_provider_delete_tasks"]),
+        ({"bundle_dir": None}, ["kcp_bundle_dir"]),
+        ({"bundle_dir": "/srv/kcp/create.yml"}, ["kcp_bundle_dir"]),
+        ({"bundle_dir": None, "actions": ["scale_down", "finish_delete"]}, []),
+    ],
+    ids=["an unknown provider", "a hook without its task files", "a relative task file and a missing one",
+         "no bundle", "a bundle that is no directory", "no bundle for a flow that builds nothing"],
+)
+def test_the_provider_and_the_bundle_the_flow_needs(inventory, expected):
+    assert paths(**inventory) == expected
+
+
+def test_external_remediation_needs_an_existing_task_file_where_the_flow_may_take_that_step():
+    external = spec(remediation={"max_retry": None, "retry_period": 0.0, "min_healthy_period": 3600.0,
+                                 "external": {"attempts": 3, "timeout": 600.0, "escalate": True}})
+    remediating = ["remediate", "remediate_external", "scale_up"]
+    assert paths(external, actions=remediating, remediation_tasks="/srv/kcp/power-cycle.yml") == []
+    assert errors(external, actions=remediating, remediation_tasks="/srv/kcp/typo.yml") == [
+        ("kcp_remediation_tasks", "must be the absolute path of the task file run for an unhealthy machine, since "
+                                  "remediation.external is set (docs/flows.md \"External remediation\"): there is no file "
+                                  "at /srv/kcp/typo.yml")]
+    assert paths(external, actions=remediating) == ["kcp_remediation_tasks"]
+    assert paths(external, actions=["scale_up"]) == []
+    assert paths(actions=remediating) == []  # no external remediation asked for
+
+
+def test_every_error_at_once():
+    bad = POOL + [{"name": "--all", "address": "10.0.0.2", "failure_domain": ""}]
+    assert paths(spec(replicas=7), hosts=bad, provider="static", bundle_dir="/nowhere") == [
+        "--all", "--all.failure_domain", "--all.ansible_host", "replicas", "kcp_bundle_dir"]
