@@ -15,6 +15,7 @@ host is back; status prints the table. Once a cluster exists,
 every flow runs with a background writer through the load balancer (docs/flows.md "What a workload sees").
 (Scale 3 -> 1 runs in test_providers.py; rollouts in test_rollout.py.)"""
 
+import base64
 import getpass
 import json
 import os
@@ -125,6 +126,11 @@ def test_a_second_create_changes_nothing(bare_hosts):
 def test_scale_up_spreads_over_the_failure_domains_and_keeps_what_the_cluster_holds(bare_hosts):
     bare_hosts.ssh("cp-1", ADMIN + "create configmap written-before-scale --from-literal=k=v")
     flow(bare_hosts, SCALE, 3)
+    # each join's bootstrap token and uploaded certificates are gone once it is done, not valid for their TTL
+    secrets = json.loads(kubectl(bare_hosts, "-n kube-system get secrets -o json"))["items"]
+    assert "kubeadm-certs" not in [secret["metadata"]["name"] for secret in secrets]
+    assert not [secret["metadata"]["name"] for secret in secrets if secret.get("type") == "bootstrap.kubernetes.io/token"
+                and b"kubeadm.control_plane join" in base64.b64decode((secret.get("data") or {}).get("description", ""))]
     nodes = control_plane_nodes(bare_hosts)
     assert sorted(zone for zone, _annotations in nodes.values()) == ["fd-1", "fd-2", "fd-3"], nodes
     for name, (_zone, annotations) in nodes.items():
