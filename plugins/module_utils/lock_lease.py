@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import time
 import traceback
 from datetime import datetime, timezone
 
@@ -19,6 +20,10 @@ else:
     IMPORT_ERROR = kube_api.IMPORT_ERROR
 
 NAMESPACE = "kube-system"
+# How long a check that this run holds the lock asks again an API server that did not answer. Right after an etcd
+# member is removed, the load balancer may still send the request to that machine's API server, whose etcd left
+# (504), until its health check takes it out.
+HOLD_PATIENCE = 60.0
 
 
 class LockFailed(Exception):
@@ -122,3 +127,16 @@ def apply(kubeconfig, holder, action, state, duration, timeout, check_mode):
         raise LockFailed("cannot reach the lock: %s" % exc)
     return {"changed": decision not in (cluster_lock.LEAVE,), "decision": decision, "reason": reason, "lock": current,
             "warning": warning}
+
+
+def hold(kubeconfig, holder, duration, timeout, check_mode, patience=HOLD_PATIENCE):
+    """``apply`` with ``state`` held, asked again every second for up to ``patience`` seconds while the API server
+    does not answer; a refusal (the lock released or taken over) is final at once."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            return apply(kubeconfig, holder, "", "held", duration, timeout, check_mode)
+        except LockFailed as exc:
+            if exc.refused or time.monotonic() + 1 >= deadline:
+                raise
+        time.sleep(1)

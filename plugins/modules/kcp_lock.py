@@ -24,7 +24,9 @@ description:
   - O(state=held) is the check a flow makes right before each step that changes membership (an etcd member
     removed, C(kubeadm join) or C(kubeadm reset), a Node deleted). It renews the lock while it still names O(holder),
     also when it expired and nobody took it since; it fails, naming the run that holds it now, when the lock was
-    released or taken over, and never takes a free lock.
+    released or taken over, and never takes a free lock. An API server that does not answer is asked again every
+    second for up to 60 seconds. Right after an etcd member is removed, a load balancer may send the request to
+    that machine's API server, whose etcd left, until its health check takes it out.
   - With O(admin_kubeconfig_on_host), a lock taken, renewed or held is kept alive for as long as the run's
     C(ansible-playbook) process runs. A process of the controller renews it every third of O(duration), however
     long a step takes (a drain held by a PodDisruptionBudget, a slow C(kubeadm join)). It stops when the run ends
@@ -153,6 +155,8 @@ def lock(params, check_mode):
         problems.insert(0, "kubeconfig: required (or admin_kubeconfig_on_host)")
     if problems:
         raise ValueError("invalid arguments: " + "; ".join(problems))
+    if params["state"] == "held":
+        return lock_lease.hold(params["kubeconfig"], params["holder"], params["duration"], params["timeout"], check_mode)
     return lock_lease.apply(params["kubeconfig"], params["holder"], params["action"], params["state"],
                             params["duration"], params["timeout"], check_mode)
 

@@ -117,3 +117,36 @@ def test_acquire_from_another_run_of_this_controller(current, running, decision,
 def test_a_run_acts_only_while_the_lock_still_names_it(current, decision, words):
     got, reason = cluster_lock.decide_hold(current, "me")
     assert got == decision and words in reason, reason
+
+
+def test_the_check_before_a_membership_change_asks_again_an_api_server_that_did_not_answer(monkeypatch):
+    # right after a member's removal the load balancer may answer 504 from that machine's API server for a while
+    from ansible_collections.kubeadm.control_plane.plugins.module_utils import lock_lease
+
+    answers = [lock_lease.LockFailed("cannot reach the lock: 504"), lock_lease.LockFailed("cannot reach the lock: 504"),
+               {"decision": cluster_lock.RENEW}]
+    asked = []
+
+    def apply(*args):
+        asked.append(args[3])
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    monkeypatch.setattr(lock_lease, "apply", apply)
+    monkeypatch.setattr(lock_lease.time, "sleep", lambda seconds: None)
+    assert lock_lease.hold("admin.conf", "me", 900, 5, False)["decision"] == cluster_lock.RENEW
+    assert asked == ["held", "held", "held"]
+    # a refusal is final at once
+    answers[:] = [lock_lease.LockFailed("this run no longer holds the cluster lock", refused=True), {"decision": cluster_lock.RENEW}]
+    with pytest.raises(lock_lease.LockFailed, match="no longer holds"):
+        lock_lease.hold("admin.conf", "me", 900, 5, False)
+
+    # an API server that never answers fails once the patience is spent
+    def never_answers(*_args):
+        raise lock_lease.LockFailed("cannot reach the lock")
+
+    monkeypatch.setattr(lock_lease, "apply", never_answers)
+    with pytest.raises(lock_lease.LockFailed, match="cannot reach"):
+        lock_lease.hold("admin.conf", "me", 900, 5, False, patience=0.5)
