@@ -10,8 +10,9 @@ import base64
 import contextlib
 import os
 import shutil
-import tempfile
 import traceback
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import credential_files
 
 try:
     import yaml
@@ -63,7 +64,7 @@ def connected(kubeconfig):
     when it cannot be loaded. TLS reads a client certificate and key from files: the kubeconfig's inline ones are
     written to a private directory removed on leaving, not to the files the client would make itself, which it
     removes only at the process's exit, which an ansible worker leaves without."""
-    directory = tempfile.mkdtemp(prefix="kcp-kubeconfig-")
+    directory = credential_files.private_directory()
     api = None
     try:
         try:

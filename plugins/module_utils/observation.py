@@ -35,6 +35,15 @@ MIRROR_PODS = {"api_server": "kube-apiserver", "controller_manager": "kube-contr
                "scheduler": "kube-scheduler", "etcd": "etcd"}
 
 
+def started_not_finished(name, annotations, record):
+    """Whether a control plane Node is a machine this collection started and did not finish: its host record (of
+    the same name) says ``installing`` or ``joining`` and the Node lacks the ``created`` annotation the flow writes
+    once kubeadm is done. kubeadm finished on its own after its run was killed; the next run finishes the machine
+    from its record instead of taking it for an adopted one."""
+    record = record or {}
+    return CREATED not in annotations and record.get("name") == name and record.get("step") in ("installing", "joining")
+
+
 def is_control_plane(node):
     return CONTROL_PLANE_LABEL in ((node.get("metadata") or {}).get("labels") or {})
 
@@ -94,6 +103,21 @@ def workers(nodes):
     return found
 
 
+def read_sources(names, answers):
+    """The hosts to read the cluster and etcd through, best first: those that hold the admin kubeconfig.
+
+    ``answers`` are the hosts' machine_info results, in the order of ``names``. kubeadm reset removes ``pki/``
+    before ``admin.conf``, so a host torn down half way may still hold the kubeconfig: one that also holds the etcd
+    client credentials comes first, and one whose machine is not being deleted before one that is. The inventory's
+    order decides among equals."""
+    def rank(index):
+        answer = answers[index] or {}
+        deleting = ((answer.get("record") or {}).get("step") == "deleting")
+        return (not answer.get("etcd_client_credentials"), deleting, index)
+    held = [i for i, answer in enumerate(answers) if (answer or {}).get("admin_kubeconfig")]
+    return [names[i] for i in sorted(held, key=rank)]
+
+
 def unrecorded(nodes, hosts):
     """What a flow records on control plane Nodes that carry nothing of this collection's (adopted machines,
     docs/state.md): ``[{name, created, failure_domain}]``, ``created`` the Node's creation time, ``failure_domain``
@@ -102,7 +126,8 @@ def unrecorded(nodes, hosts):
     found = []
     for node in sorted((n for n in nodes if is_control_plane(n)), key=lambda n: n["metadata"]["name"]):
         meta = node["metadata"]
-        if CREATED in (meta.get("annotations") or {}):
+        annotations = meta.get("annotations") or {}
+        if CREATED in annotations or started_not_finished(meta["name"], annotations, (by_host.get(meta["name"]) or {}).get("record")):
             continue
         labelled = ZONE_LABEL in (meta.get("labels") or {})
         found.append({"name": meta["name"], "created": _timestamp(meta["creationTimestamp"]),
@@ -138,7 +163,7 @@ def _machine_from_node(node, host, pods_by_name):
         "etcd_image_tag": _image_tag(etcd_pod),
         "spec_hash": annotations.get(SPEC_HASH),
         "bootstrap": annotations.get(BOOTSTRAP) or record.get("bootstrap"),
-        "provisioned": True,
+        "provisioned": not started_not_finished(name, annotations, record),
         "deleting": DELETING in annotations or record.get("step") == "deleting",
         "delete_requested": DELETE_MACHINE in annotations,
         "failure": record.get("failure"),

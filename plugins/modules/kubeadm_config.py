@@ -82,7 +82,9 @@ options:
     type: path
     default: /etc/kubernetes/kubeadm-control-plane.yaml
   state:
-    description: V(present) writes the file, V(absent) removes it.
+    description:
+      - V(present) writes the file, V(absent) removes it, and with it any temporary file beside it that a write killed
+        half way left (C(.kubeadm-config-*)).
     type: str
     choices: [present, absent]
     default: present
@@ -153,6 +155,8 @@ try:
 except ImportError:
     HAS_YAML = False
 
+PARTIAL_PREFIX = ".kubeadm-config-"  # a write's temporary file, renamed over the configuration when complete
+
 
 def render(docs):
     return yaml.safe_dump_all(docs, sort_keys=True, default_flow_style=False)
@@ -175,6 +179,16 @@ def redacted_text(text):
         return "(not YAML)\n"
 
 
+def partial_writes(path):
+    """The temporary files a write killed before its rename left beside ``path`` (they may hold the secrets)."""
+    directory = os.path.dirname(path) or "."
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    return [os.path.join(directory, name) for name in sorted(names) if name.startswith(PARTIAL_PREFIX)]
+
+
 def write(path, text):
     """Atomic write, mode 0600 from the first byte: a private temporary file (mkstemp makes it 0600) renamed over
     ``path`` in the same directory, so the file at ``path`` is never anything but 0600. (AnsibleModule.atomic_move
@@ -182,7 +196,7 @@ def write(path, text):
     directory = os.path.dirname(path) or "."
     if not os.path.isdir(directory):
         os.makedirs(directory, 0o755)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".kubeadm-config-")
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=PARTIAL_PREFIX)
     try:
         try:
             os.write(handle, to_bytes(text))
@@ -220,9 +234,11 @@ def main():
     path = params["path"]
     before = current_text(path)
     if params["state"] == "absent":
-        if before is not None and not module.check_mode:
-            os.remove(path)
-        module.exit_json(changed=before is not None, path=path,
+        partial = partial_writes(path)
+        if not module.check_mode:
+            for name in ([path] if before is not None else []) + partial:
+                os.remove(name)
+        module.exit_json(changed=before is not None or bool(partial), path=path,
                          diff=dict(before=redacted_text(before), after=""))
     if not HAS_YAML:
         module.fail_json(msg="the PyYAML library is required on the machine")

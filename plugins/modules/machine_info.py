@@ -15,7 +15,9 @@ version_added: "0.1.0"
 description:
   - Runs on a control plane candidate host and returns, for the observed snapshot (C(docs/snapshot.md)) -
   - the machine record the host keeps (C(/etc/kubernetes/control-plane-machine.json), C(docs/state.md));
-  - whether the host holds an admin kubeconfig (C(/etc/kubernetes/admin.conf)), which says a cluster exists;
+  - whether the host holds an admin kubeconfig (C(/etc/kubernetes/admin.conf)), which says a cluster exists, and
+    the etcd client credentials the observation reads etcd with (C(pki/etcd/ca.crt) and C(healthcheck-client.crt)
+    and C(.key)), which a host half way through C(kubeadm reset) has lost;
   - when the machine's kubeadm certificates expire, as C(kubeadm certs check-expiration) lists them (the
     certificates under C(pki/) and C(pki/etcd/) but the CAs, and the client certificates embedded in the
     kubeconfigs), and the earliest of them.
@@ -66,6 +68,10 @@ admin_kubeconfig:
   description: Whether C(admin.conf) exists in O(kubernetes_dir).
   returned: always
   type: bool
+etcd_client_credentials:
+  description: Whether the CA, certificate and key the observation reads etcd with exist under O(kubernetes_dir).
+  returned: always
+  type: bool
 certificates_expire:
   description: The earliest expiry of the machine's kubeadm certificates (RFC 3339, UTC); null when it has none.
   returned: always
@@ -86,6 +92,7 @@ from datetime import datetime, timezone
 from ansible.module_utils.basic import AnsibleModule
 
 RECORD = "control-plane-machine.json"
+ETCD_CLIENT_FILES = ("ca.crt", "healthcheck-client.crt", "healthcheck-client.key")
 KUBECONFIGS = ("admin.conf", "super-admin.conf", "controller-manager.conf", "scheduler.conf")
 PEM = re.compile(rb"-----BEGIN CERTIFICATE-----(.+?)-----END CERTIFICATE-----", re.S)
 CLIENT_CERTIFICATE = re.compile(r"client-certificate-data:\s*(\S+)")
@@ -207,6 +214,7 @@ def main():
         record=record,
         record_error=record_error,
         admin_kubeconfig=os.path.exists(os.path.join(directory, "admin.conf")),
+        etcd_client_credentials=all(os.path.isfile(os.path.join(directory, "pki", "etcd", name)) for name in ETCD_CLIENT_FILES),
         certificates_expire=min(dates).strftime(stamp) if dates else None,
         certificates=[dict(c, expires=c["expires"].strftime(stamp)) if "expires" in c else c for c in certificates],
     )

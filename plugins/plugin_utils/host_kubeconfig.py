@@ -12,7 +12,8 @@ __metaclass__ = type
 import base64
 import contextlib
 import os
-import tempfile
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import credential_files
 
 
 class Unreadable(Exception):
@@ -26,7 +27,7 @@ def private_copy(action, path, task_vars):
     read = action._execute_module(module_name="ansible.legacy.slurp", module_args={"src": path}, task_vars=task_vars)
     if read.get("failed"):
         raise Unreadable("reading %s on %s: %s" % (path, where, read.get("msg")))
-    handle, copy = tempfile.mkstemp(prefix="kcp-kubeconfig-", suffix=".conf")  # mode 0600
+    handle, copy = credential_files.private_file(suffix=".conf")  # mode 0600
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(base64.b64decode(read.pop("content")))

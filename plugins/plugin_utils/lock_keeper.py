@@ -22,10 +22,9 @@ import fcntl
 import hashlib
 import os
 import shutil
-import tempfile
 import time
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_lock, controller_run, lock_lease
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_lock, controller_run, credential_files, lock_lease
 
 try:
     import yaml
@@ -120,7 +119,7 @@ def renew_while_running(config, holder, duration, timeout, run_pid, path):
     except OSError:
         os.close(handle)
         return "another keeper keeps this lock"
-    directory = tempfile.mkdtemp(prefix="kcp-lock-keeper-")
+    directory = credential_files.private_directory()
     try:
         kubeconfig = os.path.join(directory, "admin.conf")
         with os.fdopen(os.open(kubeconfig, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:

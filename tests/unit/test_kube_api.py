@@ -15,7 +15,7 @@ import pytest
 import yaml
 from kubernetes.config import kube_config
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import kube_api
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import credential_files, kube_api
 
 
 def kubeconfig(path, cluster, user):
@@ -32,7 +32,7 @@ def inline(data):
 
 
 def leftovers():
-    return set(glob.glob(os.path.join(tempfile.gettempdir(), "kcp-kubeconfig-*")))
+    return set(glob.glob(os.path.join(tempfile.gettempdir(), credential_files.PREFIX + "*")))
 
 
 def test_inline_credentials_live_in_private_files_while_the_client_is_in_use(tmp_path):

@@ -7,7 +7,9 @@ adopted machine looks like, and that every snapshot it makes is one the decision
 import json
 
 import pytest
+from ansible.errors import AnsibleFilterError
 
+from ansible_collections.kubeadm.control_plane.plugins.filter.observation_sources import observation_sources
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import observation
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_snapshot
 from ansible_collections.kubeadm.control_plane.plugins.modules import kcp_plan
@@ -305,3 +307,45 @@ def test_what_observation_assembles_upgrades_an_older_etcd_in_place_at_the_same_
     # a machine already at the tag, or newer, is not upgraded again: kubeadm does not downgrade etcd
     result = planned(["registry.k8s.io/etcd:3.6.11-0", "registry.k8s.io/etcd:3.6.12-0", "registry.k8s.io/etcd:3.6.8-0"])
     assert (result["action"], result["machine"], result["upgrade"]["command"]) == ("upgrade_in_place", "cp-3", "node")
+
+
+def machine_info(admin=True, etcd=True, step="joined"):
+    return {"admin_kubeconfig": admin, "etcd_client_credentials": etcd, "record": {"name": "x", "step": step} if step else None}
+
+
+def test_the_observation_reads_through_a_machine_that_stays_and_holds_the_etcd_credentials():
+    names = ["cp-1", "cp-2", "cp-3", "cp-4", "cp-5"]
+    answers = [machine_info(etcd=False),  # half way through kubeadm reset: admin.conf still there, pki/ gone
+               machine_info(step="deleting"),  # marked for removal, not torn down yet
+               machine_info(admin=False, step=None),  # a free host
+               {"unreachable": True, "msg": "no route"},  # a host that did not answer
+               machine_info(step=None)]  # adopted: no record
+    assert observation.read_sources(names, answers) == ["cp-5", "cp-2", "cp-1"]
+    # among equals the inventory's order decides
+    assert observation.read_sources(["b", "a"], [machine_info(), machine_info()]) == ["b", "a"]
+    assert observation.read_sources([], []) == []
+
+
+def test_the_filter_refuses_answers_that_do_not_match_the_names():
+    assert observation_sources(["cp-1"], [machine_info()]) == ["cp-1"]
+    with pytest.raises(AnsibleFilterError, match="one for each name"):
+        observation_sources(["cp-1", "cp-2"], [machine_info()])
+
+
+def test_a_join_kubeadm_finished_after_its_run_was_killed_is_unfinished_and_keeps_its_record():
+    # the Node registered and labelled, none of the flow's annotations: the host record says the collection started it
+    record = {"name": "cp-4", "created": "2026-11-26T10:00:00Z", "bootstrap": "join", "step": "joining", "spec_hash": "abc"}
+    hosts = [host("cp-4", fd="fd-2", record=record)]
+    snap = observation.assemble(NOW, hosts, ["fd-2"], nodes=[node("cp-4")], pods=mirror_pods("cp-4"), kubeadm_config={})
+    [machine] = snap["machines"]
+    assert machine["provisioned"] is False and machine["node"] is not None
+    assert (machine["created"], machine["bootstrap"], machine["failure_domain"]) == ("2026-11-26T10:00:00Z", "join", "fd-2")
+    # it is not taken for an adopted machine: nothing is recorded on it as found
+    assert observation.unrecorded([node("cp-4")], hosts) == []
+    normalize_snapshot(snap)
+    # once the flow annotated it, the record at joining is stale (the run was killed before it wrote joined)
+    done = node("cp-4", annotations={observation.CREATED: "2026-11-26T10:00:00Z"})
+    assert observation.assemble(NOW, hosts, ["fd-2"], nodes=[done], kubeadm_config={})["machines"][0]["provisioned"] is True
+    # a record of another name (a host reused under a new inventory name) says nothing about this Node
+    other = [host("cp-4", record=dict(record, name="cp-9"))]
+    assert observation.assemble(NOW, other, ["fd-1"], nodes=[node("cp-4")], kubeadm_config={})["machines"][0]["provisioned"] is True

@@ -69,3 +69,13 @@ def test_the_flow_fails_naming_the_variable_and_reaches_no_host(tmp_path, playbo
     code, output = flow(tmp_path, playbook, hosts, **extra)
     assert code != 0 and said in output, output[-3000:]
     assert "UNREACHABLE" not in output and "PLAY [Pass 1" not in output and "Observe" not in output, output[-3000:]
+
+
+@pytest.mark.ansible
+@pytest.mark.parametrize("playbook", [CREATE, DELETE], ids=["create", "delete"])
+def test_a_flow_on_candidates_of_which_none_answers_fails_saying_so(tmp_path, playbook):
+    code, output = flow(tmp_path, playbook, POOL)
+    assert code != 0, output[-3000:]
+    assert "no host of the inventory group control_plane_candidates answered" in output, output[-3000:]
+    # the first pass stops the run: the passes after it try no host
+    assert output.count("UNREACHABLE") <= 2 * len(POOL), output[-3000:]

@@ -66,6 +66,16 @@ def test_absent_removes_the_file_and_check_mode_leaves_it(tmp_path):
     assert run("kubeadm_config", {"state": "absent", "path": str(path)}).outcome == "SUCCESS"
 
 
+def test_absent_also_removes_what_a_write_killed_half_way_left(tmp_path):
+    partial = tmp_path / ".kubeadm-config-x1y2z3"
+    partial.write_text("token: abcdef.0123456789abcdef")
+    (tmp_path / "other.yaml").write_text("kept")
+    assert run("kubeadm_config", {"state": "absent", "path": str(tmp_path / "kubeadm.yaml")}, check=True).outcome == "CHANGED"
+    assert partial.exists()
+    assert run("kubeadm_config", {"state": "absent", "path": str(tmp_path / "kubeadm.yaml")}).outcome == "CHANGED"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.yaml"]
+
+
 def test_a_worker_needs_no_certificate_key_and_its_token_stays_in_the_file(tmp_path):
     path = tmp_path / "kubeadm.yaml"
     worker = {"name": "worker-1", "address": "10.0.0.21", "worker_group": "md-0"}

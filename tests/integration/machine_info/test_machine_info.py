@@ -57,6 +57,7 @@ def test_the_earliest_leaf_expiry_the_record_and_nothing_secret(tmp_path):
                        "pki/etcd/server.crt": stamp(30), "admin.conf": stamp(100)}
     assert "no PEM certificate" in next(c["error"] for c in result["certificates"] if c["name"] == "pki/broken.crt")
     assert (result["record"], result["record_error"], result["admin_kubeconfig"]) == (record, None, True)
+    assert result["etcd_client_credentials"] is False  # no healthcheck-client certificate and key
     assert "c2VjcmV0LWtleQ" not in output and "BEGIN" not in output
 
 
@@ -67,3 +68,13 @@ def test_a_record_that_is_not_an_object_is_named_and_a_bare_host_has_nothing(tmp
     assert outcome == "SUCCESS"
     assert (result["record"], result["record_error"], result["admin_kubeconfig"], result["certificates_expire"],
             result["certificates"]) == (None, None, False, None, [])
+
+
+def test_the_etcd_client_credentials_are_there_until_kubeadm_reset_removes_pki(tmp_path):
+    directory = kubernetes_dir(tmp_path, "{}")
+    (tmp_path / "pki" / "etcd" / "healthcheck-client.crt").write_bytes(certificate_pem(365))
+    (tmp_path / "pki" / "etcd" / "healthcheck-client.key").write_text("key")
+    assert run("machine_info", {"kubernetes_dir": directory})[1]["etcd_client_credentials"] is True
+    (tmp_path / "pki" / "etcd" / "ca.crt").unlink()  # kubeadm reset: pki/ first, admin.conf after
+    result = run("machine_info", {"kubernetes_dir": directory})[1]
+    assert (result["admin_kubeconfig"], result["etcd_client_credentials"]) == (True, False)

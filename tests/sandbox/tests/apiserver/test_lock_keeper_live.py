@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_lock, lock_lease
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_lock, credential_files, lock_lease
 from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import lock_keeper
 
 pytestmark = pytest.mark.etcd
@@ -130,12 +130,12 @@ def test_a_detached_keeper_outlives_the_task_that_started_it_and_leaves_nothing_
     while not os.path.exists(path) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert os.path.exists(path)
-    keeper_dirs = [name for name in set(os.listdir(tmp)) - before if name.startswith("kcp-lock-keeper-")]
+    keeper_dirs = [name for name in set(os.listdir(tmp)) - before if name.startswith(credential_files.PREFIX)]
     assert len(keeper_dirs) == 1 and os.stat(os.path.join(tmp, keeper_dirs[0])).st_mode & 0o777 == 0o700
     # the next pass asks again: the keeper that runs is found, and no second one is started
     assert lock_keeper.kept(path)
     lock_keeper.keep(kubeconfig, ME, DURATION, 5, run_process.pid)
-    assert [name for name in set(os.listdir(tmp)) - before if name.startswith("kcp-lock-keeper-")] == keeper_dirs
+    assert [name for name in set(os.listdir(tmp)) - before if name.startswith(credential_files.PREFIX)] == keeper_dirs
     time.sleep(2 * DURATION)
     assert acquire_decision(kubeconfig, OTHER) == cluster_lock.REFUSE
     run_process.kill()
