@@ -57,3 +57,19 @@ def run_pid():
     or in itself."""
     parent = multiprocessing.parent_process()
     return parent.pid if parent is not None else os.getpid()
+
+
+def run_identity():
+    """This run, told apart from any other run of this controller and user: its ansible-playbook process and, where
+    the system says it (Linux's /proc), when that process started, so that a later run given the same process
+    number is another run."""
+    pid = run_pid()
+    started = None
+    try:
+        with open("/proc/%d/stat" % pid, encoding="ascii", errors="replace") as handle:
+            # the fields after the command name, which is in parentheses and may hold spaces; starttime is field 22
+            started = handle.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        pass
+    return "pid %d started %s controller %s" % (pid, started or "unknown", controller_id() or "unknown")
+

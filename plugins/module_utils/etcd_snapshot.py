@@ -9,8 +9,11 @@ the trailing checksum, as etcdctl's does, so ``etcdutl snapshot restore`` verifi
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
+import json
 import os
+import re
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_gateway import (
     EtcdError,
@@ -20,6 +23,9 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_gateway
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.private_file import replaced_whole
 
 DIGEST_SIZE = 32  # etcd ends the stream with the SHA-256 of everything before it
+# In a cluster's directory of copies: which run took the snapshot that is that run's first (a JSON object).
+FIRST_OF_RUN = ".first-of-run"
+_PEM_CERTIFICATE = re.compile(rb"-----BEGIN CERTIFICATE-----(.+?)-----END CERTIFICATE-----", re.S)
 
 
 class SnapshotFailed(Exception):
@@ -60,13 +66,45 @@ def _save_from(gateway, dest):
     return {"bytes": size + DIGEST_SIZE, "sha256": whole.hexdigest()}
 
 
-def rotate(directory, suffix, keep):
+def rotate(directory, suffix, keep, spare=()):
     """Remove all but the ``keep`` newest files ending in ``suffix`` in ``directory`` (by modification time, then
-    name); returns the removed paths."""
+    name), and but the names in ``spare``; returns the removed paths."""
     names = [n for n in os.listdir(directory) if n.endswith(suffix) and os.path.isfile(os.path.join(directory, n))]
     ordered = sorted(names, key=lambda n: (os.path.getmtime(os.path.join(directory, n)), n), reverse=True)
     removed = []
     for name in ordered[keep:]:
+        if name in spare:
+            continue
         os.unlink(os.path.join(directory, name))
         removed.append(os.path.join(directory, name))
     return removed
+
+
+def cluster_identity(ca_file):
+    """The first 16 hex digits of the SHA-256 of the etcd CA certificate (DER) in ``ca_file``: made by kubeadm init
+    for each cluster, kept for its life, so two clusters of one name have two identities. None when the file holds
+    no certificate."""
+    try:
+        with open(ca_file, "rb") as handle:
+            found = _PEM_CERTIFICATE.search(handle.read())
+        der = base64.b64decode(b"".join(found.group(1).split()), validate=True) if found else None
+    except (OSError, binascii.Error, ValueError):
+        return None
+    return hashlib.sha256(der).hexdigest()[:16] if der else None
+
+
+def first_of_run(directory, run, name):
+    """The name of the first snapshot the run ``run`` saved in ``directory``, ``name`` when that is this one (the
+    run saves its first, or ``run`` is None: nothing to tell runs apart by). Kept in the directory's FIRST_OF_RUN
+    file, replaced by each run's first snapshot."""
+    path = os.path.join(directory, FIRST_OF_RUN)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            kept = json.load(handle)
+    except (OSError, ValueError):
+        kept = None
+    if run is not None and isinstance(kept, dict) and kept.get("run") == run and isinstance(kept.get("name"), str):
+        return kept["name"]
+    with replaced_whole(path) as out:
+        out.write(json.dumps({"run": run, "name": name}).encode("utf-8"))
+    return name

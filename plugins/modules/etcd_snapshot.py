@@ -20,10 +20,12 @@ description:
     Secret of the cluster) and renamed to O(dest) only once whole; a failed transfer leaves nothing behind.
   - With O(keep), older snapshots in the same directory (files ending in C(.db)) beyond the O(keep) newest are
     removed.
-  - With O(controller_dir), the snapshot is then copied over the task's connection into that directory on the
-    controller, under the same file name, in the same task. The copy is checked against the snapshot's SHA-256
-    and written whole or not at all, with mode 0600 in a directory of mode 0700, and the controller's older copies
-    are rotated by O(keep) as well.
+  - With O(controller_dir), the snapshot is then copied over the task's connection to the controller, into the
+    subdirectory of O(controller_dir) named by the cluster's identity (RV(cluster_id)), under the same file name,
+    in the same task. The copy is checked against the snapshot's SHA-256 and written whole or not at all, with
+    mode 0600 in directories of mode 0700. The controller's older copies are rotated by O(keep) as well, except
+    the first snapshot the run (the C(ansible-playbook) process) saved there, which is kept besides the O(keep)
+    newest, so that a run that saves more than O(keep) (a rollout) still has the state from before it began.
   - The flows save one before every etcd membership change, so that an operator always has the state from just
     before it.
 author:
@@ -35,8 +37,9 @@ options:
     required: true
   controller_dir:
     description:
-      - The directory on the controller that the snapshot is copied into, under the file name of O(dest). It is made
-        when it does not exist and is given mode 0700.
+      - The directory on the controller under which the snapshot is copied, into the subdirectory named by the
+        cluster's identity (RV(cluster_id)), under the file name of O(dest). Both are made when they do not exist;
+        the subdirectory is given mode 0700.
       - Left out, the snapshot stays where the task runs.
     type: path
   keep:
@@ -96,6 +99,14 @@ removed:
   returned: always
   type: list
   elements: str
+cluster_id:
+  description:
+    - The cluster's identity, the first 16 hex digits of the SHA-256 of the etcd CA certificate (O(ca_file)), which
+      kubeadm makes for each cluster; two clusters of the same name have different ones. Null when O(ca_file)
+      holds no certificate.
+  returned: always
+  type: str
+  sample: 3f9a0c1d2e4b5a69
 controller_path:
   description: The copy on the controller (in check mode, the one that would be written).
   returned: when O(controller_dir) is given
@@ -140,8 +151,9 @@ def main():
         problems.append("keep: must be 0 (keep all) or more")
     if problems:
         module.fail_json(msg="invalid arguments: " + "; ".join(problems), errors=problems)
+    cluster_id = etcd_snapshot.cluster_identity(params["ca_file"])
     if module.check_mode:
-        module.exit_json(changed=True, path=dest, removed=[])
+        module.exit_json(changed=True, path=dest, removed=[], cluster_id=cluster_id)
     if not os.path.isdir(directory):
         os.makedirs(directory, mode=0o700)
     context = tls_context(params["ca_file"], params["cert_file"], params["key_file"])
@@ -150,7 +162,7 @@ def main():
     except etcd_snapshot.SnapshotFailed as exc:
         module.fail_json(msg=str(exc), path=dest, removed=[])
     removed = etcd_snapshot.rotate(directory, SUFFIX, params["keep"]) if params["keep"] else []
-    module.exit_json(changed=True, path=dest, removed=removed, **saved)
+    module.exit_json(changed=True, path=dest, removed=removed, cluster_id=cluster_id, **saved)
 
 
 if __name__ == "__main__":

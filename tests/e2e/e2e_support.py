@@ -176,6 +176,18 @@ def recap(output):
     return totals
 
 
+def snapshot_copies(directory, cluster):
+    """{file name: path} of the controller's copies of the etcd snapshots of every cluster named ``cluster`` under
+    ``directory`` (kcp_etcd_snapshot_dir): one directory per cluster identity below the name (docs/etcd-client.md)."""
+    found = {}
+    named = os.path.join(str(directory), cluster)
+    for identity in sorted(os.listdir(named)) if os.path.isdir(named) else []:
+        for name in os.listdir(os.path.join(named, identity)):
+            if name.endswith(".db"):
+                found[name] = os.path.join(named, identity, name)
+    return found
+
+
 def status_table(sandbox, extra_vars):
     """The status playbook's table lines (changing nothing): the next step, the control plane's conditions, then a
     row a machine (name, ..., its etcd member's role)."""

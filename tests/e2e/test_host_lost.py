@@ -15,7 +15,7 @@ import os
 
 import pytest
 
-from e2e_support import ROOT, assert_writes_survived, kubectl_json, newest, recap, status_table, steps_taken, wait_ready
+from e2e_support import ROOT, assert_writes_survived, kubectl_json, newest, recap, snapshot_copies, status_table, steps_taken, wait_ready
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-lost", "172.31.228.0/24", 4, 3)
@@ -79,7 +79,7 @@ def test_a_machine_whose_host_is_powered_off_is_removed_through_another_and_repl
     assert machines(cluster, but=("cp-1",)) == {"cp-2": "fd-2", "cp-3": "fd-3", "cp-4": "fd-1"}
     assert kubectl_json(cluster, "get configmap written-before", but=("cp-1",))["data"] == {"k": "v"}
     # the etcd snapshot before the member removal was taken through another machine
-    assert any("before-remove-cp-1" in name for name in os.listdir(snapshots / "lost")), os.listdir(snapshots / "lost")
+    assert any("before-remove-cp-1" in name for name in snapshot_copies(snapshots, "lost")), snapshot_copies(snapshots, "lost")
     again = run(cluster, REMEDIATE, flow_vars(cluster, snapshots))
     assert again.returncode == 0 and steps_taken(again.stdout) == ["none"], again.stdout[-6000:]
     assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
@@ -124,7 +124,7 @@ def test_a_host_only_the_controller_cannot_reach_is_not_removed(cluster, snapsho
 
 def test_a_machine_removed_by_hand_without_its_etcd_member_has_the_member_removed_and_is_replaced(cluster, snapshots):
     # cp-4's host powered off and its Node deleted by hand: its etcd member stays behind, belonging to no machine
-    saved = set(os.listdir(snapshots / "lost"))
+    saved = set(snapshot_copies(snapshots, "lost"))
     cluster.fault("power-off", "cp-4")
     try:
         cluster.ssh("cp-2", ADMIN + "delete node cp-4")
@@ -132,7 +132,7 @@ def test_a_machine_removed_by_hand_without_its_etcd_member_has_the_member_remove
         assert done.returncode == 0, done.stdout[-8000:]
         # the stray member goes first (EH11), after an etcd snapshot, then a machine is built on the free host of fd-1
         assert steps_taken(done.stdout) == ["remove_etcd_member", "scale_up", "none"], steps_taken(done.stdout)
-        added = set(os.listdir(snapshots / "lost")) - saved
+        added = set(snapshot_copies(snapshots, "lost")) - saved
         assert any(name.endswith("before-remove-cp-4.db") for name in added), added
         assert machines(cluster, but=("cp-4",)) == {"cp-1": "fd-1", "cp-2": "fd-2", "cp-3": "fd-3"}
         table = status_table(cluster, flow_vars(cluster, snapshots))

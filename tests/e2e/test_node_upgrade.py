@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from e2e_support import HERE, newest, previous_minor, recap, wait_control_plane_ready
+from e2e_support import HERE, newest, previous_minor, recap, snapshot_copies, wait_control_plane_ready
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-nupg", "172.31.237.0/24", 1)
@@ -110,7 +110,7 @@ def test_the_next_run_resumes_after_the_last_step_recorded_and_finishes_the_upgr
     assert bare_hosts.ssh(cluster, "cat %s" % MARKER).stdout.strip() == "kept"
     software = json.loads(bare_hosts.ssh(cluster, "cat /var/lib/kubeadm-control-plane/node-software.json").stdout)
     assert software["version"] == new
-    snapshots = os.listdir(os.path.join(upgrade_vars["e2e_snapshot_dir"], "e2e"))
+    snapshots = snapshot_copies(upgrade_vars["e2e_snapshot_dir"], "e2e")
     assert [name for name in snapshots if name.endswith("-before-upgrade-%s.db" % new)], snapshots
 
 
