@@ -103,18 +103,27 @@ def workers(nodes):
     return found
 
 
+def init_unconfirmed(record):
+    """Whether a host record is that of a cluster's first machine whose kubeadm init was started and is not known to
+    have finished (no ``initialized`` time yet): a failed or stopped init, which the next run finishes or redoes."""
+    record = record or {}
+    return record.get("bootstrap") == "init" and record.get("step") in ("installing", "joining") and not record.get("initialized")
+
+
 def read_sources(names, answers):
     """The hosts to read the cluster and etcd through, best first: those that hold the admin kubeconfig.
 
     ``answers`` are the hosts' machine_info results, in the order of ``names``. kubeadm reset removes ``pki/``
     before ``admin.conf``, so a host torn down half way may still hold the kubeconfig: one that also holds the etcd
     client credentials comes first, and one whose machine is not being deleted before one that is. The inventory's
-    order decides among equals."""
+    order decides among equals. A host whose kubeadm init is not known to have finished (:func:`init_unconfirmed`)
+    is no source: kubeadm writes admin.conf long before the cluster can be read with it."""
     def rank(index):
         answer = answers[index] or {}
         deleting = ((answer.get("record") or {}).get("step") == "deleting")
         return (not answer.get("etcd_client_credentials"), deleting, index)
-    held = [i for i, answer in enumerate(answers) if (answer or {}).get("admin_kubeconfig")]
+    held = [i for i, answer in enumerate(answers)
+            if (answer or {}).get("admin_kubeconfig") and not init_unconfirmed((answer or {}).get("record"))]
     return [names[i] for i in sorted(held, key=rank)]
 
 

@@ -61,6 +61,16 @@ options:
       joined:
         description: When it finished joining (RFC 3339, UTC).
         type: str
+      initialized:
+        description:
+          - The first machine of a cluster only - when C(kubeadm init) finished (RFC 3339, UTC). kubeadm writes
+            C(admin.conf) long before, so that file alone does not say it.
+        type: str
+      init_failed:
+        description:
+          - The first machine of a cluster only - when a C(kubeadm init) of it was seen failing (RFC 3339, UTC); the
+            next run resets it and runs init again (role C(kubeadm_init)).
+        type: str
       remediation:
         description:
           - For the replacement of a remediated machine, the remediation it carries on (C(docs/state.md)) until
@@ -140,6 +150,8 @@ FIELDS = dict(
     spec_hash=dict(type="str"),
     step=dict(type="str", required=True, choices=["installing", "joining", "joined", "deleting"]),
     joined=dict(type="str"),
+    initialized=dict(type="str"),
+    init_failed=dict(type="str"),
     remediation=dict(type="dict", options=dict(retries=dict(type="int", required=True), last=dict(type="str", required=True))),
 )
 

@@ -71,6 +71,11 @@ def control_plane_nodes(sandbox):
             for n in json.loads(kubectl(sandbox, "get nodes -l node-role.kubernetes.io/control-plane -o json"))["items"]}
 
 
+def snapshot_copies(sandbox):
+    """{file name: path} of the controller's copies of the etcd snapshots of the clusters named flows."""
+    return e2e_support.snapshot_copies(sandbox.snapshot_dir, "flows")
+
+
 def record(sandbox, host):
     return json.loads(sandbox.ssh(host, "cat /etc/kubernetes/control-plane-machine.json").stdout)
 
@@ -85,9 +90,11 @@ def test_check_mode_on_bare_hosts_prints_the_plan_and_changes_nothing(bare_hosts
 
 
 def nothing_on(sandbox, host):
-    """The host holds no machine: no record, no kubeconfig, no static pod manifest."""
+    """The host holds no machine: no record, no kubeconfig, no static pod manifest, and no etcd snapshot of the
+    cluster it served."""
     return sandbox.ssh(host, "test -e /etc/kubernetes/control-plane-machine.json || test -e /etc/kubernetes/admin.conf"
-                             " || test -e /etc/kubernetes/manifests/kube-apiserver.yaml", check=False).returncode == 1
+                             " || test -e /etc/kubernetes/manifests/kube-apiserver.yaml"
+                             " || test -e /var/lib/kubeadm-control-plane/etcd-snapshots", check=False).returncode == 1
 
 
 def test_create_is_refused_when_nothing_accepts_connections_at_the_endpoint(bare_hosts):
@@ -98,13 +105,32 @@ def test_create_is_refused_when_nothing_accepts_connections_at_the_endpoint(bare
     assert bare_hosts.ssh("cp-1", "test -e /usr/local/bin/kubeadm", check=False).returncode == 1
 
 
-def test_a_run_killed_after_starting_the_first_machine_is_finished_by_the_next(bare_hosts):
+def test_a_first_machine_whose_init_failed_is_reset_and_made_again_by_the_next_run(bare_hosts):
     # what a run killed right after its first step leaves: the host record of a machine being installed
     bare_hosts.ssh("cp-1", "mkdir -p /etc/kubernetes && umask 077 && echo '%s' > /etc/kubernetes/control-plane-machine.json"
                    % json.dumps({"name": "cp-1", "failure_domain": "fd-1", "created": "2026-11-26T10:00:00Z",
                                  "bootstrap": "init", "step": "installing"}))
-    done = flow(bare_hosts, CREATE, 1)
+    # the next run finishes it, and kubeadm init fails at wait-control-plane: the API server refuses a flag's value
+    # and never starts. kubeadm has written admin.conf, but no kubeadm-config, cluster-info or RBAC for it.
+    failing = flow_vars(bare_hosts, 1)
+    failing["kcp"]["kubeadm"]["cluster_configuration"]["apiServer"] = {"extraArgs": [{"name": "v", "value": "loud"}]}
+    failing["kcp"]["kubeadm"]["init_configuration"] = {"timeouts": {"controlPlaneComponentHealthCheck": "10s"}}
+    refused = bare_hosts.playbook(CREATE, failing, timeout=900)
+    assert refused.returncode != 0
+    assert "machine cp-1 was started and not finished: finish it first" in refused.stdout
+    assert "kubeadm init failed on cp-1" in refused.stdout, refused.stdout[-6000:]
+    failed = record(bare_hosts, "cp-1")
+    assert failed["init_failed"] and not failed.get("initialized") and failed["step"] == "joining"
+    assert bare_hosts.ssh("cp-1", "test -e /etc/kubernetes/admin.conf", check=False).returncode == 0
+    # status reads the cluster as not made yet (not through that admin.conf, which its API server would refuse)
+    table = status_table(bare_hosts, 1)
+    assert any(line.startswith("cp-1 ") for line in table), table
+    # with the flag fixed, the next run resets what the failed init left (etcd holds cp-1's member alone) and runs it
+    # again (no workload writes meanwhile: the cluster it makes is a new one, with a CA of its own)
+    done = bare_hosts.playbook(CREATE, flow_vars(bare_hosts, 1), timeout=1200)
+    assert done.returncode == 0, done.stdout[-8000:]
     assert "machine cp-1 was started and not finished: finish it first" in done.stdout
+    assert "Reset the machine with kubeadm" in done.stdout and "kubeadm init failed on cp-1" not in done.stdout
     nodes = control_plane_nodes(bare_hosts)
     assert list(nodes) == ["cp-1"]
     zone, annotations = nodes["cp-1"]
@@ -113,7 +139,31 @@ def test_a_run_killed_after_starting_the_first_machine_is_finished_by_the_next(b
     assert annotations["control-plane.kubeadm.io/created"] == "2026-11-26T10:00:00Z"
     written = record(bare_hosts, "cp-1")
     assert written["step"] == "joined" and written["spec_hash"] == annotations["control-plane.kubeadm.io/spec-hash"]
+    assert written["initialized"] and not written.get("init_failed")
     assert bare_hosts.ssh("cp-1", "stat -c %a /etc/kubernetes/control-plane-machine.json").stdout.strip() == "600"
+
+
+def test_an_init_kubeadm_finished_after_its_run_was_killed_is_finished_not_made_again(bare_hosts):
+    kubectl(bare_hosts, "create configmap written-after-init --from-literal=k=v")
+    annotations = control_plane_nodes(bare_hosts)["cp-1"][1]
+    # what a run killed while kubeadm init ran leaves once kubeadm finished on its own: the Node without the flow's
+    # annotations, the host record at joining with no time of init, the configuration with init's secrets
+    kubectl(bare_hosts, "annotate node cp-1 control-plane.kubeadm.io/created- control-plane.kubeadm.io/spec-hash- "
+                        "control-plane.kubeadm.io/bootstrap-")
+    bare_hosts.ssh("cp-1", "sed -i 's/\"step\": \"joined\"/\"step\": \"joining\"/; s/\"initialized\": \"[^\"]*\"/\"initialized\": null/'"
+                           " /etc/kubernetes/control-plane-machine.json"
+                           " && umask 077 && echo 'token: abcdef.0123456789abcdef' > /etc/kubernetes/kubeadm-control-plane.yaml")
+    assert record(bare_hosts, "cp-1")["initialized"] is None
+    done = flow(bare_hosts, CREATE, 1)
+    # the cluster answered that init published cluster-info: finished from the record, nothing reset
+    assert "machine cp-1 was started and not finished: finish it first" in done.stdout, done.stdout[-6000:]
+    assert kubectl(bare_hosts, "get configmap written-after-init -o jsonpath={.data.k}") == "v"
+    finished = control_plane_nodes(bare_hosts)["cp-1"][1]
+    assert {key: finished.get(key) for key in annotations if key.startswith("control-plane.kubeadm.io/")} == \
+        {key: value for key, value in annotations.items() if key.startswith("control-plane.kubeadm.io/")}
+    written = record(bare_hosts, "cp-1")
+    assert written["step"] == "joined" and written["initialized"]
+    assert bare_hosts.ssh("cp-1", "test -e /etc/kubernetes/kubeadm-control-plane.yaml", check=False).returncode == 1
 
 
 def test_a_second_create_changes_nothing(bare_hosts):
@@ -143,10 +193,10 @@ def test_scale_up_spreads_over_the_failure_domains_and_keeps_what_the_cluster_ho
         assert bare_hosts.ssh(name, "ls /etc/cni/net.d").stdout.split() == ["99-kcp-bridge.conflist"]
     assert kubectl(bare_hosts, "get configmap written-before-scale -o jsonpath={.data.k}") == "v"
     # an etcd snapshot from just before each join, private, holding what the cluster held then
-    snapshots = sorted(os.listdir(os.path.join(bare_hosts.snapshot_dir, "flows")))
+    snapshots = sorted(snapshot_copies(bare_hosts))
     assert [name.split("-", 1)[1] for name in snapshots] == ["before-join-cp-2.db", "before-join-cp-3.db"], snapshots
     for name in snapshots:
-        path = os.path.join(bare_hosts.snapshot_dir, "flows", name)
+        path = snapshot_copies(bare_hosts)[name]
         assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
         with open(path, "rb") as snapshot:
             assert b"written-before-scale" in snapshot.read()
@@ -313,7 +363,7 @@ def test_scale_to_five_and_back_to_three_keeps_the_spread_and_returns_hosts_to_t
         {key: value for key, value in annotations.items() if key.startswith("control-plane.kubeadm.io/")}
     assert record(bare_hosts, last)["step"] == "joined"
     assert bare_hosts.ssh(last, "test -e /etc/kubernetes/kubeadm-control-plane.yaml", check=False).returncode == 1
-    assert not any(name.endswith("before-remove-%s.db" % last) for name in os.listdir(os.path.join(bare_hosts.snapshot_dir, "flows")))
+    assert not any(name.endswith("before-remove-%s.db" % last) for name in snapshot_copies(bare_hosts))
     bare_hosts.ssh("cp-1", ADMIN + "create configmap written-before-scale-down --from-literal=k=v")
     # what a scale down killed after the drain and before the member removal leaves on cp-5: the machine marked
     # deleting (Node annotation and host record) and drained
@@ -329,14 +379,15 @@ def test_scale_to_five_and_back_to_three_keeps_the_spread_and_returns_hosts_to_t
     retired = sorted(set(bare_hosts.hosts()) - set(nodes))
     for host in retired:
         assert bare_hosts.ssh(host, "test -e /etc/kubernetes/control-plane-machine.json || test -e /etc/kubernetes/admin.conf"
-                                    " || test -e /etc/cni/net.d/99-kcp-bridge.conflist", check=False).returncode == 1
-    copies = sorted(os.listdir(os.path.join(bare_hosts.snapshot_dir, "flows")))
+                                    " || test -e /etc/cni/net.d/99-kcp-bridge.conflist"
+                                    " || test -e /var/lib/kubeadm-control-plane/etcd-snapshots", check=False).returncode == 1
+    copies = sorted(snapshot_copies(bare_hosts))
     removals = sorted(name.split("-", 1)[1] for name in copies if "before-remove" in name)
     assert set("before-remove-%s.db" % host for host in retired) <= set(removals), removals
     # a snapshot before every join and every removal since create: the controller keeps the newest five, private
     assert len(copies) == 5 and not [name for name in copies if name.endswith("before-join-cp-2.db")], copies
-    assert all(stat.S_IMODE(os.stat(os.path.join(bare_hosts.snapshot_dir, "flows", name)).st_mode) == 0o600 for name in copies)
-    assert stat.S_IMODE(os.stat(os.path.join(bare_hosts.snapshot_dir, "flows")).st_mode) == 0o700
+    assert all(stat.S_IMODE(os.stat(path).st_mode) == 0o600 for path in snapshot_copies(bare_hosts).values())
+    assert all(stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode) == 0o700 for path in snapshot_copies(bare_hosts).values())
     assert kubectl(bare_hosts, "get configmap written-before-scale-down -o jsonpath={.data.k}") == "v"
     # status reads etcd itself: one voting member a machine, no stray, the control plane Ready
     table = status_table(bare_hosts, 3)
@@ -362,7 +413,7 @@ def test_a_join_killed_half_way_is_undone_and_done_again_by_the_next_run(bare_ho
     assert "machine %s was started and not finished: finish it first" % host in done.stdout
     # the half-done join's member went by the flow's own removal (an etcd snapshot first, quorum checked), not by
     # kubeadm reset, which is kept off the cluster
-    assert any(name.endswith("before-remove-%s.db" % host) for name in os.listdir(os.path.join(bare_hosts.snapshot_dir, "flows")))
+    assert any(name.endswith("before-remove-%s.db" % host) for name in snapshot_copies(bare_hosts))
     assert "next step: none (the control plane is as declared)" in done.stdout
     after = control_plane_nodes(bare_hosts)
     assert sorted(zone for zone, _annotations in after.values()) == ["fd-1", "fd-2", "fd-3"], after
@@ -432,8 +483,8 @@ def test_delete_tears_the_control_plane_down_and_returns_every_host_to_the_pool(
     assert re.search(r"reset cp-\d, the last machine", " ".join(done.stdout.split())), done.stdout[-6000:]
     assert all(nothing_on(bare_hosts, host) for host in bare_hosts.hosts())
     # the state from just before the cluster went: a last etcd snapshot, holding what the cluster held
-    [last] = [name for name in os.listdir(os.path.join(bare_hosts.snapshot_dir, "flows")) if name.endswith("before-delete.db")]
-    with open(os.path.join(bare_hosts.snapshot_dir, "flows", last), "rb") as snapshot:
+    [last] = [name for name in snapshot_copies(bare_hosts) if name.endswith("before-delete.db")]
+    with open(snapshot_copies(bare_hosts)[last], "rb") as snapshot:
         assert b"written-before-delete" in snapshot.read()
     again = flow(bare_hosts, DELETE, 3)
     assert "no control plane machine is left: nothing to delete" in again.stdout
@@ -443,7 +494,7 @@ def test_delete_tears_the_control_plane_down_and_returns_every_host_to_the_pool(
 def test_delete_refuses_while_the_last_machine_does_not_answer_and_finishes_once_it_is_back(bare_hosts):
     flow(bare_hosts, CREATE, 1)
     [last] = control_plane_nodes(bare_hosts)
-    saved = set(os.listdir(os.path.join(bare_hosts.snapshot_dir, "flows")))
+    saved = set(snapshot_copies(bare_hosts))
     bare_hosts.fault("power-off", last)
     try:
         refused = bare_hosts.playbook(DELETE, flow_vars(bare_hosts, 1), timeout=600)
@@ -454,10 +505,13 @@ def test_delete_refuses_while_the_last_machine_does_not_answer_and_finishes_once
         assert "nothing to delete" not in refused.stdout
     finally:
         bare_hosts.fault("power-on", last)
-    assert set(os.listdir(os.path.join(bare_hosts.snapshot_dir, "flows"))) == saved
+    assert set(snapshot_copies(bare_hosts)) == saved
     # power-on gives back SSH; the kubelet, etcd and the API server come up after it
     e2e_support.wait_control_plane_ready(bare_hosts, [last])
     assert bare_hosts.ssh(last, "test -e /etc/kubernetes/manifests/kube-apiserver.yaml", check=False).returncode == 0
     done = flow(bare_hosts, DELETE, 1)
     assert "reset %s, the last machine" % last in " ".join(done.stdout.split()), done.stdout[-6000:]
+    # this second cluster named flows keeps its snapshots apart from the first one's: a directory of its own identity
+    deletes = [path for name, path in snapshot_copies(bare_hosts).items() if name.endswith("before-delete.db")]
+    assert len(deletes) == 2 and len({os.path.dirname(path) for path in deletes}) == 2, deletes
     assert all(nothing_on(bare_hosts, host) for host in bare_hosts.hosts())

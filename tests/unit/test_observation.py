@@ -349,3 +349,14 @@ def test_a_join_kubeadm_finished_after_its_run_was_killed_is_unfinished_and_keep
     # a record of another name (a host reused under a new inventory name) says nothing about this Node
     other = [host("cp-4", record=dict(record, name="cp-9"))]
     assert observation.assemble(NOW, other, ["fd-1"], nodes=[node("cp-4")], kubeadm_config={})["machines"][0]["provisioned"] is True
+
+
+def test_a_first_machine_whose_init_is_not_known_to_have_finished_is_no_source():
+    started = {"name": "cp-1", "bootstrap": "init", "step": "joining"}
+    assert observation.read_sources(["cp-1"], [{"admin_kubeconfig": True, "etcd_client_credentials": True, "record": started}]) == []
+    finished = dict(started, initialized="2026-11-28T10:00:00Z")
+    assert observation.read_sources(["cp-1"], [{"admin_kubeconfig": True, "etcd_client_credentials": True, "record": finished}]) == ["cp-1"]
+    # a record from before the time of init was kept: a machine that joined is a finished one
+    joined = dict(started, step="joined")
+    assert observation.read_sources(["cp-1"], [{"admin_kubeconfig": True, "etcd_client_credentials": True, "record": joined}]) == ["cp-1"]
+    assert not observation.init_unconfirmed({"name": "cp-2", "bootstrap": "join", "step": "joining"})

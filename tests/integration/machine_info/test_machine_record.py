@@ -27,7 +27,7 @@ def test_the_record_is_written_private_and_read_back_by_machine_info(tmp_path):
     path = tmp_path / "kubernetes" / "control-plane-machine.json"
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert os.listdir(path.parent) == [path.name]  # no temporary file left
-    expected = dict(RECORD, joined=None, remediation=None)
+    expected = dict(RECORD, joined=None, initialized=None, init_failed=None, remediation=None)
     assert done.result["record"] == expected
     read = run("machine_info", {"kubernetes_dir": str(tmp_path / "kubernetes")})
     assert read.result["record"] == expected and read.result["record_error"] is None
