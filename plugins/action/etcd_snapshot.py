@@ -4,8 +4,8 @@
 """etcd_snapshot's controller side: the module saves the snapshot where the task runs; with ``controller_dir`` the
 file is then copied over the task's connection to the controller, into the directory of the cluster's identity,
 checked against the module's SHA-256, written whole or not at all (mode 0600, in a directory of mode 0700), and the
-controller's older copies rotated as the module rotates the host's, the run's first snapshot spared. One task, one module run and one transfer. The documentation is in
-plugins/modules/etcd_snapshot.py."""
+controller's older copies rotated as the module rotates the host's, the run's first snapshot spared. One task, one
+module run and one transfer. The documentation is in plugins/modules/etcd_snapshot.py."""
 
 from __future__ import absolute_import, division, print_function
 

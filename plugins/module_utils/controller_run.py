@@ -72,4 +72,3 @@ def run_identity():
     except (OSError, IndexError):
         pass
     return "pid %d started %s controller %s" % (pid, started or "unknown", controller_id() or "unknown")
-

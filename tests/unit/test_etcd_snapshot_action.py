@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The etcd_snapshot action plugin's copy to the controller: a copy whose SHA-256 is not the snapshot's is refused
 and leaves nothing behind; under privilege escalation the file is read through slurp, as ansible.builtin.fetch
-does; the rotation spares the run's first snapshot; the cluster's identity is its etcd CA's. The transfer itself is exercised on real etcd in tests/integration/etcd/test_etcd_snapshot.py."""
+does; the rotation spares the run's first snapshot; the cluster's identity is its etcd CA's. The transfer itself is
+exercised on real etcd in tests/integration/etcd/test_etcd_snapshot.py."""
 
 import base64
 import hashlib
