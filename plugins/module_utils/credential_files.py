@@ -13,18 +13,10 @@ import re
 import shutil
 import tempfile
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import controller_run
+
 PREFIX = "kcp-credentials-"
 _NAME = re.compile(r"^%s(\d+)-" % re.escape(PREFIX))
-
-
-def _running(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def remove_left_by_gone_processes(directory=None):
@@ -38,7 +30,7 @@ def remove_left_by_gone_processes(directory=None):
         return removed
     for name in names:
         found = _NAME.match(name)
-        if not found or int(found.group(1)) == os.getpid() or _running(int(found.group(1))):
+        if not found or int(found.group(1)) == os.getpid() or controller_run.process_running(int(found.group(1))):
             continue
         path = os.path.join(directory, name)
         try:
