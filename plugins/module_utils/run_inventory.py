@@ -52,6 +52,12 @@ def inventory_errors(inventory, spec, is_file, is_dir):
     return errors
 
 
+def worker_host_errors(workers):
+    """The errors of the worker hosts' names (``workers``: inventory host -> its worker group), each at the host's
+    name: a worker's inventory name names its Node, as a candidate's does."""
+    return [error(str(name), NODE_NAME_RULE, name) for name in sorted(workers, key=str) if not is_node_name(name)]
+
+
 def _task_file_errors(variable, path, is_file, what):
     """The error of a task file the flow includes (an absolute path, since a relative one is looked for beside the
     collection's own playbooks and roles), or none."""

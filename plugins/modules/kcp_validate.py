@@ -30,8 +30,8 @@ options:
   spec:
     description:
       - The control plane spec as the user declares it. Unknown fields are errors.
+      - Left out, only the other options are checked (the worker removal, which declares no control plane).
     type: dict
-    required: true
     suboptions:
       cluster_name:
         description:
@@ -318,6 +318,8 @@ options:
         variable), as the worker playbook gives them. Each group name becomes the value of its Nodes'
         C(control-plane.kubeadm.io/worker-group) label, so it must be a Kubernetes label value; errors are
         reported under the path prefix C(workers), one a host.
+      - Each host's name names its Node, so it must be a DNS-1123 subdomain; that error is reported under the
+        host's name.
     type: dict
 attributes:
   check_mode:
@@ -381,7 +383,7 @@ spec:
   description: The spec with every default filled in. Durations are float seconds, O(spec.version) has its
     leading C(v), C(kubernetesVersion), C(clusterName) and C(controlPlaneEndpoint) are dropped from the
     cluster configuration.
-  returned: success
+  returned: success, when O(spec) is given
   type: dict
   sample:
     cluster_name: demo
@@ -411,7 +413,7 @@ spec_hashes:
       C(kubeadm init); C(join) covers the cluster and join configurations (without C(dns) and C(discovery))
       and the machine template, for the machines that join.
     - A machine whose recorded hash differs from the hash of its part is outdated.
-  returned: success
+  returned: success, when O(spec) is given
   type: dict
   sample: {"init": "30dafb95b35d39f5", "join": "9c1e04b7a2d8f613"}
   contains:
@@ -425,12 +427,12 @@ images:
   description:
     - The image tags kubeadm deploys for this version (C(docs/kubernetes-versions.md)), where the cluster
       configuration names none; a tag it names (C(etcd.local.imageTag), C(dns.imageTag)) wins.
-  returned: success
+  returned: success, when O(spec) is given
   type: dict
   sample: {etcd: 3.6.8-0, coredns: v1.14.2, pause: 3.10.2}
 etcd_external:
   description: Whether etcd is external (C(kubeadm.cluster_configuration.etcd.external) is set).
-  returned: success
+  returned: success, when O(spec) is given
   type: bool
   sample: false
 errors:
@@ -449,7 +451,7 @@ import os
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.cluster_lock import run_lock_errors
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.controller_answer import run_module
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.run_inventory import inventory_errors
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.run_inventory import inventory_errors, worker_host_errors
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import default_images, etcd_is_external, normalize_spec, worker_group_errors
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_update import check_update
@@ -467,9 +469,12 @@ def validate(spec, previous=None, workers=None, lock=None, inventory=None):
 
 def checked(spec, previous, workers, lock, inventory):
     """(the spec as far as it could be read, the errors of the spec, the errors of what the run is given besides it)."""
-    normalized, errors = normalize_spec(spec, partial=True)
+    normalized, errors = normalize_spec(spec, partial=True) if spec is not None else (None, [])
+    of_the_run = []
     if workers is not None:
         errors.extend(worker_group_errors(workers))
+        if isinstance(workers, dict):
+            of_the_run.extend(worker_host_errors(workers))
     if previous is not None:
         in_force, previous_errors = normalize_spec(previous)
         errors.extend(under("previous", previous_errors))
@@ -479,7 +484,6 @@ def checked(spec, previous, workers, lock, inventory):
             reported = [e["path"] for e in errors]
             errors.extend(e for e in check_update(in_force, normalized)
                           if not any(e["path"] == path or e["path"].startswith(path + ".") for path in reported))
-    of_the_run = []
     if inventory is not None:
         of_the_run.extend(inventory_errors(inventory, normalized, os.path.isfile, os.path.isdir))
     if lock is not None:
@@ -488,7 +492,7 @@ def checked(spec, previous, workers, lock, inventory):
 
 
 ARGUMENT_SPEC = dict(
-    spec=dict(type="dict", required=True), previous=dict(type="dict"), workers=dict(type="dict"),
+    spec=dict(type="dict"), previous=dict(type="dict"), workers=dict(type="dict"),
     lock=dict(type="dict", options=dict(holder=dict(type="raw"), duration=dict(type="raw"))),
     inventory=dict(type="dict", options=dict(
         group=dict(type="str", default="control_plane_candidates"), hosts=dict(type="list", elements="dict", default=[]),
@@ -508,6 +512,8 @@ def answer(params):
                  ("the run cannot go ahead with what the inventory gives it: ", of_the_run))
         msg = "; ".join(what + describe(found) for what, found in parts if found)
         return dict(failed=True, msg=msg, errors=errors)
+    if params["spec"] is None:
+        return dict(changed=False, errors=[])
     return dict(
         changed=False,
         spec=normalized,

@@ -52,6 +52,22 @@ def test_worker_groups_are_label_values_each_error_naming_its_host():
     assert all(e["rule"].startswith("must be a worker group name: a Kubernetes label value") for e in errors)
 
 
+def test_a_worker_host_names_its_node():
+    normalized, errors = validate(MINIMAL, workers={"w-1": "md-0", "--all": "md-0", "W_2": "md-0"})
+    assert normalized is None
+    assert [e["path"] for e in errors] == ["--all", "W_2"]
+    assert all(e["rule"].startswith("an inventory host of the group names its Node") for e in errors)
+
+
+@pytest.mark.ansible
+def test_without_a_spec_only_what_the_run_is_given_is_checked():
+    outcome, result = run_module("kcp_validate", {"lock": {"holder": "awx-workers-remove"}})[:2]
+    assert outcome == "SUCCESS" and result["errors"] == [] and "spec" not in result
+    outcome, result = run_module("kcp_validate", {"lock": {"holder": ""}})[:2]
+    assert outcome == "FAILED!" and [e["path"] for e in result["errors"]] == ["flow_holder"]
+    assert result["msg"].startswith("the run cannot go ahead with what the inventory gives it: flow_holder")
+
+
 @pytest.mark.parametrize(
     "lock,paths",
     [

@@ -16,14 +16,18 @@ from ansible_run import BIN, ROOT, ansible_env
 
 CREATE = os.path.join(ROOT, "playbooks", "create.yml")
 DELETE = os.path.join(ROOT, "playbooks", "delete.yml")
+WORKERS = os.path.join(ROOT, "playbooks", "workers.yml")
+WORKERS_REMOVE = os.path.join(ROOT, "playbooks", "workers_remove.yml")
 SPEC = {"cluster_name": "refused", "replicas": 3, "version": "v1.36.4", "endpoint": {"host": "127.0.0.1"}}
 
 
-def inventory(tmp_path, hosts):
-    """An inventory of control plane candidates, each {name: vars}, reached over SSH on a port nothing listens on."""
+def inventory(tmp_path, hosts, workers=None):
+    """An inventory of control plane candidates and workers, each {name: vars}, reached over SSH on a port nothing
+    listens on."""
     path = tmp_path / "inventory.json"
     path.write_text(json.dumps({"all": {"vars": {"ansible_port": 9, "ansible_connection": "ssh"},
-                                        "children": {"control_plane_candidates": {"hosts": hosts}}}}))
+                                        "children": {"control_plane_candidates": {"hosts": hosts},
+                                                     "workers": {"hosts": workers or {}}}}}))
     return str(path)
 
 
@@ -32,11 +36,11 @@ POOL = {"cp-1": {"ansible_host": "127.0.0.2", "failure_domain": "fd-1"},
         "cp-3": {"ansible_host": "127.0.0.4", "failure_domain": "fd-3"}}
 
 
-def flow(tmp_path, playbook, hosts, **extra):
+def flow(tmp_path, playbook, hosts, workers=None, **extra):
     bundle = tmp_path / "bundle"
     bundle.mkdir(exist_ok=True)
     extra_vars = dict({"kcp": SPEC, "kcp_bundle_dir": str(bundle)}, **extra)
-    done = subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", inventory(tmp_path, hosts), playbook,
+    done = subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", inventory(tmp_path, hosts, workers), playbook,
                            "-e", json.dumps(extra_vars)], cwd=ROOT, env=ansible_env(), capture_output=True, text=True,
                           timeout=120, check=False)
     return done.returncode, " ".join((done.stdout + done.stderr).split())
@@ -79,3 +83,23 @@ def test_a_flow_on_candidates_of_which_none_answers_fails_saying_so(tmp_path, pl
     assert "no host of the inventory group control_plane_candidates answered" in output, output[-3000:]
     # the first pass stops the run: the passes after it try no host
     assert output.count("UNREACHABLE") <= 2 * len(POOL), output[-3000:]
+
+
+WORKER_POOL = {"worker-1": {"ansible_host": "127.0.0.6", "worker_group": "md-0"}}
+
+
+@pytest.mark.ansible
+@pytest.mark.parametrize(
+    "playbook,workers,extra,said",
+    [
+        (WORKERS, WORKER_POOL, {"flow_holder": ""}, "flow_holder: must name this run for the cluster lock"),
+        (WORKERS_REMOVE, WORKER_POOL, {"flow_holder": " ", "kcp_workers_remove": ["worker-1"]}, "flow_holder: must name this run for the cluster lock"),
+        (WORKERS, dict(WORKER_POOL, **{"--all": {"ansible_host": "127.0.0.7"}}), {},
+         "--all: an inventory host of the group names its Node: must be a DNS-1123 subdomain"),
+    ],
+    ids=["join with an empty lock holder", "removal with a blank lock holder", "a worker named like a flag"],
+)
+def test_a_worker_run_fails_naming_the_variable_and_reaches_no_host(tmp_path, playbook, workers, extra, said):
+    code, output = flow(tmp_path, playbook, POOL, workers, **extra)
+    assert code != 0 and said in output, output[-3000:]
+    assert "UNREACHABLE" not in output and "Observe" not in output, output[-3000:]
