@@ -26,6 +26,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import re
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.kubeadm_releases import V1BETA3
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.observation import WORKER_GROUP_LABEL
@@ -33,6 +34,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import 
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REDACTED = "<redacted>"
+BOOTSTRAP_TOKEN_ID = re.compile(r"[a-z0-9]{6}")  # a bootstrap token is <id>.<secret>, the ID [a-z0-9]{6}
 # kubeadm writes this into the stored ClusterConfiguration when the configuration names no repository
 # (every supported kubeadm, 1.33 to 1.37).
 DEFAULT_IMAGE_REPOSITORY = "registry.k8s.io"
@@ -104,6 +106,22 @@ def redacted(docs):
         if "certificateKey" in (doc.get("controlPlane") or {}):
             doc["controlPlane"]["certificateKey"] = REDACTED
     return docs
+
+
+def cluster_secrets(docs):
+    """The kube-system Secrets that the secrets of ``docs`` gave the cluster, to delete once kubeadm is done with
+    them: ``bootstrap-token-<id>`` for each bootstrap token (the ID is a token's public part), ``kubeadm-certs`` when
+    a certificate key encrypted an upload of the shared certificates."""
+    names = []
+    uploaded = False
+    for doc in docs:
+        bootstrap = (doc.get("discovery") or {}).get("bootstrapToken") or {}
+        for token in (doc.get("bootstrapTokens") or []) + [bootstrap]:
+            token_id = str((token or {}).get("token") or "").split(".", 1)[0]
+            if BOOTSTRAP_TOKEN_ID.fullmatch(token_id) and "bootstrap-token-" + token_id not in names:
+                names.append("bootstrap-token-" + token_id)
+        uploaded = uploaded or bool(doc.get("certificateKey") or (doc.get("controlPlane") or {}).get("certificateKey"))
+    return names + (["kubeadm-certs"] if uploaded else [])
 
 
 def _document(spec, kind, written):

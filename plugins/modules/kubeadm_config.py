@@ -132,6 +132,16 @@ path:
   returned: always
   type: str
   sample: /etc/kubernetes/kubeadm-control-plane.yaml
+cluster_secrets:
+  description:
+    - The C(kube-system) Secrets that the secrets of the file removed gave the cluster, for the caller to delete
+      when a run that was stopped left them valid; C(bootstrap-token-<id>) for each bootstrap token (a token is
+      C(<id>.<secret>), the ID its public part), C(kubeadm-certs) when the file held the certificate key of an upload of the
+      shared certificates.
+  returned: when state is absent
+  type: list
+  elements: str
+  sample: [bootstrap-token-abcdef, kubeadm-certs]
 kinds:
   description: The kinds of the documents written.
   returned: when state is present
@@ -145,7 +155,7 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.kubeadm_config import documents, redacted
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.kubeadm_config import documents, cluster_secrets, redacted
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import WORKER_GROUP_RULE, is_worker_group_name, normalize_spec
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe
 
@@ -177,6 +187,16 @@ def redacted_text(text):
         return render(redacted([doc for doc in yaml.safe_load_all(text) if doc]))
     except yaml.YAMLError:
         return "(not YAML)\n"
+
+
+def secrets_given(text):
+    """cluster_secrets of the documents in ``text``, the file removed; none when it holds no YAML."""
+    if text is None:
+        return []
+    try:
+        return cluster_secrets([doc for doc in yaml.safe_load_all(text) if isinstance(doc, dict)])
+    except yaml.YAMLError:
+        return []
 
 
 def partial_writes(path):
@@ -233,15 +253,16 @@ def main():
     params = module.params
     path = params["path"]
     before = current_text(path)
+    if not HAS_YAML:
+        module.fail_json(msg="the PyYAML library is required on the machine")
     if params["state"] == "absent":
         partial = partial_writes(path)
+        given = secrets_given(before)
         if not module.check_mode:
             for name in ([path] if before is not None else []) + partial:
                 os.remove(name)
-        module.exit_json(changed=before is not None or bool(partial), path=path,
+        module.exit_json(changed=before is not None or bool(partial), path=path, cluster_secrets=given,
                          diff=dict(before=redacted_text(before), after=""))
-    if not HAS_YAML:
-        module.fail_json(msg="the PyYAML library is required on the machine")
     if params["bootstrap"] in ("join", "worker") and not params["ca_cert_hashes"]:
         module.fail_json(msg="ca_cert_hashes: a joining machine must pin the cluster CA (at least one sha256 hash)")
     worker_group = params["machine"].get("worker_group")

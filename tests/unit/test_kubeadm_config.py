@@ -34,6 +34,17 @@ def test_init_renders_the_spec_documents_with_what_the_collection_sets():
     assert init["certificateKey"] == KEY
 
 
+def test_the_secrets_a_configuration_gave_the_cluster_are_named_by_their_public_part():
+    init = kubeadm_config.documents(spec(), MACHINE, "init", TOKEN, KEY)
+    assert kubeadm_config.cluster_secrets(init) == ["bootstrap-token-abcdef", "kubeadm-certs"]
+    join = kubeadm_config.documents(spec(), MACHINE, "join", "zyx987.0123456789abcdef", KEY, [HASH])
+    assert kubeadm_config.cluster_secrets(join) == ["bootstrap-token-zyx987", "kubeadm-certs"]
+    worker = kubeadm_config.documents(spec(), dict(MACHINE, worker_group="md-0"), "worker", TOKEN, None, [HASH])
+    assert kubeadm_config.cluster_secrets(worker) == ["bootstrap-token-abcdef"]
+    # what is no token (a hand-edited file, a malformed one) names no Secret
+    assert kubeadm_config.cluster_secrets([{"bootstrapTokens": [{"token": "--all.x"}, None]}, {"discovery": {}}]) == []
+
+
 def test_join_pins_the_ca_and_joins_through_the_endpoint_as_a_control_plane():
     (join,) = kubeadm_config.documents(spec(), MACHINE, "join", TOKEN, KEY, [HASH])
     assert join["discovery"] == {"bootstrapToken": {"apiServerEndpoint": "lb.example:7443", "token": TOKEN,

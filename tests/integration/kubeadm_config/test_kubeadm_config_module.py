@@ -61,9 +61,13 @@ def test_absent_removes_the_file_and_check_mode_leaves_it(tmp_path):
     run("kubeadm_config", args(path))
     assert run("kubeadm_config", {"state": "absent", "path": str(path)}, check=True).outcome == "CHANGED"
     assert path.exists()
-    assert run("kubeadm_config", {"state": "absent", "path": str(path)}).outcome == "CHANGED"
-    assert not path.exists()
-    assert run("kubeadm_config", {"state": "absent", "path": str(path)}).outcome == "SUCCESS"
+    removed = run("kubeadm_config", {"state": "absent", "path": str(path)})
+    assert removed.outcome == "CHANGED" and not path.exists()
+    # what the secrets of the file gave the cluster, for the caller to delete; never the secrets themselves
+    assert removed.result["cluster_secrets"] == ["bootstrap-token-abcdef", "kubeadm-certs"]
+    assert TOKEN not in removed.output and KEY not in removed.output
+    again = run("kubeadm_config", {"state": "absent", "path": str(path)})
+    assert again.outcome == "SUCCESS" and again.result["cluster_secrets"] == []
 
 
 def test_absent_also_removes_what_a_write_killed_half_way_left(tmp_path):
