@@ -145,6 +145,7 @@ class _View:
             bool(snapshot.get("initialized")),
             self.etcd_managed,
             self.remediation_in_progress,
+            [m["name"] for m in self.machines if rollout.upgrade_unfinished(m, spec["version"])],
         )
         self.remediation = external_remediation.decide(decision, self.machines, strategy.get("external"), self.now)
 
@@ -331,7 +332,8 @@ def _upgrade_in_place(view):
     the machine a scale down removes)."""
     names = [m["name"] for m in component_health.oldest_first([m for m in view.machines if m["name"] in view.in_place])]
     oldest = component_health.oldest_first([m for m in view.machines if not m.get("deleting")])[0]["name"]
-    begun = [m["name"] for m in component_health.oldest_first(view.machines) if m["name"] in names and _upgrade_begun(m, view.spec)]
+    begun = [m["name"] for m in component_health.oldest_first(view.machines)
+             if m["name"] in names and rollout.upgrade_unfinished(m, view.spec["version"])]
     if begun:
         machine = begun[0]
         command = UPGRADE_APPLY if machine == oldest else UPGRADE_NODE
@@ -355,13 +357,6 @@ def _upgrade_in_place(view):
     if not report["ok"]:
         return _wait(what + ", once preflight passes", report["failures"], **fields)
     return _step(UPGRADE_IN_PLACE, what, **fields)
-
-
-def _upgrade_begun(machine, spec):
-    """Whether the machine's Node records an upgrade to the spec's version that is not done (a step done short of
-    ``ready``, or a step that failed)."""
-    record = machine.get("upgrade")
-    return node_upgrade.unfinished(record) and not rollout.version_differs(record.get("version"), spec["version"])
 
 
 def _refuse_in_place(view):

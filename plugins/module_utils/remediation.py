@@ -3,12 +3,17 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Whether to remediate (delete and recreate) an unhealthy control plane machine now, and which one.
 
-Pure, no I/O. The rules (docs/rules.md RM1–RM10, Cluster API v1.7.9):
+Pure, no I/O. The rules (docs/rules.md RM1–RM10 after Cluster API v1.7.9, RM12 of its own):
 
 RM1  A machine is flagged when the health check finds it unhealthy *and* allows remediation (the budget of
      ``max_unhealthy`` / ``unhealthy_range``); that verdict comes from ``health_check``. Unhealthy machines
      the budget does not allow to remediate are a skip (``remediation_not_allowed``, MHC8).
 RM3  No flagged machine → nothing to do.
+RM12 A flagged machine whose in-place upgrade to the spec's version is under way (``upgrading``: its Node
+     records a step done short of ``ready``, or a failed step) is not selected, unless remediation was asked
+     for it by hand (the ``remediate-machine`` annotation): half upgraded, it may be unhealthy until its
+     remaining steps are taken, and the in-place upgrade finishes it first (IP5) rather than a replacement
+     undoing the in-place promise. With no other flagged machine → skip (``upgrade_in_progress``).
 RM4  Selection: the oldest flagged machine without a node; if none, the oldest flagged machine.
 RM5  Preconditions, in this order, the first failure wins:
      1. the selected machine is already deleting → stop (``already_deleting``);
@@ -59,6 +64,7 @@ DEFAULT_MIN_HEALTHY_PERIOD = 3600.0
 # external remediation attempt's timeout runs out (external_remediation.IN_PROGRESS).
 LIFTED_BY_TIME = (
     "retry_period",
+    "upgrade_in_progress",
     "remediation_in_progress",
     "machine_provisioning",
     "machine_deleting",
@@ -138,19 +144,25 @@ def flagged_names(health):
     return set(health.get("unhealthy") or []) if health.get("remediation_allowed") else set()
 
 
-def decide(machines, health, members, strategy, now, initialized, etcd_managed, waiting):
+def decide(machines, health, members, strategy, now, initialized, etcd_managed, waiting, upgrading=()):
     """RM1–RM8 as one if-chain (module docstring): a ``Decision`` for this pass.
 
     ``health``: the health check's verdict (``health_check.evaluate``); ``members``: the etcd members as
     ``etcd_quorum.Member`` values, healthy per RM7 (``component_health.quorum_members``); ``strategy``: the
     spec's ``remediation`` section; ``waiting``: the remediation still waiting for its replacement
-    (``in_progress`` of the snapshot's ``remediation_in_progress``).
+    (``in_progress`` of the snapshot's ``remediation_in_progress``); ``upgrading``: the names of the machines whose
+    in-place upgrade to the spec's version is under way (RM12).
     """
     flagged = flagged_names(health)
     if health.get("unhealthy") and not flagged:
         unhealthy = ", ".join(sorted(health["unhealthy"]))
         return _decision(SKIP, None, "remediation_not_allowed", "%s unhealthy: %s" % (unhealthy, health.get("reason", "")))
-    target = select_machine([m for m in machines if m["name"] in flagged])
+    held = sorted(m["name"] for m in machines
+                  if m["name"] in flagged and m["name"] in upgrading and not (m.get("remediation") or {}).get("requested"))
+    target = select_machine([m for m in machines if m["name"] in flagged and m["name"] not in held])
+    if target is None and held:
+        return _decision(SKIP, held[0], "upgrade_in_progress", "%s: its in-place upgrade is under way, and is finished rather than "
+                                                               "undone by a replacement (RM12)" % _plural(held, "is unhealthy", "are unhealthy"))
     if target is None:
         return _decision(NONE, None, None, "no machine is flagged for remediation")
     name = target["name"]

@@ -15,7 +15,11 @@ d. ``etcd``: with stacked etcd, the etcd image tag the machine runs is behind th
    default, or ``etcd.local.imageTag``; ``etcd_tag.behind``: compared as etcd versions, a newer tag is not behind
    since kubeadm never downgrades etcd, and a tag not observed is not either). The spec hash leaves that tag out:
    like the version, it is what an in-place upgrade changes;
-e. ``spec``: the machine's recorded spec hash differs from the hash of the part of the spec that built it
+e. ``upgrade``: the machine's Node records an in-place upgrade to the spec's version that is not done (a step
+   done short of ``ready``, or a step that failed: :func:`upgrade_unfinished`). Past its kubelet step the machine
+   runs the spec's version already, yet may still be cordoned or not Ready: it is not up to date until the
+   upgrade's last step is done, and the in-place upgrade takes it first (docs/rules.md IP5);
+f. ``spec``: the machine's recorded spec hash differs from the hash of the part of the spec that built it
    (``spec_hash``: ``init`` for the machine whose ``bootstrap`` is ``init``, ``join`` for the others). A
    machine whose ``bootstrap`` is not known is outdated only when its hash matches neither part. A machine
    with no recorded hash (adopted, or built before hashes were recorded) never rolls out for this reason,
@@ -23,7 +27,7 @@ e. ``spec``: the machine's recorded spec hash differs from the hash of the part 
 
 A machine being deleted is never outdated (RO2), though it still counts as a machine.
 
-With ``upgrade.strategy: in_place`` a machine whose only reasons are ``version`` and ``etcd`` (IN_PLACE_KINDS) is
+With ``upgrade.strategy: in_place`` a machine whose only reasons are ``version``, ``etcd`` and ``upgrade`` (IN_PLACE_KINDS) is
 upgraded where it stands rather than replaced (:func:`split_by_strategy`); any other reason still replaces it.
 
 Next step (RO3): with ``max = replicas + max_surge`` (max_surge 0 or 1), fewer machines than ``max`` → scale
@@ -39,13 +43,14 @@ from __future__ import annotations
 from collections import namedtuple
 from datetime import timedelta
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_tag
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_tag, node_upgrade
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import default_images, etcd_is_external, with_v
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import PAST_BOUNDARY_SECONDS, format_time, parse_time
 
-CERTIFICATES, ROLLOUT_AFTER, VERSION, ETCD, SPEC = "certificates", "rollout_after", "version", "etcd", "spec"
-# The reasons an in-place upgrade removes: the version, and the etcd kubeadm deploys with it (docs/rules.md IP1).
-IN_PLACE_KINDS = (VERSION, ETCD)
+CERTIFICATES, ROLLOUT_AFTER, VERSION, ETCD, UPGRADE, SPEC = "certificates", "rollout_after", "version", "etcd", "upgrade", "spec"
+# The reasons an in-place upgrade removes: the version, the etcd kubeadm deploys with it (docs/rules.md IP1), and
+# an in-place upgrade to the spec's version not done yet.
+IN_PLACE_KINDS = (VERSION, ETCD, UPGRADE)
 SCALE_UP, SCALE_DOWN = "scale_up", "scale_down"
 
 Reason = namedtuple("Reason", "kind message")
@@ -75,6 +80,8 @@ def outdated_reasons(machine, spec, desired_hashes, now):
     etcd = wanted_etcd_tag(spec)
     if etcd_tag.behind(machine.get("etcd_image_tag"), etcd):
         reasons.append(Reason(ETCD, "runs etcd %s, the spec wants %s" % (machine["etcd_image_tag"], etcd)))
+    if upgrade_unfinished(machine, spec["version"]):
+        reasons.append(Reason(UPGRADE, upgrade_left(machine["upgrade"])))
     recorded = machine.get("spec_hash")
     wanted_hashes = [desired_hashes[machine["bootstrap"]]] if machine.get("bootstrap") else sorted(set(desired_hashes.values()))
     if recorded is not None and recorded not in wanted_hashes:
@@ -82,6 +89,21 @@ def outdated_reasons(machine, spec, desired_hashes, now):
             Reason(SPEC, "built from spec %s, the spec is now %s" % (_short(recorded), " or ".join(_short(h) for h in wanted_hashes)))
         )
     return reasons
+
+
+def upgrade_unfinished(node, version):
+    """Whether a machine or a worker (its snapshot entry) records an in-place upgrade to ``version`` that is not done:
+    a step done short of ``ready``, or a step that failed (``node_upgrade.unfinished``). One of an earlier version is
+    not this upgrade's."""
+    record = node.get("upgrade")
+    return node_upgrade.unfinished(record) and not version_differs(record.get("version"), version)
+
+
+def upgrade_left(record):
+    """What an unfinished upgrade's ``record`` (the snapshot's ``upgrade``) says of where it stopped."""
+    if record.get("failed_step") is not None:
+        return "its in-place upgrade to %s failed at step %s: %s" % (record["version"], record["failed_step"], record.get("error") or "no error recorded")
+    return "its in-place upgrade to %s stopped after step %s" % (record["version"], record.get("step") or "(none)")
 
 
 def seconds_until_outdated(machines, spec, now):

@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Which workers an in-place upgrade upgrades next (docs/rules.md IP6, IP7). Pure, no I/O.
 
-A worker (docs/snapshot.md ``workers``) is outdated when its kubelet version differs from the spec's. Workers
+A worker (docs/snapshot.md ``workers``) is outdated when its kubelet version differs from the spec's, or its
+in-place upgrade to that version is not done (``rollout.upgrade_unfinished``). Workers
 belong to groups, named by their Node's ``control-plane.kubeadm.io/worker-group`` label; a worker without it is
 in the unnamed group. :func:`next_batch` picks the workers of one step:
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.preflight import blocker
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.rollout import version_differs
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.rollout import upgrade_unfinished, version_differs
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
 
 UNAVAILABLE = "workers_unavailable"
@@ -35,8 +36,9 @@ Batch = namedtuple("Batch", "group workers left limit blocker")
 
 
 def outdated(workers, version):
-    """The workers whose kubelet does not run ``version`` (an unknown version differs)."""
-    return [w for w in workers if version_differs(w.get("version"), version)]
+    """The workers whose kubelet does not run ``version`` (an unknown version differs), or whose in-place upgrade to
+    it is not done (past its kubelet step, a worker runs the version and may still be cordoned)."""
+    return [w for w in workers if version_differs(w.get("version"), version) or upgrade_unfinished(w, version)]
 
 
 def is_unavailable(worker):

@@ -1146,6 +1146,44 @@ def test_a_machine_whose_upgrade_has_begun_is_finished_first_and_its_preflight_l
     assert (result["machine"], result["preflight"]["excluded"]) == ("cp-1", [])
 
 
+@pytest.mark.parametrize("step", ["kubelet", "uncordon"])
+def test_a_machine_stopped_after_its_kubelet_step_is_finished_before_the_next_and_before_any_worker(step):
+    # cp-2 runs the new kubelet already (its version is the spec's), cordoned and not yet seen Ready again: it is
+    # not up to date until its upgrade's last step is done, and goes before cp-3 (IP5)
+    stopped = dict(begun(step), version=NEXT, node_ready="False")
+    machines = cluster(3, cp_1=dict(begun("ready"), version=NEXT), cp_2=stopped)
+    result = decide(IN_PLACE, in_place_snapshot(machines, workers=[worker("w-1")]))
+    assert (result["action"], result["machine"], result["upgrade"]["command"]) == ("upgrade_in_place", "cp-2", "node"), result
+    assert result["reason"].startswith("finish the upgrade of cp-2 in place") and result["preflight"]["excluded"] == ["cp-2"]
+    # the last control plane machine stopped the same way is finished before the workers start
+    machines = cluster(3, cp_1=dict(begun("ready"), version=NEXT), cp_2=dict(begun("ready"), version=NEXT), cp_3=stopped)
+    result = decide(IN_PLACE, in_place_snapshot(machines, workers=[worker("w-1")]))
+    assert (result["action"], result["machine"], result["workers"]) == ("upgrade_in_place", "cp-3", []), result
+    assert result["upgrade"]["addons"] is True
+    # never "as declared" while one is half done
+    assert decide(IN_PLACE, in_place_snapshot(machines))["action"] == "upgrade_in_place"
+
+
+def test_a_worker_stopped_after_its_kubelet_step_is_finished_first_and_does_not_block_its_group():
+    upgraded = {"cp_%d" % i: dict(begun("ready"), version=NEXT) for i in (1, 2, 3)}
+    stopped = worker("w-1", version=NEXT, ready=True, unschedulable=True)
+    stopped["upgrade"] = begun("kubelet")["upgrade"]
+    result = decide(IN_PLACE, in_place_snapshot(cluster(3, **upgraded), workers=[stopped, worker("w-2", created=10)]))
+    assert (result["action"], result["workers"]) == ("upgrade_workers", ["w-1"]), result
+    # the last worker of its group too: not "as declared" while it stays cordoned
+    result = decide(IN_PLACE, in_place_snapshot(cluster(3, **upgraded), workers=[stopped]))
+    assert (result["action"], result["workers"]) == ("upgrade_workers", ["w-1"]), result
+
+
+def test_a_machine_whose_kubelet_step_failed_is_upgraded_again_not_remediated():
+    # cp-2's new kubelet never came Ready, past the health check's timeout: the pass takes its upgrade again
+    # (RM12, IP5), and a remediation of it waits and says why
+    failed = dict(begun("drain", failed_step="kubelet"), node_ready="False")
+    result = decide(IN_PLACE, in_place_snapshot(cluster(3, cp_1=dict(begun("ready"), version=NEXT), cp_2=failed)), health=flag("cp-2"))
+    assert (result["action"], result["machine"]) == ("upgrade_in_place", "cp-2"), result
+    assert (result["remediation"]["status"], result["remediation"]["rule"]) == ("skip", "upgrade_in_progress"), result["remediation"]
+
+
 def test_workers_wait_for_every_control_plane_machine():
     workers = [worker("w-1"), worker("w-2")]
     snap = in_place_snapshot(cluster(3, cp_1={"version": NEXT}), workers=workers)

@@ -15,13 +15,14 @@ from builders import NOW, machine, member, seconds_ago, snapshot, spec
 STRATEGY = spec()["remediation"]
 
 
-def decide_for(machines, flagged, members=None, initialized=True, managed=True, in_progress=None, strategy=None, allowed=True):
+def decide_for(machines, flagged, members=None, initialized=True, managed=True, in_progress=None, strategy=None, allowed=True,
+               upgrading=()):
     snap = snapshot(machines, members=members, external=not managed, initialized=initialized)
     health = etcd_health.evaluate(snap["etcd"], machines)
     voters = quorum_members(snap["etcd"]["members"], machines, health["members_by_machine"])
     verdict = {"unhealthy": list(flagged), "remediation_allowed": allowed, "reason": "budget"}
     waiting = waiting_remediation(in_progress, machines)
-    return decide(machines, verdict, voters, strategy or STRATEGY, parse_time(NOW), initialized, managed, waiting)
+    return decide(machines, verdict, voters, strategy or STRATEGY, parse_time(NOW), initialized, managed, waiting, upgrading)
 
 
 def cluster(n, **overrides):
@@ -284,6 +285,19 @@ def test_retry_limits(record, overrides, expected):
     m = machine("cp-1", retries=retries, last_remediation=None if ago is None else seconds_ago(ago))
     verdict = retry_verdict(m, dict(STRATEGY, **overrides), parse_time(NOW))
     assert (verdict.allowed, verdict.retry_count, verdict.rule) == expected, verdict.reason
+
+
+def test_a_machine_half_way_through_its_in_place_upgrade_is_not_remediated_unless_asked_for_by_hand():
+    # RM12: its upgrade is finished first (IP5); remediation waits, and says so
+    decision = decide_for(cluster(3), ["cp-2"], members=down("cp-2"), upgrading=["cp-2"])
+    assert (decision.status, decision.machine, decision.rule) == ("skip", "cp-2", "upgrade_in_progress")
+    assert decision.reason == "cp-2 is unhealthy: its in-place upgrade is under way, and is finished rather than undone by a replacement (RM12)"
+    # another flagged machine is still remediated (the upgrading one's member counts as it answers)
+    decision = decide_for(cluster(5), ["cp-2", "cp-3"], members=down("cp-3", total=5), upgrading=["cp-2"])
+    assert (decision.status, decision.machine) == ("remediate", "cp-3")
+    # the remediate-machine annotation, an operator's own request, wins over the upgrade
+    decision = decide_for(cluster(3, cp_2={"remediation_requested": True}), ["cp-2"], members=down("cp-2"), upgrading=["cp-2"])
+    assert (decision.status, decision.machine) == ("remediate", "cp-2")
 
 
 def test_a_flagged_machine_whose_member_is_already_gone_is_remediated_without_removing_a_member():

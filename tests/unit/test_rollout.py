@@ -14,7 +14,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.rollout impo
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
 
-from builders import HASHES, NOW, at, machine, spec, with_field
+from builders import HASHES, NOW, VERSION, at, machine, spec, with_field
 
 CERT_DAYS = 30
 IN_29_DAYS = "2026-12-21T10:00:00Z"
@@ -22,6 +22,7 @@ IN_30_DAYS = "2026-12-22T10:00:00Z"
 IN_31_DAYS = "2026-12-23T10:00:00Z"
 
 
+STOPPED_AFTER_KUBELET = {"version": VERSION, "step": "kubelet", "failed_step": None, "error": None}
 EXTERNAL_ETCD = {"external": {"endpoints": ["https://10.0.0.5:2379"], "caFile": "a", "certFile": "b", "keyFile": "c"}}
 
 
@@ -91,6 +92,14 @@ CASES = [
      machine("cp-1", etcd_image_tag="custom-build"), []),
     ("with external etcd the etcd tag is no reason", etcd_spec(EXTERNAL_ETCD), machine("cp-1", etcd_image_tag="3.5.0-0"), []),
     ("the version and etcd are both reported", spec(version="v1.37.1"), machine("cp-1", etcd_image_tag="3.6.8-0"), ["version", "etcd"]),
+    ("an in-place upgrade to the version stopped after its kubelet step is not done", spec(),
+     machine("cp-1", upgrade=STOPPED_AFTER_KUBELET), ["upgrade"]),
+    ("an in-place upgrade to the version that failed at a step is not done", spec(),
+     machine("cp-1", upgrade=dict(STOPPED_AFTER_KUBELET, failed_step="uncordon", error="timed out")), ["upgrade"]),
+    ("an in-place upgrade to the version done to its last step is done", spec(),
+     machine("cp-1", upgrade=dict(STOPPED_AFTER_KUBELET, step="ready")), []),
+    ("an unfinished in-place upgrade to another version is not this one", spec(version="v1.31.0"),
+     machine("cp-1", upgrade=STOPPED_AFTER_KUBELET), ["version"]),
 ]
 
 
@@ -99,6 +108,17 @@ def test_outdated_reasons(the_spec, the_machine, kinds):
     reasons = outdated_reasons(the_machine, the_spec, HASHES, parse_time(NOW))
     assert [r.kind for r in reasons] == kinds
     assert all(r.message for r in reasons)
+
+
+def test_an_unfinished_upgrade_says_where_it_stopped_and_is_finished_in_place():
+    stopped = machine("cp-1", upgrade=STOPPED_AFTER_KUBELET)
+    (reason,) = outdated_reasons(stopped, spec(), HASHES, parse_time(NOW))
+    assert reason.message == "its in-place upgrade to %s stopped after step kubelet" % VERSION
+    failed = machine("cp-1", upgrade=dict(STOPPED_AFTER_KUBELET, failed_step="uncordon", error="timed out"))
+    (reason,) = outdated_reasons(failed, spec(), HASHES, parse_time(NOW))
+    assert reason.message == "its in-place upgrade to %s failed at step uncordon: timed out" % VERSION
+    replace, upgrade = split_by_strategy(outdated_machines([stopped], spec(), HASHES, parse_time(NOW)), "in_place")
+    assert (list(replace), list(upgrade)) == ([], ["cp-1"])
 
 
 def test_outdated_machines_lists_only_outdated_ones():
