@@ -7,7 +7,13 @@ import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_health
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import quorum_members
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.remediation import decide, in_progress as waiting_remediation, retry_verdict, select_machine
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.remediation import (
+    decide,
+    held_back,
+    in_progress as waiting_remediation,
+    retry_verdict,
+    select_machine,
+)
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
 
 from builders import NOW, machine, member, seconds_ago, snapshot, spec
@@ -292,6 +298,7 @@ def test_a_machine_half_way_through_its_in_place_upgrade_is_not_remediated_unles
     decision = decide_for(cluster(3), ["cp-2"], members=down("cp-2"), upgrading=["cp-2"])
     assert (decision.status, decision.machine, decision.rule) == ("skip", "cp-2", "upgrade_in_progress")
     assert decision.reason == "cp-2 is unhealthy: its in-place upgrade is under way, and is finished rather than undone by a replacement (RM12)"
+    assert held_back(decision) == "remediation waits: " + decision.reason
     # another flagged machine is still remediated (the upgrading one's member counts as it answers)
     decision = decide_for(cluster(5), ["cp-2", "cp-3"], members=down("cp-3", total=5), upgrading=["cp-2"])
     assert (decision.status, decision.machine) == ("remediate", "cp-3")
@@ -357,3 +364,10 @@ def test_without_retry_period_a_remediation_may_follow_at_once():
 def test_a_decision_without_a_remediation_carries_retry_count_0(flagged, allowed):
     decision = decide_for(cluster(3), flagged, allowed=allowed)
     assert decision.status in ("none", "skip") and decision.retry_count == 0
+
+
+def test_what_time_lifts_waits_and_what_it_does_not_needs_a_person():
+    assert held_back(decide_for(cluster(3), ["cp-2"], in_progress={"machine": "cp-9", "timestamp": NOW, "retry_count": 0})) == (
+        "remediation waits: the replacement of cp-9, remediated earlier, is not created yet")
+    decision = decide_for(cluster(3), ["cp-2"], members=down("cp-2", "cp-3"))
+    assert held_back(decision) == "manual intervention needed (etcd_quorum): %s" % decision.reason

@@ -6,7 +6,7 @@ by the inventory variable that gives it."""
 
 import pytest
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.run_inventory import inventory_errors
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.run_inventory import inventory_errors, is_node_name, worker_host_errors
 from builders import spec
 
 FILES = {"/srv/kcp/create.yml", "/srv/kcp/delete.yml", "/srv/kcp/power-cycle.yml"}
@@ -93,3 +93,26 @@ def test_every_error_at_once():
     bad = POOL + [{"name": "--all", "address": "10.0.0.2", "failure_domain": ""}]
     assert paths(spec(replicas=7), hosts=bad, provider="static", bundle_dir="/nowhere") == [
         "--all", "--all.failure_domain", "--all.ansible_host", "replicas", "kcp_bundle_dir"]
+
+
+def test_a_node_name_is_at_most_253_characters():
+    longest = ".".join(["a" * 63] * 4)[:253]
+    assert is_node_name(longest) and not is_node_name(longest + "a") and not is_node_name(None)
+
+
+def test_a_failure_domain_an_inventory_gives_as_a_number_is_its_label_value_and_a_boolean_is_not():
+    assert paths(spec(replicas=1), hosts=[{"name": "cp-1", "address": "10.0.0.1", "failure_domain": 1}]) == []
+    assert paths(spec(replicas=1), hosts=[{"name": "cp-1", "address": "10.0.0.1", "failure_domain": True}]) == ["cp-1.failure_domain"]
+
+
+def test_each_refusal_says_what_was_given():
+    assert errors(spec(replicas=3), hosts=POOL[:1])[0][1].startswith("the static pool (inventory group control_plane_candidates) has 1 host:")
+    assert errors(bundle_dir="/nowhere")[0][1].endswith("(docs/node-software.md): there is none at /nowhere")
+    assert errors(bundle_dir="")[0][1].endswith("(docs/node-software.md)")
+    hook = errors(provider="hook", provider_create_tasks="create.yml", provider_delete_tasks="")
+    assert hook[0][1].endswith(": create.yml is not an absolute path") and hook[1][1].endswith("deletes a host")
+
+
+def test_a_worker_host_names_its_node():
+    assert worker_host_errors({"w-1": "md-0", "gpu-1.example.com": None}) == []
+    assert [e["path"] for e in worker_host_errors({"w-1": "md-0", "--all": "md-0", "W_2": None})] == ["--all", "W_2"]
