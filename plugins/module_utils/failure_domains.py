@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Where a new control plane machine goes, and which failure domain gives up a machine. Pure, no I/O.
 
-The rules (docs/rules.md FD1–FD6, Cluster API v1.7.9; ties it leaves open are broken the v1.10+ way, then
-by name, so every choice is deterministic):
+The rules (docs/rules.md FD1–FD6, Cluster API v1.10+ as v1.14 decides; ties left open are broken by name, so
+every choice is deterministic):
 
 FD1  Only failure domains flagged ``control_plane: true`` are candidates. None → new machines get no domain.
 FD2  Scale up (also the very first machine): count, per candidate domain, the machines that are up to date
@@ -14,9 +14,10 @@ FD3  Ties: the fewest machines in total (outdated included), then the smallest n
 FD4  Scale down, given the eligible set E: if any machine of E is outside the candidate domains (no domain,
      an unknown domain, or one not for the control plane), the bucket is the domain of the *oldest* such
      machine (possibly "no domain"). This beats any balancing.
-FD5  Otherwise, among candidate domains holding at least one machine of E, the one with the most machines
-     overall (eligible or not); ties: the most machines of E, then the smallest name. A bigger domain
-     without eligible machines is skipped.
+FD5  Otherwise, among candidate domains holding at least one machine of E, the one with the most machines of
+     E; ties: the most machines overall (eligible or not), then the smallest name (Cluster API v1.10+,
+     ``PickMost``; v1.7.9 counted every machine first, so an outdated machine in a smaller domain waited
+     behind up-to-date ones in a bigger one). A domain without eligible machines is skipped.
 FD6  The machine removed is the oldest machine of E inside the bucket.
 """
 
@@ -69,9 +70,9 @@ def scale_down_choice(failure_domains, machines, eligible):
     else:
         total = Counter(m.get("failure_domain") for m in machines)
         in_e = Counter(m.get("failure_domain") for m in eligible)
-        domain = min(in_e, key=lambda d: (-total[d], -in_e[d], d))
+        domain = min(in_e, key=lambda d: (-in_e[d], -total[d], d))
         rule = "FD5"
-        detail = "%s holds the most machines (%d) among domains with eligible machines" % (domain, total[domain])
+        detail = "%s holds the most eligible machines (%d of its %d)" % (domain, in_e[domain], total[domain])
     victim = oldest_first([m for m in eligible if m.get("failure_domain") == domain])[0]
     return ScaleDownChoice(victim["name"], domain, rule, detail + "; FD6: %s is the oldest eligible there" % victim["name"])
 

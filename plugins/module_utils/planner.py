@@ -146,6 +146,7 @@ class _View:
             self.etcd_managed,
             self.remediation_in_progress,
             [m["name"] for m in self.machines if rollout.upgrade_unfinished(m, spec["version"])],
+            self.conditions,
         )
         self.remediation = external_remediation.decide(decision, self.machines, strategy.get("external"), self.now)
 

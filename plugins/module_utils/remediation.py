@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Whether to remediate (delete and recreate) an unhealthy control plane machine now, and which one.
 
-Pure, no I/O. The rules (docs/rules.md RM1–RM10 after Cluster API v1.7.9, RM12 of its own):
+Pure, no I/O. The rules (docs/rules.md RM1–RM10 after Cluster API v1.7.9, RM4 after v1.10, RM12 of its own):
 
 RM1  A machine is flagged when the health check finds it unhealthy *and* allows remediation (the budget of
      ``max_unhealthy`` / ``unhealthy_range``); that verdict comes from ``health_check``. Unhealthy machines
@@ -14,7 +14,10 @@ RM12 A flagged machine whose in-place upgrade to the spec's version is under way
      for it by hand (the ``remediate-machine`` annotation): half upgraded, it may be unhealthy until its
      remaining steps are taken, and the in-place upgrade finishes it first (IP5) rather than a replacement
      undoing the in-place promise. With no other flagged machine → skip (``upgrade_in_progress``).
-RM4  Selection: the oldest flagged machine without a node; if none, the oldest flagged machine.
+RM4  Selection, the most broken first (Cluster API v1.10+, ``pickMachineToBeRemediated``): the machine
+     remediation was asked for by hand (the ``remediate-machine`` annotation), then one without a Node, then
+     the first that holds, in order, of: its etcd member, its etcd pod, its API server, its controller manager,
+     its scheduler not healthy (a condition false or unknown); then the oldest, ties by name.
 RM5  Preconditions, in this order, the first failure wins:
      1. the selected machine is already deleting → stop (``already_deleting``);
      2. an earlier remediation's replacement is not created yet → skip (``remediation_in_progress``; see
@@ -53,12 +56,14 @@ from __future__ import annotations
 from collections import namedtuple
 from datetime import timedelta
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import node_name, oldest_first
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import ETCD_MEMBER, ETCD_POD, TRUE, node_name, oldest_first
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_leadership import among_machines
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import project
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import format_time, parse_duration, parse_time
 
 REMEDIATE, SKIP, FAIL, NONE = "remediate", "skip", "fail", "none"
+# RM4: the components whose failure marks a machine more broken, the worst first.
+BROKEN_FIRST = (ETCD_MEMBER, ETCD_POD, "api_server", "controller_manager", "scheduler")
 DEFAULT_MIN_HEALTHY_PERIOD = 3600.0
 # Rules that end by themselves as flows go on: a limit's time passes, a replacement or a deletion finishes, an
 # external remediation attempt's timeout runs out (external_remediation.IN_PROGRESS).
@@ -82,11 +87,18 @@ Decision = namedtuple(
 Retry = namedtuple("Retry", "allowed retry_count rule reason retry_after_seconds")
 
 
-def select_machine(flagged_machines):
-    """RM4: the oldest flagged machine without a node, else the oldest flagged machine (None if none)."""
-    ordered = oldest_first(flagged_machines)
-    without_node = [m for m in ordered if m.get("node") is None]
-    return (without_node or ordered or [None])[0]
+def select_machine(flagged_machines, conditions=None):
+    """RM4 (Cluster API v1.10+): the most broken flagged machine (None if none). ``conditions``: the machines'
+    component conditions (``component_health.all_conditions``); a component a machine does not have (etcd, when it
+    is external) is no sign."""
+    conditions = conditions or {}
+
+    def healthier(machine):
+        own = conditions.get(machine["name"]) or {}
+        return ((machine.get("remediation") or {}).get("requested") is not True, machine.get("node") is not None) + tuple(
+            (own.get(component) or {"status": TRUE})["status"] == TRUE for component in BROKEN_FIRST)
+
+    return (sorted(oldest_first(flagged_machines), key=healthier) or [None])[0]
 
 
 def retry_verdict(machine, strategy, now):
@@ -144,14 +156,15 @@ def flagged_names(health):
     return set(health.get("unhealthy") or []) if health.get("remediation_allowed") else set()
 
 
-def decide(machines, health, members, strategy, now, initialized, etcd_managed, waiting, upgrading=()):
+def decide(machines, health, members, strategy, now, initialized, etcd_managed, waiting, upgrading=(), conditions=None):
     """RM1–RM8 as one if-chain (module docstring): a ``Decision`` for this pass.
 
     ``health``: the health check's verdict (``health_check.evaluate``); ``members``: the etcd members as
     ``etcd_quorum.Member`` values, healthy per RM7 (``component_health.quorum_members``); ``strategy``: the
     spec's ``remediation`` section; ``waiting``: the remediation still waiting for its replacement
     (``in_progress`` of the snapshot's ``remediation_in_progress``); ``upgrading``: the names of the machines whose
-    in-place upgrade to the spec's version is under way (RM12).
+    in-place upgrade to the spec's version is under way (RM12); ``conditions``: the machines' component conditions
+    (``component_health.all_conditions``), for RM4.
     """
     flagged = flagged_names(health)
     if health.get("unhealthy") and not flagged:
@@ -159,7 +172,7 @@ def decide(machines, health, members, strategy, now, initialized, etcd_managed, 
         return _decision(SKIP, None, "remediation_not_allowed", "%s unhealthy: %s" % (unhealthy, health.get("reason", "")))
     held = sorted(m["name"] for m in machines
                   if m["name"] in flagged and m["name"] in upgrading and not (m.get("remediation") or {}).get("requested"))
-    target = select_machine([m for m in machines if m["name"] in flagged and m["name"] not in held])
+    target = select_machine([m for m in machines if m["name"] in flagged and m["name"] not in held], conditions)
     if target is None and held:
         return _decision(SKIP, held[0], "upgrade_in_progress", "%s: its in-place upgrade is under way, and is finished rather than "
                                                                "undone by a replacement (RM12)" % _plural(held, "is unhealthy", "are unhealthy"))

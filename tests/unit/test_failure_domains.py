@@ -110,17 +110,25 @@ SCALE_DOWN = [
         ("cp-3", "fd-gone"),
     ),
     (
-        "the domain with the most machines overall gives up its oldest eligible machine",
+        "the domain with the most eligible machines gives up its oldest eligible machine",
         fds("fd-a", "fd-b"),
         [m("cp-1", "fd-b", 900), m("cp-2", "fd-a", 300), m("cp-3", "fd-a", 200), m("cp-4", "fd-a", 100)],
         ["cp-1", "cp-2", "cp-3", "cp-4"],
         ("cp-2", "fd-a"),
     ),
     (
-        "machines that are not eligible still count towards the biggest domain",
+        # Cluster API v1.10+ (util/failuredomains PickMost, #11598), as v1.14 decides; v1.7.9 took fd-a, the biggest
+        "the domain with the most eligible machines goes first, however many machines another holds",
         fds("fd-a", "fd-b"),
         [m("cp-1", "fd-a", 900), m("cp-2", "fd-a", 800), m("cp-3", "fd-a", 100), m("cp-4", "fd-b", 700), m("cp-5", "fd-b", 600)],
         ["cp-3", "cp-4", "cp-5"],
+        ("cp-4", "fd-b"),
+    ),
+    (
+        "a tie in eligible machines goes to the domain with more machines overall",
+        fds("fd-a", "fd-b"),
+        [m("cp-1", "fd-a", 900), m("cp-2", "fd-a", 800), m("cp-3", "fd-a", 100), m("cp-4", "fd-b", 700)],
+        ["cp-3", "cp-4"],
         ("cp-3", "fd-a"),
     ),
     (

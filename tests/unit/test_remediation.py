@@ -6,7 +6,7 @@
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_health
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import quorum_members
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import all_conditions, quorum_members
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.remediation import (
     decide,
     held_back,
@@ -56,6 +56,46 @@ def down(*names, total=3):
 )
 def test_selection(machines, expected):
     assert select_machine(machines)["name"] == expected
+
+
+def most_broken(machines, members=None):
+    snap = snapshot(machines, members=members)
+    verdicts = etcd_health.evaluate(snap["etcd"], machines)["members_by_machine"]
+    return select_machine(machines, all_conditions(machines, True, verdicts))["name"]
+
+
+# RM4 as Cluster API v1.10+ picks (controlplane/kubeadm/.../remediation.go, pickMachineToBeRemediated): the most
+# broken machine first, each sign before the next, then the oldest, then the name.
+@pytest.mark.parametrize(
+    "machines,members,expected",
+    [
+        ([machine("cp-1", created=300, has_node=False), machine("cp-2", created=100, remediation_requested=True)], None, "cp-2"),
+        ([machine("cp-1", created=300, components={"etcd": "unhealthy"}), machine("cp-2", created=100, has_node=False)], None, "cp-2"),
+        ([machine("cp-1", created=300, components={"etcd": "unhealthy"}), machine("cp-2", created=100)],
+         [member("cp-1", leader=True), member("cp-2", responsive=False)], "cp-2"),
+        ([machine("cp-1", created=300, components={"api_server": "unhealthy"}), machine("cp-2", created=100, components={"etcd": "unhealthy"})],
+         None, "cp-2"),
+        ([machine("cp-1", created=300, components={"controller_manager": "unhealthy"}),
+          machine("cp-2", created=100, components={"api_server": "provisioning"})], None, "cp-2"),
+        ([machine("cp-1", created=300, components={"scheduler": "unhealthy"}),
+          machine("cp-2", created=100, components={"controller_manager": "unknown"})], None, "cp-2"),
+        ([machine("cp-1", created=300, components={"scheduler": "unhealthy"}), machine("cp-2", created=100)], None, "cp-1"),
+        ([machine("cp-1", created=100, components={"scheduler": "unhealthy"}),
+          machine("cp-2", created=300, components={"scheduler": "unhealthy"})], None, "cp-2"),
+    ],
+    ids=[
+        "the remediate-machine annotation before a machine without a Node",
+        "no Node before an etcd pod down",
+        "an etcd member down before an etcd pod down",
+        "the etcd pod before the API server",
+        "the API server before the controller manager",
+        "the controller manager before the scheduler",
+        "any sign before age",
+        "equally broken: the oldest",
+    ],
+)
+def test_the_most_broken_flagged_machine_is_remediated_first(machines, members, expected):
+    assert most_broken(machines, members) == expected
 
 
 # (machines, flagged, decide_for keyword arguments, expected status, expected rule, expected machine)
