@@ -27,6 +27,9 @@ RM5  Preconditions, in this order, the first failure wins:
      4. one machine or fewer → skip (``too_few_machines``; actual machines, not replicas);
      5. a machine that is *not* flagged has no node yet → skip (``machine_provisioning``);
      6. any machine is deleting → skip (``machine_deleting``);
+     6a. no other machine has every component healthy → skip (``no_healthy_machine``; Cluster API v1.13+,
+        ``canSafelyRemediateMachine``);
+     6b. managed etcd: a learner is among the members → skip (``etcd_learner``; v1.13+: a join is under way);
      7. managed etcd: removing the machine's member must keep quorum (RM7) → else skip (``etcd_quorum``);
      8. managed etcd: a leadership candidate must exist (``etcd_leadership.among_machines``: the newest
         other machine, not flagged, whose voting member is healthy) → else fail (``no_leader_candidate``).
@@ -75,6 +78,7 @@ LIFTED_BY_TIME = (
     "machine_deleting",
     "already_deleting",
     "external_remediation_in_progress",
+    "etcd_learner",
 )
 
 # ``attempt`` and ``timeout_seconds``: set only by ``external_remediation.decide``, for the attempt it hands over.
@@ -201,8 +205,16 @@ def decide(machines, health, members, strategy, now, initialized, etcd_managed, 
     deleting = sorted(m["name"] for m in machines if m.get("deleting"))
     if deleting:
         return _decision(SKIP, name, "machine_deleting", "%s being deleted" % _plural(deleting, "is", "are"), retry.retry_count)
+    healthy_others = [m["name"] for m in machines if m["name"] != name and _all_healthy((conditions or {}).get(m["name"]))]
+    if not healthy_others:
+        return _decision(SKIP, name, "no_healthy_machine", "no control plane machine but %s has every component healthy: removing it "
+                                                          "would leave none that works" % name, retry.retry_count)
     if not etcd_managed:
         return _decision(REMEDIATE, name, None, "%s is unhealthy and may be replaced" % name, retry.retry_count)
+    learners = sorted(m.name or m.id for m in members if m.learner)
+    if learners:
+        return _decision(SKIP, name, "etcd_learner", "etcd member %s is a learner, still joining: no member is removed until it "
+                                                     "is promoted or gone" % ", ".join(learners), retry.retry_count)
     verdict = _project_removal(members, node_name(target))
     if not verdict.ok:
         reason = "removing %s would lose etcd quorum: %s" % (name, "; ".join(verdict.reasons))
@@ -213,6 +225,11 @@ def decide(machines, health, members, strategy, now, initialized, etcd_managed, 
         return _decision(FAIL, name, "no_leader_candidate", reason, retry.retry_count, quorum=verdict)
     reason = "%s is unhealthy and etcd keeps quorum without it" % name
     return _decision(REMEDIATE, name, None, reason, retry.retry_count, candidate, verdict)
+
+
+def _all_healthy(conditions):
+    """Whether a machine's component conditions are all true (none known is not healthy)."""
+    return bool(conditions) and all(entry["status"] == TRUE for entry in conditions.values())
 
 
 def held_back(decision):

@@ -7,7 +7,7 @@ rules' decision, and when a request is cleared (RX6)."""
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_health, external_remediation
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import quorum_members
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import all_conditions, quorum_members
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.remediation import LIFTED_BY_TIME, decide, held_back
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
 
@@ -33,7 +33,8 @@ def decide_for(machines, flagged, members=None, initialized=True, strategy=None)
     health = etcd_health.evaluate(snap["etcd"], machines)
     voters = quorum_members(snap["etcd"]["members"], machines, health["members_by_machine"])
     verdict = {"unhealthy": list(flagged), "remediation_allowed": True, "reason": "budget"}
-    return decide(machines, verdict, voters, strategy or STRATEGY, parse_time(NOW), initialized, True, None)
+    conditions = all_conditions(machines, True, health["members_by_machine"])
+    return decide(machines, verdict, voters, strategy or STRATEGY, parse_time(NOW), initialized, True, None, (), conditions)
 
 
 def decide_external(machines, flagged, settings=None, **kwargs):

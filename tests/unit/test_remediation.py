@@ -28,7 +28,8 @@ def decide_for(machines, flagged, members=None, initialized=True, managed=True, 
     voters = quorum_members(snap["etcd"]["members"], machines, health["members_by_machine"])
     verdict = {"unhealthy": list(flagged), "remediation_allowed": allowed, "reason": "budget"}
     waiting = waiting_remediation(in_progress, machines)
-    return decide(machines, verdict, voters, strategy or STRATEGY, parse_time(NOW), initialized, managed, waiting, upgrading)
+    conditions = all_conditions(machines, managed, health["members_by_machine"])
+    return decide(machines, verdict, voters, strategy or STRATEGY, parse_time(NOW), initialized, managed, waiting, upgrading, conditions)
 
 
 def cluster(n, **overrides):
@@ -359,14 +360,30 @@ def test_remediation_removes_the_member_of_the_flagged_machine_and_no_other():
     assert (decision.quorum.voters_after, decision.quorum.healthy_after) == (3, 3)
 
 
-@pytest.mark.parametrize(
-    "newest",
-    [member("cp-4", responsive=False), member("cp-4", learner=True)],
-    ids=["leadership never goes to a machine whose member does not answer", "leadership never goes to a learner"],
-)
-def test_remediation_hands_leadership_only_to_a_machine_that_can_lead(newest):
-    decision = decide_for(cluster(4), ["cp-1"], members=down(total=3) + [newest])
+def test_remediation_hands_leadership_only_to_a_machine_that_can_lead():
+    decision = decide_for(cluster(4), ["cp-1"], members=down(total=3) + [member("cp-4", responsive=False)])
     assert (decision.status, decision.leader_candidate) == ("remediate", "cp-3"), decision.reason
+
+
+def test_remediation_waits_while_a_learner_joins():
+    # Cluster API v1.13+ (canSafelyRemediateMachine: a learner in the target makes it unsafe); time lifts it
+    decision = decide_for(cluster(4), ["cp-1"], members=down(total=3) + [member("cp-4", learner=True)])
+    assert (decision.status, decision.rule) == ("skip", "etcd_learner"), decision.reason
+    assert held_back(decision).startswith("remediation waits: etcd member cp-4 is a learner, still joining")
+
+
+def test_remediation_waits_while_no_other_machine_has_every_component_healthy():
+    # Cluster API v1.13+ (canSafelyRemediateMachine): removing it would leave no control plane machine that works,
+    # however etcd's quorum stands
+    machines = cluster(3, cp_2={"components": {"scheduler": "unhealthy"}}, cp_3={"components": {"controller_manager": "provisioning"}})
+    decision = decide_for(machines, ["cp-1"])
+    assert (decision.status, decision.rule) == ("skip", "no_healthy_machine"), decision.reason
+    assert held_back(decision).startswith("manual intervention needed (no_healthy_machine): no control plane machine but cp-1")
+    decision = decide_for(cluster(3, cp_3={"components": {"controller_manager": "provisioning"}}), ["cp-1"])
+    assert (decision.status, decision.machine) == ("remediate", "cp-1"), decision.reason
+    # external etcd too: the API server, controller manager and scheduler of another machine
+    decision = decide_for(machines, ["cp-1"], managed=False)
+    assert decision.rule == "no_healthy_machine"
 
 
 @pytest.mark.parametrize(
