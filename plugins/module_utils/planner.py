@@ -74,7 +74,6 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils import (
     failure_domains,
     health_check,
     kubeadm_config,
-    node_upgrade,
     preflight,
     remediation,
     rollout,

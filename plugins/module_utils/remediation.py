@@ -207,14 +207,14 @@ def decide(machines, health, members, strategy, now, initialized, etcd_managed, 
         return _decision(SKIP, name, "machine_deleting", "%s being deleted" % _plural(deleting, "is", "are"), retry.retry_count)
     healthy_others = [m["name"] for m in machines if m["name"] != name and _all_healthy((conditions or {}).get(m["name"]))]
     if not healthy_others:
-        return _decision(SKIP, name, "no_healthy_machine", "no control plane machine but %s has every component healthy: removing it "
-                                                          "would leave none that works" % name, retry.retry_count)
+        reason = "no control plane machine but %s has every component healthy: removing it would leave none that works" % name
+        return _decision(SKIP, name, "no_healthy_machine", reason, retry.retry_count)
     if not etcd_managed:
         return _decision(REMEDIATE, name, None, "%s is unhealthy and may be replaced" % name, retry.retry_count)
     learners = sorted(m.name or m.id for m in members if m.learner)
     if learners:
-        return _decision(SKIP, name, "etcd_learner", "etcd member %s is a learner, still joining: no member is removed until it "
-                                                     "is promoted or gone" % ", ".join(learners), retry.retry_count)
+        reason = "etcd member %s is a learner, still joining: no member is removed until it is promoted or gone" % ", ".join(learners)
+        return _decision(SKIP, name, "etcd_learner", reason, retry.retry_count)
     verdict = _project_removal(members, node_name(target))
     if not verdict.ok:
         reason = "removing %s would lose etcd quorum: %s" % (name, "; ".join(verdict.reasons))
