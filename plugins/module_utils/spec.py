@@ -203,7 +203,7 @@ _CONDITION = {
 
 _HEALTH_CHECK = {
     "unhealthy_conditions": Field(
-        list_of(mapping(_CONDITION), non_empty=True),
+        list_of(mapping(_CONDITION)),
         [{"type": "Ready", "status": "Unknown", "timeout": "5m"}, {"type": "Ready", "status": "False", "timeout": "5m"}],
     ),
     "node_startup_timeout": Field(_node_startup_timeout, "10m"),

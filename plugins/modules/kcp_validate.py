@@ -220,8 +220,10 @@ options:
         suboptions:
           unhealthy_conditions:
             description:
-              - Node conditions that make a machine unhealthy once they have held for their timeout; at least one.
-              - Default - C(Ready) V(Unknown) for 5m, and C(Ready) V(False) for 5m.
+              - Node conditions that make a machine unhealthy once they have held for their timeout.
+              - Default - C(Ready) V(Unknown) for 5m, and C(Ready) V(False) for 5m. An empty list checks no Node
+                condition (a MachineHealthCheck without C(unhealthyNodeConditions), Cluster API v1.8 and later); a
+                machine is then unhealthy only when its Node is gone, does not appear in time, or it failed.
             type: list
             elements: dict
             suboptions:

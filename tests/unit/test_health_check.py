@@ -123,6 +123,7 @@ def test_condition_timeout_boundary(age, state, next_check):
         ),
         ((("Ready", "False", 3600), ("Ready", "True", 3600)), health_check(), "unhealthy", None),
         ((("Ready", "False", None),), health_check(), "unhealthy", None),
+        ((("Ready", "False", 3600),), health_check(unhealthy_conditions=[]), "healthy", None),
     ],
     ids=[
         "a node Ready True has no problem",
@@ -132,6 +133,7 @@ def test_condition_timeout_boundary(age, state, next_check):
         "several pending conditions check again at the soonest",
         "only the first condition of a type is read",
         "a matching condition with no last transition time has timed out",
+        "no condition to check: a Node long not Ready has no problem (MHC without unhealthyNodeConditions, v1.8+)",
     ],
 )
 def test_conditions_are_ored_and_must_match_exactly(conditions, rules, state, next_check):

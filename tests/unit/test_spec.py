@@ -153,6 +153,10 @@ ACCEPTED = [
     ("unhealthy conditions replace the default ones",
      with_field(MINIMAL, "health_check.unhealthy_conditions", [{"type": "DiskPressure", "status": "True", "timeout": "1m"}]),
      "health_check.unhealthy_conditions", [{"type": "DiskPressure", "status": "True", "timeout": 60.0}]),
+    # a MachineHealthCheck without unhealthyNodeConditions (optional since Cluster API v1.8): no Node condition
+    # checked; left out, the default ones apply
+    ("an empty list of unhealthy conditions checks none", with_field(MINIMAL, "health_check.unhealthy_conditions", []),
+     "health_check.unhealthy_conditions", []),
     ("external remediation is off unless asked for", MINIMAL, "remediation.external", None),
     ("an empty external remediation turns it on with every default", with_field(MINIMAL, "remediation.external", {}),
      "remediation.external", {"attempts": 3, "timeout": 600.0, "escalate": False}),
@@ -353,8 +357,6 @@ REFUSED = [
      "remediation.external.tasks", "unknown field"),
     ("external remediation as a list is refused", with_field(MINIMAL, "remediation.external", ["power_cycle"]),
      "remediation.external", "must be a mapping"),
-    ("an empty list of unhealthy conditions is refused", with_field(MINIMAL, "health_check.unhealthy_conditions", []),
-     "health_check.unhealthy_conditions", "at least one"),
     ("a condition status YAML read as a boolean is refused",
      with_field(MINIMAL, "health_check.unhealthy_conditions", [{"type": "Ready", "status": True, "timeout": "5m"}]),
      "health_check.unhealthy_conditions[0].status", "quote it"),
