@@ -222,16 +222,21 @@ def _finish_delete(view):
 
 
 def _clean_up_etcd_members(view):
-    """EH11: remove an etcd member that belongs to no machine, when the conditions for it hold."""
+    """EH11: remove an etcd member that belongs to no machine (also one never started), when the conditions for it
+    hold."""
     if not view.etcd_managed or not view.machines or view.etcd["ok"]:
         return None
     if any(m.get("node") is None for m in view.machines):
         return None
-    strays = sorted((s for s in view.etcd["strays"] if s.get("name")), key=lambda s: s["name"])
+    # a member added and never started has no name: a join that died before its etcd started (Cluster API v1.14
+    # removes those too); it goes first, as the empty name sorts first there
+    unstarted = sorted((m for m in (view.snapshot.get("etcd") or {}).get("members") or [] if not m.get("name")), key=lambda m: m["id"])
+    strays = unstarted + sorted((s for s in view.etcd["strays"] if s.get("name")), key=lambda s: s["name"])
     if not strays:
         return None
     stray = strays[0]
-    label = "etcd member %s (%s)" % (stray["name"], stray["id"])
+    label = "etcd member %s (%s)" % (stray["name"], stray["id"]) if stray.get("name") else \
+        "etcd member %s (added, never started, peer URLs %s)" % (stray["id"], ", ".join(stray.get("peer_urls") or []))
     if len(view.machines) < 2:
         return _wait(
             "%s belongs to no machine, but removing a member needs at least two control plane nodes" % label,
@@ -247,7 +252,7 @@ def _clean_up_etcd_members(view):
     return _step(
         REMOVE_ETCD_MEMBER,
         "%s belongs to no machine: remove it" % label,
-        member={"name": stray["name"], "id": stray["id"]},
+        member={"name": stray.get("name") or "", "id": stray["id"], "peer_urls": list(stray.get("peer_urls") or [])},
         leader_candidate=view.leader_candidate(None) if stray.get("leader") else None,
         quorum=verdict.as_dict(),
     )

@@ -41,6 +41,8 @@ options:
   name:
     description:
       - Member name, which kubeadm sets to the node name of the control plane machine.
+      - Empty only with O(state=absent) and O(peer_urls), for a member added and never started, which has no name
+        yet.
     type: str
     required: true
   peer_urls:
@@ -262,9 +264,10 @@ class Unknown(Exception):
 
 def find_member(members, name, peer_urls):
     """The member called ``name``, else the not-yet-started one holding one of ``peer_urls``; raise ValueError
-    when those peer URLs belong to a member with another name."""
+    when those peer URLs belong to a member with another name. An empty ``name`` (the plan's for a member never
+    started) names no member: the peer URLs say which."""
     for member in members:
-        if member["name"] == name:
+        if name and member["name"] == name:
             return member
     for member in members:
         if set(member["peer_urls"]) & set(peer_urls or []):
@@ -461,8 +464,8 @@ def input_problems(params):
     problems = etcd_client.connection_problems(
         params["endpoints"], params["ca_file"], params["cert_file"], params["key_file"], params["timeout"]
     )
-    if not params["name"]:
-        problems.append("name: must not be empty")
+    if not params["name"] and not (params["state"] == "absent" and params["peer_urls"]):
+        problems.append("name: must not be empty, unless state is absent and peer_urls find a member never started")
     for index, url in enumerate(params["peer_urls"] or []):
         if not url.startswith("https://"):
             problems.append("peer_urls[%d]: %r must be an https:// URL such as https://10.0.0.14:2380" % (index, url))

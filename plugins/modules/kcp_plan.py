@@ -207,14 +207,18 @@ member:
   description: For V(remove_etcd_member), the member to remove; null otherwise.
   returned: success
   type: dict
-  sample: {"name": "cp-9", "id": "8e9e05c52164694d"}
+  sample: {"name": "cp-9", "id": "8e9e05c52164694d", "peer_urls": ["https://10.0.0.19:2380"]}
   contains:
     name:
-      description: The member's name (the node it was named after).
+      description: The member's name (the node it was named after); empty for a member added and never started.
       type: str
     id:
       description: The member's id, in hex.
       type: str
+    peer_urls:
+      description: The member's peer URLs, by which one never started (no name) is found.
+      type: list
+      elements: str
 retry_count:
   description: For V(remediate), the retry count to record with the remediation (0 starts a new sequence);
     null otherwise.

@@ -54,3 +54,11 @@ def test_a_member_that_does_not_lead_is_removed_without_a_hand_over():
     members = cluster()
     steps = plan(members, "cp-2", None, "absent", True, False, "cp-3")[0]
     assert [s.action for s in steps] == ["remove"]
+
+
+def test_a_member_never_started_is_found_by_its_peer_urls_among_others_without_a_name():
+    # what the plan gives for a member never started (EH11): an empty name and its peer URLs
+    members = cluster() + [dict(member("x", learner=True), name=""), dict(member("y", learner=True), name="")]
+    steps = plan(members, "", ["https://y:2380"], "absent", True, False)[0]
+    assert [(s.action, s.member_id) for s in steps] == [("remove", members[4]["id"])]
+    assert plan(members, "", ["https://z:2380"], "absent", True, False)[0] == []

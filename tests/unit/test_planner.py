@@ -552,10 +552,18 @@ CLEAN_UP = [
         ["machines_without_node", "etcd_cluster"],
     ),
     (
-        "a member still joining with an empty name is left alone",
+        # Cluster API v1.14 (reconcileEtcdMembers, #13685): a join that died before its etcd started left it; as a
+        # learner it would refuse every later join (etcd admits one learner at a time)
+        "a member added and never started is removed once no machine is provisioning",
         snapshot(cluster(3), failure_domains=FDS, members=members(3) + [dict(member("joining", learner=True), name="")]),
+        ("remove_etcd_member", None, None),
+        [],
+    ),
+    (
+        "a member added and never started is left alone while a machine has no node",
+        snapshot(cluster(3, cp_3={"has_node": False}), failure_domains=FDS, members=members(2) + [dict(member("joining", learner=True), name="")]),
         ("none", None, None),
-        ["etcd_cluster"],
+        ["machines_without_node", "etcd_cluster"],
     ),
     (
         "with external etcd members are not the control plane's to remove",
@@ -595,6 +603,13 @@ def test_clean_up(snap, expected, blocked):
     result = decide(EXTERNAL_ETCD if snap["etcd"]["external"] else spec(), snap)
     assert short(result) == expected, result["reason"]
     assert [b["rule"] for b in result["blocked_by"]] == blocked
+
+
+def test_a_member_never_started_is_removed_by_its_peer_urls_and_said_to_be_so():
+    unstarted = dict(member("joining", learner=True), name="")
+    result = decide(spec(), snapshot(cluster(3), failure_domains=FDS, members=members(3) + [member("cp-9"), unstarted]))
+    assert result["member"] == {"name": "", "id": unstarted["id"], "peer_urls": ["https://joining:2380"]}
+    assert result["reason"] == "etcd member %s (added, never started, peer URLs https://joining:2380) belongs to no machine: remove it" % unstarted["id"]
 
 
 def test_finishing_a_deletion_hands_leadership_to_the_newest_healthy_machine():

@@ -108,3 +108,17 @@ def test_etcd_member_adds_promotes_and_removes_a_learner_idempotently(connection
         assert result["id"] in (added_id, None), what
         assert_no_secret(output, etcd_pki)
     assert sorted(cluster.member_ids()) == ["cp-1", "cp-2", "cp-3"]
+
+
+def test_a_member_added_and_never_started_is_removed_as_the_plan_names_it(connection_args, make_cluster, client_for, etcd_pki,
+                                                                          run_module):
+    # the plan's remove_etcd_member step for such a member (EH11) gives an empty name and its peer URLs, as the flow
+    # passes them on
+    cluster = make_cluster(3)
+    stranded = client_for(cluster).add_member([cluster.new_member("cp-4").peer_url], learner=True)
+    args = connection_args(cluster, name="", peer_urls=stranded["peer_urls"], state="absent")
+    rc, result, output = run_module("etcd_member", args)
+    assert rc == 0 and result["actions"] == ["remove"] and result["id"] == stranded["id"], output[-2000:]
+    assert sorted(cluster.member_ids()) == ["cp-1", "cp-2", "cp-3"]
+    assert not [m for m in client_for(cluster).gather()["members"] if not m["name"]]
+    assert_no_secret(output, etcd_pki)
