@@ -183,6 +183,11 @@ def test_the_choice_explains_the_rules_it_applied():
     machines = [m("cp-1", "fd-a", 300), m("cp-2", "fd-a", 200), m("cp-3", "fd-b", 100)]
     choice = scale_down_choice(fds("fd-a", "fd-b"), machines, machines)
     assert choice.rule == "FD5" and "FD6: cp-1" in choice.detail
+    assert choice.detail.startswith("fd-a holds the most eligible machines (2 of its 2)")
+    outside = [m("cp-1", None, 300), m("cp-2", "fd-gone", 200), m("cp-3", "fd-a", 100)]
+    assert scale_down_choice(fds("fd-a"), outside, outside).detail.startswith(
+        "machines outside the control plane failure domains go first; the oldest of them is in no failure domain")
+    assert "is in fd-gone" in scale_down_choice(fds("fd-a"), outside, outside[1:]).detail
 
 
 # --- the same decisions as Jinja filters --------------------------------------------------------------------
@@ -246,8 +251,3 @@ def test_fd4_takes_the_bucket_of_the_oldest_machine_outside_the_candidate_domain
     machines = [m("cp-1", "fd-a", 900), m("cp-2", "fd-x", 500), m("cp-3", None, 300), m("cp-4", "fd-y", 100)]
     choice = scale_down_choice(fds("fd-a", off=("fd-x",)), machines, machines)
     assert (choice.machine, choice.domain, choice.rule) == ("cp-2", "fd-x", "FD4")
-    assert choice.detail.startswith("fd-a holds the most eligible machines (2 of its 2)")
-    outside = [m("cp-1", None, 300), m("cp-2", "fd-gone", 200), m("cp-3", "fd-a", 100)]
-    assert scale_down_choice(fds("fd-a"), outside, outside).detail.startswith(
-        "machines outside the control plane failure domains go first; the oldest of them is in no failure domain")
-    assert "is in fd-gone" in scale_down_choice(fds("fd-a"), outside, outside[1:]).detail
