@@ -98,6 +98,11 @@ def all_conditions(machines, etcd_managed, members_by_machine):
     return {m["name"]: machine_conditions(m, etcd_managed, members_by_machine.get(m["name"])) for m in machines}
 
 
+def all_healthy(conditions):
+    """Whether one machine's component conditions (``machine_conditions``) are all true; none known is not."""
+    return bool(conditions) and all(entry["status"] == TRUE for entry in conditions.values())
+
+
 def failing(conditions, statuses=(FALSE, UNKNOWN)):
     """The components of one machine whose status is in ``statuses``, in component order."""
     return [name for name, entry in conditions.items() if entry["status"] in statuses]

@@ -59,7 +59,7 @@ from __future__ import annotations
 from collections import namedtuple
 from datetime import timedelta
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import ETCD_MEMBER, ETCD_POD, TRUE, node_name, oldest_first
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import ETCD_MEMBER, ETCD_POD, TRUE, all_healthy, node_name, oldest_first
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_leadership import among_machines
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import project
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import format_time, parse_duration, parse_time
@@ -205,7 +205,7 @@ def decide(machines, health, members, strategy, now, initialized, etcd_managed, 
     deleting = sorted(m["name"] for m in machines if m.get("deleting"))
     if deleting:
         return _decision(SKIP, name, "machine_deleting", "%s being deleted" % _plural(deleting, "is", "are"), retry.retry_count)
-    healthy_others = [m["name"] for m in machines if m["name"] != name and _all_healthy((conditions or {}).get(m["name"]))]
+    healthy_others = [m["name"] for m in machines if m["name"] != name and all_healthy((conditions or {}).get(m["name"]))]
     if not healthy_others:
         reason = "no control plane machine but %s has every component healthy: removing it would leave none that works" % name
         return _decision(SKIP, name, "no_healthy_machine", reason, retry.retry_count)
@@ -225,11 +225,6 @@ def decide(machines, health, members, strategy, now, initialized, etcd_managed, 
         return _decision(FAIL, name, "no_leader_candidate", reason, retry.retry_count, quorum=verdict)
     reason = "%s is unhealthy and etcd keeps quorum without it" % name
     return _decision(REMEDIATE, name, None, reason, retry.retry_count, candidate, verdict)
-
-
-def _all_healthy(conditions):
-    """Whether a machine's component conditions are all true (none known is not healthy)."""
-    return bool(conditions) and all(entry["status"] == TRUE for entry in conditions.values())
 
 
 def held_back(decision):

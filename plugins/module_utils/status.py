@@ -41,6 +41,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_he
     ready_status,
     stale,
 )
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import quorum
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external, with_v
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
@@ -146,11 +147,25 @@ def machine_conditions(machine, etcd_managed, etcd_member):
 # --- the control plane ------------------------------------------------------------------------------------
 
 
-def _available(snapshot):
+def _available(snapshot, machines, etcd, etcd_managed):
+    """Cluster API v1.9+ (v1beta2): initialized, etcd's voting members healthy to a quorum, and a machine with every
+    component healthy; here also the API endpoint answering."""
     if not snapshot.get("initialized"):
         return condition("Available", FALSE, "WaitingForKubeadmInit", "kubeadm init has not completed", INFO)
     if not snapshot.get("endpoint_ready"):
         return condition("Available", FALSE, "EndpointNotReady", "the API endpoint does not answer /readyz", ERROR)
+    if etcd_managed:
+        voters = [m for m in component_health.quorum_members((snapshot.get("etcd") or {}).get("members") or [], machines,
+                                                             etcd["members_by_machine"]) if not m.learner]
+        if not voters:
+            return condition("Available", UNKNOWN, "EtcdMembersUnknown", "etcd did not report its members")
+        healthy = sum(1 for m in voters if m.healthy)
+        if healthy < quorum(len(voters)):
+            return condition("Available", FALSE, "EtcdQuorumLost", "%d of %d voting etcd members are healthy, a quorum is %d"
+                             % (healthy, len(voters), quorum(len(voters))), ERROR)
+    verdicts = component_health.all_conditions(machines, etcd_managed, etcd["members_by_machine"])
+    if not any(component_health.all_healthy(verdicts[m["name"]]) for m in machines if not m.get("deleting")):
+        return condition("Available", FALSE, "NoHealthyMachine", "no control plane machine has every component healthy", ERROR)
     return condition("Available", TRUE)
 
 
@@ -223,7 +238,7 @@ def control_plane_status(spec, snapshot):
             if c["type"] in ("APIServerPodHealthy", "ControllerManagerPodHealthy", "SchedulerPodHealthy", "EtcdPodHealthy")]
     ready = [c for name, conds in entries for c in _sourced(conds, name) if c["type"] == "Ready"]
     conditions = [
-        _available(snapshot),
+        _available(snapshot, all_machines, etcd, etcd_managed),
         aggregate("MachinesReady", ready),
         _up_to_date(spec, live, now),
         *_resized(spec, live),
@@ -239,13 +254,15 @@ def control_plane_status(spec, snapshot):
 
 def upgrade_progress(spec, snapshot):
     """``{version, control_plane: {upgraded, to_upgrade}, workers: {upgraded, to_upgrade}, nodes}``: who runs the
-    spec's version and who does not yet (names, in snapshot order; machines being deleted left out), and ``nodes``:
+    spec's version with its upgrade done and who not yet (names, in snapshot order; machines being deleted left
+    out; a node past its kubelet step, its upgrade not done, is still to upgrade), and ``nodes``:
     ``{name: upgrade record}`` of each node whose upgrade is under way (a step done, not yet ``ready``) or whose
     last step failed."""
     version = with_v(spec["version"])
 
     def split(records):
-        upgraded = [r["name"] for r in records if not rollout.version_differs(r.get("version"), version)]
+        upgraded = [r["name"] for r in records
+                    if not rollout.version_differs(r.get("version"), version) and not rollout.upgrade_unfinished(r, version)]
         return {"upgraded": upgraded, "to_upgrade": [r["name"] for r in records if r["name"] not in upgraded]}
 
     machines = [m for m in snapshot["machines"] if not m.get("deleting")]

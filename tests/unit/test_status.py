@@ -166,6 +166,31 @@ def test_availability(extra, expected):
     assert brief(of(status_of(snap)["conditions"], "Available")) == expected
 
 
+def down(*names):
+    return [member("cp-%d" % i, leader=(i == 1), responsive=("cp-%d" % i) not in names) for i in (1, 2, 3)]
+
+
+# Cluster API v1.9+ (v1beta2 Available, status.go): a quorum of healthy voting members and a machine with every
+# component healthy, besides kubeadm init done (and, here, the endpoint answering)
+@pytest.mark.parametrize("machines,members,expected", [
+    (three(), down("cp-3"), ("True", "", None)),
+    (three(), down("cp-2", "cp-3"), ("False", "EtcdQuorumLost", "Error")),
+    (three(), down("cp-2", "cp-3") + [member("cp-4", learner=True)], ("False", "EtcdQuorumLost", "Error")),
+    (three(cp_1={"components": {"scheduler": "unhealthy"}}, cp_2={"components": {"api_server": "provisioning"}},
+           cp_3={"node_ready": "Unknown"}), None, ("False", "NoHealthyMachine", "Error")),
+    (three(cp_1={"components": {"scheduler": "unhealthy"}}, cp_2={"components": {"api_server": "provisioning"}}), None,
+     ("True", "", None)),
+], ids=["one member down of three keeps it available", "two members down lose the quorum",
+        "a learner is no voter", "no machine with every component healthy", "one machine with every component healthy is enough"])
+def test_availability_needs_a_quorum_and_a_healthy_machine(machines, members, expected):
+    assert brief(of(status_of(snapshot(machines, members=members))["conditions"], "Available")) == expected
+
+
+def test_availability_is_unknown_while_etcd_reports_no_member():
+    got = of(status_of(snapshot(three(), members=[]))["conditions"], "Available")
+    assert (got["status"], got["reason"]) == ("Unknown", "EtcdMembersUnknown")
+
+
 def test_with_external_etcd_the_etcd_cluster_is_not_inspected_and_machines_have_no_etcd_conditions():
     external = {"endpoints": ["https://10.0.0.5:2379"], "caFile": "/a", "certFile": "/b", "keyFile": "/c"}
     the_spec = spec(kubeadm={"api_version": "kubeadm.k8s.io/v1beta4", "cluster_configuration": {"etcd": {"external": external}},
