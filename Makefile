@@ -13,17 +13,19 @@ setup:
 	@tests/setup.sh
 
 # The whole suite. The sandbox's tests (tests/sandbox) and the end-to-end tests on it (tests/e2e) need root.
-# The sandbox's own tests share sandboxes across files, so they run in one process, beside the unit and integration
-# tests (their etcd clusters and servers take loopback addresses no other process holds); its output follows theirs.
+# The sandbox's own tests share sandboxes across files, so they run in one process, beside lint, sanity, the docs
+# check and the unit and integration tests, which take less time together (their etcd clusters and servers take
+# loopback addresses no other process holds); its output follows theirs. Every part runs, and any failure fails.
 # The end-to-end modules, each with a sandbox of its own, run on three workers a module each (--dist loadfile): on
 # two they no longer fit CI's hour (measured: 47 min of end-to-end tests on two workers, 36 min on three, on a 2-core
 # machine: they wait on the emulated control plane more than they compute). The longest go first (E2E_FIRST, in this
 # order: xdist would otherwise order them by their number of tests), so the workers end together.
 E2E_FIRST := tests/e2e/test_remediation.py tests/e2e/test_rollout.py tests/e2e/test_flows.py tests/e2e/test_upgrade_in_place.py tests/e2e/test_host_lost.py tests/e2e/test_rollout_reasons.py tests/e2e/test_workers.py tests/e2e/test_adoption.py tests/e2e/test_providers.py
-test: setup lint sanity docs-check
+test: setup
 	@log=$$(mktemp); $(BIN)/pytest tests/sandbox $(PYTEST_ARGS) > $$log 2>&1 & sandbox=$$!; \
+	  $(MAKE) --no-print-directory lint sanity docs-check; checks=$$?; \
 	  $(BIN)/pytest tests/unit tests/integration $(PYTEST_ARGS); rest=$$?; \
-	  wait $$sandbox; own=$$?; echo "== tests/sandbox"; cat $$log; rm -f $$log; test $$rest -eq 0 -a $$own -eq 0
+	  wait $$sandbox; own=$$?; echo "== tests/sandbox"; cat $$log; rm -f $$log; test $$checks -eq 0 -a $$rest -eq 0 -a $$own -eq 0
 	$(BIN)/pytest -n 3 --dist loadfile --no-loadscope-reorder $(E2E_FIRST) $(filter-out $(E2E_FIRST),$(sort $(wildcard tests/e2e/test_*.py))) $(PYTEST_ARGS)
 
 test-sandbox: setup
