@@ -229,8 +229,10 @@ def _clean_up_etcd_members(view):
     if any(m.get("node") is None for m in view.machines):
         return None
     # a member added and never started has no name: a join that died before its etcd started (Cluster API v1.14
-    # removes those too); it goes first, as the empty name sorts first there
-    unstarted = sorted((m for m in (view.snapshot.get("etcd") or {}).get("members") or [] if not m.get("name")), key=lambda m: m["id"])
+    # removes those too); it goes first, as the empty name sorts first there. An endpoint tried that did not answer
+    # is listed nameless too, but with no id: no member to remove
+    members = (view.snapshot.get("etcd") or {}).get("members") or []
+    unstarted = sorted((m for m in members if not m.get("name") and m.get("id") and m.get("peer_urls")), key=lambda m: m["id"])
     strays = unstarted + sorted((s for s in view.etcd["strays"] if s.get("name")), key=lambda s: s["name"])
     if not strays:
         return None

@@ -605,6 +605,13 @@ def test_clean_up(snap, expected, blocked):
     assert [b["rule"] for b in result["blocked_by"]] == blocked
 
 
+def test_an_endpoint_listed_without_an_id_is_no_member_never_started():
+    # an endpoint tried that did not answer is listed nameless, with no id: nothing etcd could remove
+    silent = dict(member("cp-9", responsive=False), name="", id="")
+    result = decide(spec(), snapshot(cluster(3), failure_domains=FDS, members=members(3) + [silent]))
+    assert result["action"] != "remove_etcd_member" and "never started" not in result["reason"], result["reason"]
+
+
 def test_a_member_never_started_is_removed_by_its_peer_urls_and_said_to_be_so():
     unstarted = dict(member("joining", learner=True), name="")
     result = decide(spec(), snapshot(cluster(3), failure_domains=FDS, members=members(3) + [member("cp-9"), unstarted]))
