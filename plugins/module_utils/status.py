@@ -13,9 +13,10 @@ Per machine (in this order): ``NodeHealthy``, ``APIServerPodHealthy``, ``Control
 conditions are component_health's (KCP EH6 / EH7) and etcd_health's (EH3 / EH4), and the machine's
 ``Ready`` summarizes them all.
 
-For the control plane: ``Available``, ``MachinesReady``, ``MachinesSpecUpToDate``, ``Resized``,
+For the control plane: ``Available``, ``MachinesReady``, ``MachinesUpToDate``, ``RollingOut``, ``Resized``,
 ``ScalingUp``, ``ScalingDown``, ``ControlPlaneComponentsHealthy``, ``EtcdClusterHealthy``,
-``CertificatesNotExpiring`` and ``RemediationAllowed``, then ``Ready`` summarizing them.
+``CertificatesNotExpiring``, ``RemediationAllowed``, ``Remediating`` and ``Deleting``, then ``Ready`` summarizing
+them but for the ones that say work is under way (``UNDER_WAY``: true while it is, false at rest).
 
 :func:`upgrade_progress` says how far the cluster is on its way to the spec's version: the control plane machines and
 the workers that run it and those that do not yet, and each node whose in-place upgrade (the record on its Node,
@@ -30,7 +31,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import component_health, etcd_health, health_check, node_upgrade, rollout
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import (
+    component_health,
+    etcd_health,
+    health_check,
+    node_upgrade,
+    remediation,
+    rollout,
+)
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import (
     ETCD_MEMBER,
     ETCD_POD,
@@ -61,6 +69,10 @@ _SEVERITY_ORDER = (ERROR, WARNING, INFO)
 # Certificates closer to expiry than this are reported when the spec sets no rollout.before threshold;
 # 7 days is the least rollout.before.certificates_expiry_days accepts.
 DEFAULT_CERTIFICATE_WARNING_DAYS = 7
+# The conditions that say work is under way: True while it is, False at rest; Ready does not summarize them.
+UNDER_WAY = ("RollingOut", "ScalingUp", "ScalingDown", "Remediating", "Deleting")
+# RollingOut names why machines roll out in this order, the version first as Cluster API v1.14 does.
+ROLLOUT_KIND_ORDER = (rollout.VERSION, rollout.ETCD, rollout.UPGRADE, rollout.SPEC, rollout.CERTIFICATES, rollout.ROLLOUT_AFTER)
 
 
 def condition(type_, status, reason="", message="", severity=None):
@@ -184,11 +196,21 @@ def _resized(spec, machines):
 
 
 def _up_to_date(spec, machines, now):
-    outdated = rollout.messages(rollout.outdated_machines(machines, spec, spec_hashes(spec), now))
+    """MachinesUpToDate and RollingOut (Cluster API v1.11+): which machines are outdated (rule RO1) and why."""
+    if not machines:
+        return [condition("MachinesUpToDate", TRUE, "NoReplicas"), condition("RollingOut", FALSE, "NotRollingOut", severity=INFO)]
+    outdated = rollout.outdated_machines(machines, spec, spec_hashes(spec), now)
     if not outdated:
-        return condition("MachinesSpecUpToDate", TRUE)
-    message = "; ".join("%s: %s" % (name, ", ".join(reasons)) for name, reasons in sorted(outdated.items()))
-    return condition("MachinesSpecUpToDate", FALSE, "RollingUpdateInProgress", message, WARNING)
+        return [condition("MachinesUpToDate", TRUE, "UpToDate"), condition("RollingOut", FALSE, "NotRollingOut", severity=INFO)]
+    each = "; ".join("%s: %s" % (name, ", ".join(reasons)) for name, reasons in sorted(rollout.messages(outdated).items()))
+    kinds = {}
+    for name, reasons in sorted(outdated.items()):
+        for reason in reasons:
+            kinds.setdefault(reason.kind, []).append(name)
+    why = ", ".join("%s (%s)" % (kind, ", ".join(kinds[kind])) for kind in ROLLOUT_KIND_ORDER if kind in kinds)
+    return [condition("MachinesUpToDate", FALSE, "NotUpToDate", each, WARNING),
+            condition("RollingOut", TRUE, "RollingOut", "rolling out %d not up-to-date %s: %s"
+                      % (len(outdated), "machine" if len(outdated) == 1 else "machines", why))]
 
 
 def _certificates(spec, machines, now):
@@ -215,11 +237,33 @@ def _etcd_cluster(machine_entries, etcd, etcd_managed):
     return aggregate("EtcdClusterHealthy", strays + members)
 
 
-def _remediation(spec, snapshot):
-    verdict = health_check.evaluate(spec["health_check"], snapshot)
-    if verdict["remediation_allowed"]:
-        return condition("RemediationAllowed", TRUE, message=verdict["reason"])
-    return condition("RemediationAllowed", FALSE, "TooManyUnhealthy", verdict["reason"], WARNING)
+def _remediation(health):
+    if health["remediation_allowed"]:
+        return condition("RemediationAllowed", TRUE, message=health["reason"])
+    return condition("RemediationAllowed", FALSE, "TooManyUnhealthy", health["reason"], WARNING)
+
+
+def _remediating(snapshot, health):
+    """Remediating (Cluster API v1.9+): a remediation whose replacement is still to come, and the machines the
+    health check flagged for one (remediation.flagged_names)."""
+    parts = []
+    record = remediation.in_progress(snapshot.get("remediation_in_progress"), snapshot["machines"])
+    if record:
+        parts.append("%s removed, its replacement still to create" % record["machine"])
+    flagged = sorted(remediation.flagged_names(health))
+    if flagged:
+        parts.append("%s to remediate" % ", ".join(flagged))
+    if parts:
+        return condition("Remediating", TRUE, "Remediating", "; ".join(parts))
+    return condition("Remediating", FALSE, "NotRemediating", severity=INFO)
+
+
+def _deleting(machines):
+    """Deleting: the machines whose removal began (the ``deleting`` mark) and is not finished."""
+    deleting = [m["name"] for m in machines if m.get("deleting")]
+    if deleting:
+        return condition("Deleting", TRUE, "WaitingForMachineDeletion", "removal of %s under way" % ", ".join(deleting))
+    return condition("Deleting", FALSE, "NotDeleting", severity=INFO)
 
 
 def control_plane_status(spec, snapshot):
@@ -237,17 +281,20 @@ def control_plane_status(spec, snapshot):
     pods = [c for name, conds in entries for c in _sourced(conds, name)
             if c["type"] in ("APIServerPodHealthy", "ControllerManagerPodHealthy", "SchedulerPodHealthy", "EtcdPodHealthy")]
     ready = [c for name, conds in entries for c in _sourced(conds, name) if c["type"] == "Ready"]
+    health = health_check.evaluate(spec["health_check"], snapshot)
     conditions = [
         _available(snapshot, all_machines, etcd, etcd_managed),
         aggregate("MachinesReady", ready),
-        _up_to_date(spec, live, now),
+        *_up_to_date(spec, live, now),
         *_resized(spec, live),
         aggregate("ControlPlaneComponentsHealthy", pods),
         _etcd_cluster(entries, etcd, etcd_managed),
         _certificates(spec, live, now),
-        _remediation(spec, snapshot),
+        _remediation(health),
+        _remediating(snapshot, health),
+        _deleting(all_machines),
     ]
-    summarized = [c for c in conditions if c["type"] not in ("ScalingUp", "ScalingDown")]
+    summarized = [c for c in conditions if c["type"] not in UNDER_WAY]
     conditions.append(aggregate("Ready", summarized))
     return {"conditions": conditions, "machines": dict(entries), "upgrade": upgrade_progress(spec, snapshot)}
 
@@ -326,7 +373,7 @@ def _aligned(rows):
 
 
 def _not_true(conditions):
-    """The conditions that are not True, as Type=Status (Reason); Ready sums them up and ScalingUp / ScalingDown
-    are False at rest, so neither is listed."""
+    """The conditions that are not True, as Type=Status (Reason); Ready sums them up and the conditions of work
+    under way are False at rest, so none of those is listed."""
     return ", ".join("%s=%s%s" % (c["type"], c["status"], " (%s)" % c["reason"] if c["reason"] else "")
-                     for c in conditions if c["status"] != "True" and c["type"] not in ("Ready", "ScalingUp", "ScalingDown"))
+                     for c in conditions if c["status"] != "True" and c["type"] != "Ready" and c["type"] not in UNDER_WAY)

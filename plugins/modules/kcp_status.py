@@ -17,9 +17,11 @@ description:
     status as the conditions Cluster API's KubeadmControlPlane shows, for the control plane and for each
     machine, each with a status (V(True), V(False), V(Unknown)), a reason, a message and, when V(False), a
     severity (V(Error), V(Warning), V(Info)).
-  - "Control plane conditions: V(Available), V(MachinesReady), V(MachinesSpecUpToDate), V(Resized),
+  - "Control plane conditions: V(Available), V(MachinesReady), V(MachinesUpToDate), V(RollingOut), V(Resized),
     V(ScalingUp), V(ScalingDown), V(ControlPlaneComponentsHealthy), V(EtcdClusterHealthy),
-    V(CertificatesNotExpiring), V(RemediationAllowed) and V(Ready), which summarizes the others."
+    V(CertificatesNotExpiring), V(RemediationAllowed), V(Remediating), V(Deleting) and V(Ready), which
+    summarizes the others but for those of work under way (V(RollingOut), V(ScalingUp), V(ScalingDown),
+    V(Remediating), V(Deleting): V(True) while the work goes on, V(False) at rest)."
   - "Machine conditions: V(NodeHealthy), V(APIServerPodHealthy), V(ControllerManagerPodHealthy),
     V(SchedulerPodHealthy), with stacked etcd V(EtcdPodHealthy) and V(EtcdMemberHealthy), and V(Ready)."
   - V(Unknown) means nothing answered that could tell (a stale Node, an etcd member that did not answer, a

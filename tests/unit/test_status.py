@@ -45,12 +45,13 @@ def brief(c):
 def test_a_healthy_control_plane_is_ready_with_every_condition_true():
     result = status_of(snapshot(three()))
     assert [c["type"] for c in result["conditions"]] == [
-        "Available", "MachinesReady", "MachinesSpecUpToDate", "Resized", "ScalingUp", "ScalingDown",
-        "ControlPlaneComponentsHealthy", "EtcdClusterHealthy", "CertificatesNotExpiring", "RemediationAllowed", "Ready"]
+        "Available", "MachinesReady", "MachinesUpToDate", "RollingOut", "Resized", "ScalingUp", "ScalingDown",
+        "ControlPlaneComponentsHealthy", "EtcdClusterHealthy", "CertificatesNotExpiring", "RemediationAllowed",
+        "Remediating", "Deleting", "Ready"]
     assert {c["type"]: c["status"] for c in result["conditions"]} == dict(
-        Available="True", MachinesReady="True", MachinesSpecUpToDate="True", Resized="True", ScalingUp="False",
+        Available="True", MachinesReady="True", MachinesUpToDate="True", RollingOut="False", Resized="True", ScalingUp="False",
         ScalingDown="False", ControlPlaneComponentsHealthy="True", EtcdClusterHealthy="True",
-        CertificatesNotExpiring="True", RemediationAllowed="True", Ready="True")
+        CertificatesNotExpiring="True", RemediationAllowed="True", Remediating="False", Deleting="False", Ready="True")
     assert [c["type"] for c in result["machines"]["cp-1"]] == [
         "NodeHealthy", "APIServerPodHealthy", "ControllerManagerPodHealthy", "SchedulerPodHealthy", "EtcdPodHealthy",
         "EtcdMemberHealthy", "Ready"]
@@ -124,8 +125,20 @@ CLUSTER = [
     ("an extra machine sets ScalingDown", three() + [cp("cp-4")], None, "ScalingDown", ("True", "ScalingDown", None)),
     ("a machine being deleted does not count towards the size", three() + [cp("cp-4", deleting=True)], None, "Resized",
      ("True", "", None)),
-    ("an outdated machine means a rolling update", three(cp_2={"version": "v1.35.8"}), None, "MachinesSpecUpToDate",
-     ("False", "RollingUpdateInProgress", "Warning")),
+    ("an outdated machine is not up to date (Cluster API v1.11 setMachinesUpToDateCondition)",
+     three(cp_2={"version": "v1.35.8"}), None, "MachinesUpToDate", ("False", "NotUpToDate", "Warning")),
+    ("up-to-date machines", three(), None, "MachinesUpToDate", ("True", "UpToDate", None)),
+    ("an outdated machine is being rolled out (Cluster API v1.11 setRollingOutCondition)",
+     three(cp_2={"version": "v1.35.8"}), None, "RollingOut", ("True", "RollingOut", None)),
+    ("no outdated machine, no roll-out", three(), None, "RollingOut", ("False", "NotRollingOut", "Info")),
+    ("an outdated machine being deleted rolls nothing out", three() + [cp("cp-4", version="v1.35.8", deleting=True)], None,
+     "RollingOut", ("False", "NotRollingOut", "Info")),
+    ("a machine being deleted is a deletion under way", three() + [cp("cp-4", deleting=True)], None, "Deleting",
+     ("True", "WaitingForMachineDeletion", None)),
+    ("no machine being deleted", three(), None, "Deleting", ("False", "NotDeleting", "Info")),
+    ("a machine flagged for remediation within the budget is being remediated (Cluster API v1.9 setRemediatingCondition)",
+     three(cp_1={"remediation_requested": True}), None, "Remediating", ("True", "Remediating", None)),
+    ("nothing flagged, nothing remediated", three(), None, "Remediating", ("False", "NotRemediating", "Info")),
     ("certificates expiring within a week are a warning", three(cp_1={"certificates_expire": at(-60 * 24 * 6)}), None,
      "CertificatesNotExpiring", ("False", "CertificatesExpiring", "Warning")),
     ("certificates expiring in more than a week are fine", three(cp_1={"certificates_expire": at(-60 * 24 * 8)}), None,
@@ -149,11 +162,45 @@ def test_the_spec_threshold_decides_when_certificates_are_expiring():
     assert brief(got) == ("False", "CertificatesExpiring", "Warning") and "within 30 days" in got["message"]
 
 
-def test_remediation_beyond_the_budget_is_not_allowed():
+def test_remediation_beyond_the_budget_is_not_allowed_and_nothing_is_being_remediated():
     the_spec = spec()
     the_spec["health_check"] = dict(the_spec["health_check"], max_unhealthy=0)
-    got = of(status_of(snapshot(three(cp_1={"remediation_requested": True})), the_spec)["conditions"], "RemediationAllowed")
+    conditions = status_of(snapshot(three(cp_1={"remediation_requested": True})), the_spec)["conditions"]
+    got = of(conditions, "RemediationAllowed")
     assert brief(got) == ("False", "TooManyUnhealthy", "Warning") and "blocked" in got["message"]
+    assert brief(of(conditions, "Remediating")) == ("False", "NotRemediating", "Info")
+
+
+def test_a_remediation_waiting_for_its_replacement_is_under_way():
+    snap = snapshot(three()[1:])
+    snap["remediation_in_progress"] = {"machine": "cp-1", "timestamp": snap["now"], "retry_count": 0}
+    got = of(status_of(snap)["conditions"], "Remediating")
+    assert brief(got) == ("True", "Remediating", None) and got["message"] == "cp-1 removed, its replacement still to create"
+
+
+def test_a_stale_remediation_record_is_no_remediation():
+    snap = snapshot(three())
+    snap["remediation_in_progress"] = {"machine": "cp-1", "timestamp": snap["now"], "retry_count": 0}
+    assert brief(of(status_of(snap)["conditions"], "Remediating")) == ("False", "NotRemediating", "Info")
+
+
+def test_the_roll_out_names_its_reasons_version_first_and_each_machine_why():
+    the_spec = spec(rollout={"strategy": "RollingUpdate", "max_surge": 1, "after": None, "before": {"certificates_expiry_days": 30}})
+    machines = three(cp_1={"spec_hash": "0" * 64}, cp_3={"version": "v1.35.8", "certificates_expire": at(-60 * 24 * 20)})
+    conditions = status_of(snapshot(machines), the_spec)["conditions"]
+    assert of(conditions, "RollingOut")["message"] == (
+        "rolling out 2 not up-to-date machines: version (cp-3), spec (cp-1), certificates (cp-3)")
+    assert of(conditions, "MachinesUpToDate")["message"].startswith("cp-1: built from spec 000000000000")
+    assert "; cp-3: certificates expire at" in of(conditions, "MachinesUpToDate")["message"]
+
+
+def test_work_under_way_neither_makes_the_control_plane_unready_nor_shows_in_the_table():
+    snap = snapshot(three(cp_2={"version": "v1.35.8"}) + [cp("cp-4", deleting=True)])
+    status = status_of(snap)
+    assert {c["type"] for c in status["conditions"] if c["status"] == "True"} >= {"RollingOut", "Deleting"}
+    assert of(status["conditions"], "Ready")["reason"] == "NotUpToDate"
+    assert status_table(snap, status)[0] == ("control plane: MachinesReady=False (EtcdMemberUnhealthy), "
+                                             "MachinesUpToDate=False (NotUpToDate), EtcdClusterHealthy=False (EtcdMemberUnhealthy)")
 
 
 @pytest.mark.parametrize("extra,expected", [
