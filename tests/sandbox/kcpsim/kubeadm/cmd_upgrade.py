@@ -17,7 +17,7 @@ from kcpsim.kubeadm.cmd_init import (ADMIN_CONF, KUBELET_CONF, TMP_DIR, read_con
                                      write_manifest)
 from kcpsim.kubeadm.cmd_join import etcd_admin, etcd_endpoints_from_pods
 from kcpsim.kubeadm.cmd_reset import node_name_from_kubelet_conf
-from kcpsim.kubeadm.context import KubeadmError, describe, refuse_unemulated
+from kcpsim.kubeadm.context import KubeadmError, Phase, describe, refuse_unemulated, run_phases
 from kcpsim.kubeadm.etcd import EtcdAdminError
 from kcpsim.kubeadm.kubelet import Kubelet, KubeletError
 from kcpsim.kubeadm.pkifiles import Files
@@ -47,6 +47,12 @@ class UpgradeData:
 
     def __init__(self, ctx, flags, verb):
         self.ctx = ctx
+        self.version_arg = None
+        self.renew = True
+        self.etcd_upgrade = True
+        self.skip_phases = []
+        self.target = None
+        self.current = None
         self.host = ctx.host
         self.flags = flags
         # ``upgrade node`` on a worker talks to the API as the node itself.
@@ -257,12 +263,12 @@ def check_etcd_health(data):
         raise KubeadmError("[upgrade/etcd] FATAL: etcd cluster is not healthy: failed to dial endpoint %s: %s" % bad[0])
 
 
-def check_images(data, prefix):
+def check_images(data):
     """Every image of the target configuration must be in the registry (ImagePull, ignorable)."""
     results = preflight.Checks(data.host, None).images(images.all_images(data.cluster, data.ctx.release))
     fatal = preflight.classify(results, data.ignored)[0]
     if fatal:
-        raise KubeadmError("%s: %s" % (prefix, preflight.PreflightError(fatal)))
+        raise KubeadmError(str(preflight.PreflightError(fatal)))
 
 
 def check_host(data, target):
@@ -305,9 +311,9 @@ def _component_tags(data, component):
     return sorted(out)
 
 
-def enforce_policy(data, target, force, allow_experimental, allow_rc):
+def enforce_policy(data, current, target, force, allow_experimental, allow_rc):
     ctx = data.ctx
-    verdict = upgrade_policy.check(ctx.version, config.cluster_version(data.cluster), target,
+    verdict = upgrade_policy.check(ctx.version, current, target,
                                    kubelets=[version for node, version in _kubelet_versions(data)],
                                    allow_experimental=allow_experimental, allow_rc=allow_rc,
                                    kubelet_skew=ctx.release.kubelet_skew_minors)
@@ -527,45 +533,66 @@ def rewrite_kubelet_config(data):
     data.ctx.out('[kubelet-start] Writing kubelet configuration to file "%s"' % kubeletconfig.CONFIG_PATH)
 
 
-def upgrade_addons(data, target):
+def _addons_due(data):
     """CoreDNS and kube-proxy move only once every kube-apiserver runs the target version."""
-    ctx = data.ctx
-    behind = [node for node, tag in _component_tags(data, "kube-apiserver") if tag != str(target)]
+    target = str(config.cluster_version(data.cluster))
+    behind = [node for node, tag in _component_tags(data, "kube-apiserver") if tag != target]
     if behind:
-        ctx.out("[upgrade/addons] skip upgrade addons because control plane instances [%s] have not been upgraded"
-                % " ".join(behind))
+        data.ctx.out("[upgrade/addons] skip upgrade addons because control plane instances [%s] have not been upgraded"
+                     % " ".join(behind))
+    return not behind
+
+
+def _addon_coredns(data):
+    if data.cluster["dns"].get("disabled") or not _addons_due(data):
+        return
+    data.client.apply(clusterobjects.coredns_addon(data.cluster, data.ctx.release))
+    data.ctx.out("[addons] Applied essential addon: CoreDNS")
+
+
+def _addon_kube_proxy(data):
+    if data.cluster.get("proxy", {}).get("disabled") or not _addons_due(data):
         return
     server = certplan.cluster_server(data.cluster, data.advertise_address or "127.0.0.1", data.bind_port)
-    release = ctx.release
-    if not data.cluster["dns"].get("disabled"):
-        data.client.apply(clusterobjects.coredns_addon(data.cluster, release))
-        ctx.out("[addons] Applied essential addon: CoreDNS")
-    if not data.cluster.get("proxy", {}).get("disabled"):
-        data.client.apply(clusterobjects.kube_proxy_addon(data.cluster, server))
-        ctx.out("[addons] Applied essential addon: kube-proxy")
+    data.client.apply(clusterobjects.kube_proxy_addon(data.cluster, server))
+    data.ctx.out("[addons] Applied essential addon: kube-proxy")
 
 
-def _post_upgrade(data):
-    """Upload the new configuration, rewrite the kubelet's, re-apply RBAC and the cri-socket annotation."""
-    ctx = data.ctx
-    ctx.out('[upload-config] Storing the configuration used in ConfigMap "kubeadm-config" in the "kube-system" '
-            'Namespace')
+def _upload_config_kubeadm(data):
+    data.ctx.out('[upload-config] Storing the configuration used in ConfigMap "kubeadm-config" in the "kube-system" '
+                 'Namespace')
     data.client.apply(clusterobjects.upload_kubeadm_config(config.stored_cluster_document(data.cluster)))
+
+
+def _upload_config_kubelet(data):
     if data.kubelet_document is not None:
-        ctx.out('[kubelet] Creating a ConfigMap "kubelet-config" in namespace kube-system with the configuration for '
-                'the kubelets in the cluster')
+        data.ctx.out('[kubelet] Creating a ConfigMap "kubelet-config" in namespace kube-system with the configuration '
+                     'for the kubelets in the cluster')
         data.client.apply(clusterobjects.upload_kubelet_config(kubeletconfig.render(data.kubelet_document)))
+
+
+def _kubelet_config(data):
     rewrite_kubelet_config(data)
+    data.ctx.out("[upgrade/kubelet-config] The kubelet configuration for this node was successfully upgraded!")
+
+
+def _bootstrap_token(data):
+    """The bootstrap token RBAC, re-applied (cluster-info is init's and stays as it is)."""
     ca_cert = data.files.load_ca("ca")[0]
     server = certplan.cluster_server(data.cluster, data.advertise_address or "127.0.0.1", data.bind_port)
     rbac = [o for o in clusterobjects.bootstrap_token_rbac(server, pki.cert_pem(ca_cert))
             if not (o[1] == "configmaps" and o[3]["metadata"]["name"] == "cluster-info")]
     data.client.apply(rbac)
-    ctx.out("[bootstrap-token] Configured RBAC rules to allow Node Bootstrap tokens to get nodes")
-    if ctx.release.binds_apiserver_kubelet_client:
+    data.ctx.out("[bootstrap-token] Configured RBAC rules to allow Node Bootstrap tokens to get nodes")
+
+
+def _post_upgrade(data):
+    """What the upgrade migrates once the rest is done: the API server's kubelet client binding where the release
+    grants it that way, and the cri-socket annotation (gone with NodeLocalCRISocket; a merge patch's null removes
+    it)."""
+    if data.ctx.release.binds_apiserver_kubelet_client:
         data.client.apply(clusterobjects.apiserver_kubelet_client_binding())
-    local_socket = ctx.release.gate("NodeLocalCRISocket", data.cluster.get("featureGates"))
-    # With NodeLocalCRISocket the annotation goes (a merge patch's null removes it).
+    local_socket = data.ctx.release.gate("NodeLocalCRISocket", data.cluster.get("featureGates"))
     data.client.patch_node(data.node_name, clusterobjects.cri_socket_patch(None if local_socket else data.cri_socket))
 
 
@@ -627,42 +654,98 @@ def _table(ctx, rows):
         ctx.out("   ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
 
 
-def apply(data, version_arg):
+def _apply_preflight(data):
+    """Cluster health, the version policy, the host against the target and the images."""
     ctx = data.ctx
-    version_text = version_arg or (data.upgrade_cfg.get("apply") or {}).get("kubernetesVersion")
-    if not version_text:
-        raise KubeadmError("missing one or more required arguments. Required arguments: [version]")
-    try:
-        target = parse_version(version_text)
-    except ValueError as exc:
-        raise KubeadmError("[upgrade/version] FATAL: %s" % exc)
     force = bool(data.option("apply", "forceUpgrade", "force", False))
     yes = bool(data.flags.get("yes"))
-    renew = bool(data.option("apply", "certificateRenewal", "certificate-renewal", True))
-    etcd_upgrade = bool(data.option("apply", "etcdUpgrade", "etcd-upgrade", True))
     allow_experimental = bool(data.option("apply", "allowExperimentalUpgrades", "allow-experimental-upgrades", False))
     allow_rc = bool(data.option("apply", "allowRCUpgrades", "allow-release-candidate-upgrades", False))
     health_checks(data)
     check_etcd_health(data)
-    ctx.out('[upgrade/version] You have chosen to change the cluster version to "%s"' % target)
-    ctx.out("[upgrade/versions] Cluster version: %s" % config.cluster_version(data.cluster))
+    ctx.out('[upgrade/version] You have chosen to change the cluster version to "%s"' % data.target)
+    ctx.out("[upgrade/versions] Cluster version: %s" % data.current)
     ctx.out("[upgrade/versions] kubeadm version: %s" % ctx.version)
-    enforce_policy(data, target, force, allow_experimental, allow_rc)
-    check_host(data, target)
+    enforce_policy(data, data.current, data.target, force, allow_experimental, allow_rc)
+    check_host(data, data.target)
     if not (yes or force):
         if not ctx.confirm("[upgrade] Are you sure you want to proceed?"):
             raise KubeadmError("won't proceed; the user didn't answer (Y|y) in order to continue")
-    cluster = dict(data.cluster, kubernetesVersion=str(target))
-    data.cluster = cluster
     ctx.out("[upgrade/prepull] Pulling images required for setting up a Kubernetes cluster")
-    check_images(data, "[upgrade/prepull] FATAL")
-    ctx.out('[upgrade/apply] Upgrading your Static Pod-hosted control plane to version "%s" (timeout: 5m0s)...'
-            % target)
-    upgrade_control_plane_instance(data, ctx.release, renew, etcd_upgrade)
-    _post_upgrade(data)
-    upgrade_addons(data, target)
+    check_images(data)
+
+
+def _apply_control_plane(data):
+    data.ctx.out('[upgrade/apply] Upgrading your Static Pod-hosted control plane to version "%s" (timeout: 5m0s)...'
+                 % data.target)
+    upgrade_control_plane_instance(data, data.ctx.release, data.renew, data.etcd_upgrade)
+
+
+def _node_preflight(data):
+    ctx = data.ctx
+    ctx.out("[upgrade/preflight] Running pre-flight checks")
+    check_host(data, config.cluster_version(data.cluster))
+    if data.is_control_plane:
+        check_etcd_health(data)
+        ctx.out("[upgrade/preflight] Pulling images required for setting up a Kubernetes cluster")
+        check_images(data)
+    else:
+        ctx.out("[upgrade/preflight] Skipping prepull. Not a control plane node.")
+
+
+def _node_control_plane(data):
+    ctx = data.ctx
+    if not data.is_control_plane:
+        ctx.out("[upgrade/control-plane] Skipping phase. Not a control plane node.")
+        return
+    ctx.out('[upgrade/control-plane] Upgrading your Static Pod-hosted control plane instance to version "%s"...'
+            % config.cluster_version(data.cluster))
+    upgrade_control_plane_instance(data, ctx.release, data.renew, data.etcd_upgrade)
+
+
+def _node_addons(run):
+    """An addon phase of ``upgrade node``: only a control plane node applies the addons."""
+    def step(data):
+        if data.is_control_plane:
+            run(data)
+    return step
+
+
+_ADDONS = [Phase("coredns", _addon_coredns), Phase("kube-proxy", _addon_kube_proxy)]
+# kubeadm's upgrade workflows since 1.32 (kubeadm-reference-1.32-plus.md §3), each phase skippable by name.
+APPLY_PHASES = [
+    Phase("preflight", _apply_preflight),
+    Phase("control-plane", _apply_control_plane),
+    Phase("upload-config", None, [Phase("kubeadm", _upload_config_kubeadm), Phase("kubelet", _upload_config_kubelet)]),
+    Phase("kubelet-config", _kubelet_config),
+    Phase("bootstrap-token", _bootstrap_token),
+    Phase("addon", None, _ADDONS),
+    Phase("post-upgrade", _post_upgrade),
+]
+NODE_PHASES = [
+    Phase("preflight", _node_preflight),
+    Phase("control-plane", _node_control_plane),
+    Phase("kubelet-config", _kubelet_config),
+    Phase("addon", None, [Phase(p.name, _node_addons(p.run)) for p in _ADDONS]),
+    Phase("post-upgrade"),  # nothing to do on a node yet, as in kubeadm
+]
+
+
+def apply(data):
+    """The target version is read before any phase runs, so each phase, the first skipped or not, works towards it."""
+    version_text = data.version_arg or (data.upgrade_cfg.get("apply") or {}).get("kubernetesVersion")
+    if not version_text:
+        raise KubeadmError("missing one or more required arguments. Required arguments: [version]")
+    try:
+        data.target = parse_version(version_text)
+    except ValueError as exc:
+        raise KubeadmError("[upgrade/version] FATAL: %s" % exc)
+    data.current = config.cluster_version(data.cluster)
+    data.cluster = dict(data.cluster, kubernetesVersion=str(data.target))
+    run_phases(APPLY_PHASES, data, data.skip_phases)
+    ctx = data.ctx
     ctx.out("")
-    ctx.out('[upgrade/successful] SUCCESS! Your cluster was upgraded to "%s". Enjoy!' % target)
+    ctx.out('[upgrade/successful] SUCCESS! Your cluster was upgraded to "%s". Enjoy!' % data.target)
     ctx.out("")
     ctx.out("[upgrade/kubelet] Now that your control plane is upgraded, please proceed with upgrading your kubelets "
             "if you haven't already done so.")
@@ -670,29 +753,9 @@ def apply(data, version_arg):
 
 
 def node(data):
+    run_phases(NODE_PHASES, data, data.skip_phases)
     ctx = data.ctx
-    target = config.cluster_version(data.cluster)
-    renew = bool(data.option("node", "certificateRenewal", "certificate-renewal", True))
-    etcd_upgrade = bool(data.option("node", "etcdUpgrade", "etcd-upgrade", True))
-    ctx.out("[upgrade/preflight] Running pre-flight checks")
-    check_host(data, target)
     if data.is_control_plane:
-        check_etcd_health(data)
-        ctx.out("[upgrade/preflight] Pulling images required for setting up a Kubernetes cluster")
-        check_images(data, "error execution phase preflight")
-        ctx.out('[upgrade/control-plane] Upgrading your Static Pod-hosted control plane instance to version "%s"...'
-                % target)
-        try:
-            upgrade_control_plane_instance(data, ctx.release, renew, etcd_upgrade)
-        except KubeadmError as exc:
-            raise KubeadmError("error execution phase control-plane: %s" % exc.message)
-    else:
-        ctx.out("[upgrade/preflight] Skipping prepull. Not a control plane node.")
-        ctx.out("[upgrade/control-plane] Skipping phase. Not a control plane node.")
-    rewrite_kubelet_config(data)
-    ctx.out("[upgrade/kubelet-config] The kubelet configuration for this node was successfully upgraded!")
-    if data.is_control_plane:
-        upgrade_addons(data, target)
         ctx.out("[upgrade] The control plane instance for this node was successfully upgraded!")
     else:
         ctx.out("[upgrade] The configuration for this node was successfully upgraded!")
@@ -708,8 +771,11 @@ def run(ctx, verb, flags, version_arg):
         refuse_unemulated({"dry-run": section.get("dryRun")}, (section.get("patches") or {}).get("directory"))
         if verb == "plan":
             return plan(data, version_arg)
-        if verb == "apply":
-            return apply(data, version_arg)
-        return node(data)
+        data.version_arg = version_arg
+        data.renew = bool(data.option(verb, "certificateRenewal", "certificate-renewal", True))
+        data.etcd_upgrade = bool(data.option(verb, "etcdUpgrade", "etcd-upgrade", True))
+        # The flag wins over the configuration's list, as for init and join.
+        data.skip_phases = list(flags.get("skip-phases") or section.get("skipPhases") or [])
+        return apply(data) if verb == "apply" else node(data)
     finally:
         data.close()

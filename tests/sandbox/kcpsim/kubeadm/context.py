@@ -88,9 +88,13 @@ def run_phases(phases, data, skip, only=None):
     """Run ``phases`` in order, skipping those named in ``skip`` (a phase or ``phase/sub``).
 
     ``only``: run just this phase (``certs`` or ``certs/apiserver``), as ``kubeadm init phase`` does.
-    A failure is wrapped as "error execution phase <name>: <message>".
+    A failure is wrapped as "error execution phase <name>: <message>". A name in ``skip`` that is no phase is
+    refused before any phase runs, as kubeadm's workflow runner refuses it.
     """
     skip = set(skip or ())
+    unknown = sorted(skip - set(phase_names(phases)))
+    if unknown:
+        raise KubeadmError("invalid phase name: %s" % unknown[0])
     wanted, wanted_child = (only or "").partition("/")[::2]
     for phase in phases:
         if phase.name in skip or (only and wanted != phase.name):

@@ -251,10 +251,13 @@ def test_certificate_key_is_64_hex(tmp_path):
     (["join", "127.0.0.100:6443", "--token", "abcdef.0123456789abcdef"], 3, "without caCertHashes can be unsafe"),
     (["token", "create", "--certificate-key", "a" * 64], 1, "cannot use --certificate-key without --print-join-command"),
     (["upgrade", "apply", "v1.37.1"], 1, "failed to load admin kubeconfig"),
+    (["init", "--skip-phases", "addons", "--apiserver-advertise-address", ADV], 1, "invalid phase name: addons"),
+    (["reset", "-f", "--skip-phases", "cleanup-nodes"], 1, "invalid phase name: cleanup-nodes"),
 ], ids=["an unknown command exits 1", "an unknown flag exits 1", "mixing --config with flags exits 1",
         "invalid init configuration exits 3 naming every field", "a control plane below kubeadm's minor-1 is refused",
         "an unpinned token join exits 3", "--certificate-key alone is refused by token create",
-        "upgrade without an admin kubeconfig fails"])
+        "upgrade without an admin kubeconfig fails", "init refuses a phase it does not have",
+        "reset refuses a phase it does not have"])
 def test_refusals(tmp_path, argv, code, fragment):
     result = kubeadm(tmp_path, *argv)
     assert result.code == code, result.err

@@ -396,17 +396,29 @@ def test_10_upgrade_apply_then_upgrade_node(cluster):
     plan = ssh("cp-1", "kubeadm upgrade plan")
     assert plan.code == 0, plan
     assert "kubeadm upgrade apply %s" % NEW in plan.out
+    manifest = "/etc/kubernetes/manifests/kube-apiserver.yaml"
+    with open(host_file("cp-1", manifest)) as handle:
+        before = handle.read()
+    unknown = ssh("cp-1", "kubeadm upgrade apply %s -y --skip-phases addons" % NEW)
+    assert unknown.code == 1 and "invalid phase name: addons" in unknown.err, unknown
+    with open(host_file("cp-1", manifest)) as handle:
+        assert handle.read() == before
     apply = ssh("cp-1", "kubeadm upgrade apply %s -y" % NEW, timeout=600)
     assert apply.code == 0, apply
     assert '[upgrade/successful] SUCCESS! Your cluster was upgraded to "%s"' % NEW in apply.out
     assert "skip upgrade addons because control plane instances [cp-2] have not been upgraded" in apply.out
     coredns = "-n kube-system get deployment coredns"
     assert kubectl_json("cp-1", coredns)["spec"]["template"]["spec"]["containers"][0]["image"].endswith(":v1.14.4")
-    node = ssh("cp-2", "kubeadm upgrade node", timeout=600)
+    node = ssh("cp-2", "kubeadm upgrade node --skip-phases addon", timeout=600)
     assert node.code == 0, node
     assert "[upgrade] The control plane instance for this node was successfully upgraded!" in node.out
+    # A skipped phase does not run: every API server is upgraded now, and still the addons stay where they were.
+    assert "Applied essential addon" not in node.out
+    assert kubectl_json("cp-1", coredns)["spec"]["template"]["spec"]["containers"][0]["image"].endswith(":v1.14.4")
     # The last control plane node's upgrade node finds every API server upgraded and moves the addons.
-    assert "[addons] Applied essential addon: CoreDNS" in node.out
+    node = ssh("cp-2", "kubeadm upgrade node --skip-phases preflight,control-plane,kubelet-config", timeout=300)
+    assert node.code == 0, node
+    assert "[addons] Applied essential addon: CoreDNS" in node.out and "[upgrade/control-plane]" not in node.out
     assert kubectl_json("cp-1", coredns)["spec"]["template"]["spec"]["containers"][0]["image"].endswith(":v1.14.6")
     # ControlPlaneKubeletLocalMode: the joined control plane's kubelet now talks to its own API server.
     with open(host_file("cp-2", "/etc/kubernetes/kubelet.conf")) as handle:

@@ -5,8 +5,8 @@
 
 import pytest
 
-from kcpsim.kubeadm import certplan, clusterobjects, config, dryrun, durations, preflight
-from kcpsim.kubeadm.context import KubeadmError, Phase, run_phases
+from kcpsim.kubeadm import certplan, clusterobjects, cmd_upgrade, config, dryrun, durations, preflight
+from kcpsim.kubeadm.context import KubeadmError, Phase, phase_names, run_phases
 from kcpsim.kubeadm.etcd import _retryable
 from kcpsim.kubeadm.hostfs import Host
 from kcpsim.kubeadm.release import Release
@@ -46,6 +46,23 @@ def test_phase_selection(skip, only, expected):
     ran, step = _recorder()
     run_phases(_phases(step), None, skip, only=only)
     assert ran == expected
+
+
+def test_an_unknown_phase_to_skip_is_refused_before_any_phase_runs():
+    """kubeadm's workflow runner checks every --skip-phases name first (workflow/runner.go computePhaseRunFlags)."""
+    ran, step = _recorder()
+    with pytest.raises(KubeadmError) as caught:
+        run_phases(_phases(step), None, ["certs/ca", "addons"])
+    assert caught.value.message == "invalid phase name: addons" and ran == []
+
+
+def test_the_upgrade_workflows_have_kubeadms_phases():
+    """kubeadm 1.32+ (kubeadm-reference-1.32-plus.md section 3): upgrade apply and upgrade node as phases."""
+    assert phase_names(cmd_upgrade.APPLY_PHASES) == [
+        "preflight", "control-plane", "upload-config", "upload-config/kubeadm", "upload-config/kubelet",
+        "kubelet-config", "bootstrap-token", "addon", "addon/coredns", "addon/kube-proxy", "post-upgrade"]
+    assert phase_names(cmd_upgrade.NODE_PHASES) == [
+        "preflight", "control-plane", "kubelet-config", "addon", "addon/coredns", "addon/kube-proxy", "post-upgrade"]
 
 
 @pytest.mark.parametrize("error, message, code", [
