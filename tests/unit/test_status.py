@@ -363,3 +363,85 @@ def test_the_upgrade_progress_names_who_runs_the_version_and_where_each_unfinish
         "w-1     md-0   v1.36.4  Ready            -",
         "w-2     md-0   v1.36.4  Ready, cordoned  v1.37.1: drain done",
     ], table
+
+
+def _gone(index):
+    return node_gone(three(), index)
+
+
+# (id, snapshot, where: ("machine", name, type) or ("cluster", type), (status, reason, message))
+MESSAGES = [
+    ("a Node gone", snapshot(_gone(0)), ("machine", "cp-1", "NodeHealthy"),
+     ("False", "NodeNotFound", "the machine's Node no longer exists")),
+    ("no Node yet", snapshot(three(cp_1={"has_node": False})), ("machine", "cp-1", "NodeHealthy"),
+     ("False", "NodeProvisioning", "the machine has no Node yet")),
+    ("a Node not Ready", snapshot(three(cp_1={"node_ready": "False"})), ("machine", "cp-1", "NodeHealthy"),
+     ("False", "NodeConditionsFailed", "Node cp-1 is not Ready")),
+    ("a silent kubelet", snapshot(three(cp_1={"node_ready": "Unknown"})), ("machine", "cp-1", "NodeHealthy"),
+     ("Unknown", "NodeConditionsUnknown", "Node cp-1 reports no Ready status (its kubelet is not reporting)")),
+    ("before kubeadm init", snapshot(three(), initialized=False), ("cluster", "Available"),
+     ("False", "WaitingForKubeadmInit", "kubeadm init has not completed")),
+    ("an endpoint not answering", snapshot(three(), endpoint_ready=False), ("cluster", "Available"),
+     ("False", "EndpointNotReady", "the API endpoint does not answer /readyz")),
+    ("a lost quorum", snapshot(three(), members=down("cp-2", "cp-3")), ("cluster", "Available"),
+     ("False", "EtcdQuorumLost", "1 of 3 voting etcd members are healthy, a quorum is 2")),
+    ("no member reported", snapshot(three(), members=[]), ("cluster", "Available"),
+     ("Unknown", "EtcdMembersUnknown", "etcd did not report its members")),
+    ("no machine all healthy", snapshot(three(cp_1={"components": {"scheduler": "unhealthy"}}, cp_2={"node_ready": "Unknown"},
+                                              cp_3={"components": {"api_server": "provisioning"}})), ("cluster", "Available"),
+     ("False", "NoHealthyMachine", "no control plane machine has every component healthy")),
+    ("too few machines", snapshot(three()[:2]), ("cluster", "Resized"), ("False", "ScalingUp", "2 of 3 machines; scaling up")),
+    ("too many machines", snapshot(three() + [cp("cp-4")]), ("cluster", "ScalingDown"),
+     ("True", "ScalingDown", "4 machines, 3 wanted; scaling down")),
+    ("no machine", snapshot([]), ("cluster", "MachinesUpToDate"), ("True", "NoReplicas", "")),
+    ("no machine rolls nothing out", snapshot([]), ("cluster", "RollingOut"), ("False", "NotRollingOut", "")),
+    ("certificates expiring", snapshot(three(cp_1={"certificates_expire": at(-60 * 24 * 6)}, cp_2={"certificates_expire": at(-60 * 24 * 5)})),
+     ("cluster", "CertificatesNotExpiring"),
+     ("False", "CertificatesExpiring", "cp-1: expire at 2026-11-28T10:00:00Z; cp-2: expire at 2026-11-27T10:00:00Z (within 7 days)")),
+    ("certificate expiry unseen", snapshot(three(cp_1={"certificates_expire": None}, cp_2={"certificates_expire": None})),
+     ("cluster", "CertificatesNotExpiring"), ("Unknown", "CertificatesExpiryUnknown", "certificate expiry not observed on cp-1, cp-2")),
+    ("a stray member", snapshot(three(), members=[member("cp-1"), member("cp-2"), member("cp-3"), member("old-cp", member_id="abc")]),
+     ("cluster", "EtcdClusterHealthy"),
+     ("False", "EtcdClusterUnhealthy", "EtcdClusterHealthy: etcd member old-cp (abc) belongs to no machine")),
+    ("two machines to remediate", snapshot(three(cp_1={"remediation_requested": True}, cp_2={"remediation_requested": True})),
+     ("cluster", "Remediating"), ("True", "Remediating", "cp-1, cp-2 to remediate")),
+    ("two removals under way", snapshot(three(cp_1={"deleting": True}, cp_2={"deleting": True})), ("cluster", "Deleting"),
+     ("True", "WaitingForMachineDeletion", "removal of cp-1, cp-2 under way")),
+]
+
+
+@pytest.mark.parametrize("snap,where,expected", [c[1:] for c in MESSAGES], ids=[c[0] for c in MESSAGES])
+def test_each_condition_says_what_it_saw(snap, where, expected):
+    status = status_of(snap)
+    found = of(status["machines"][where[1]], where[2]) if where[0] == "machine" else of(status["conditions"], where[1])
+    assert (found["status"], found["reason"], found["message"]) == expected
+
+
+def test_a_remediation_under_way_and_one_to_come_are_both_named():
+    snap = snapshot(three(cp_2={"remediation_requested": True})[1:])
+    snap["remediation_in_progress"] = {"machine": "cp-1", "timestamp": snap["now"], "retry_count": 0}
+    got = of(status_of(snap)["conditions"], "Remediating")
+    assert got["message"] == "cp-1 removed, its replacement still to create; cp-2 to remediate"
+
+
+def test_the_status_table_names_roles_removals_unknown_versions_and_workers_as_they_are():
+    machines = three(cp_3={"version": None})
+    machines.append(cp("cp-4", deleting=True, has_node=False))
+    members = [member("cp-1", leader=True), member("cp-2", learner=True), member("cp-3")]
+    workers = [worker("w-1", version=None, ready=False), worker("w-2", group="md-0")]
+    snap = snapshot(machines, members=members, workers=workers)
+    status = status_of(snap)
+    status["upgrade"] = {}
+    assert status_table(snap, status)[1:] == [
+        "MACHINE          FAILURE DOMAIN  VERSION  ETCD     CONDITIONS",
+        "cp-1             -               v1.36.4  leader   Ready",
+        "cp-2             -               v1.36.4  learner  EtcdMemberHealthy=False (EtcdMemberUnhealthy)",
+        "cp-3             -               ?        voter    Ready",
+        "cp-4 (deleting)  -               v1.36.4  -        NodeHealthy=False (NodeProvisioning), APIServerPodHealthy=Unknown (NodeProvisioning), "
+        "ControllerManagerPodHealthy=Unknown (NodeProvisioning), SchedulerPodHealthy=Unknown (NodeProvisioning), "
+        "EtcdPodHealthy=Unknown (NodeProvisioning), EtcdMemberHealthy=Unknown (NodeProvisioning)",
+        "workers: 2, 0 of them at the spec's version",
+        "WORKER  GROUP  VERSION  STATE     UPGRADE",
+        "w-1     -      ?        NotReady  -",
+        "w-2     md-0   v1.36.4  Ready     -",
+    ]
