@@ -445,3 +445,11 @@ def test_the_status_table_names_roles_removals_unknown_versions_and_workers_as_t
         "w-1     -      ?        NotReady  -",
         "w-2     md-0   v1.36.4  Ready     -",
     ]
+
+
+def test_a_machine_being_deleted_neither_keeps_the_control_plane_available_nor_counts_in_the_upgrade():
+    machines = three(cp_1={"components": {"scheduler": "unhealthy"}}, cp_2={"components": {"scheduler": "unhealthy"}},
+                     cp_3={"deleting": True})
+    status = status_of(snapshot(machines))
+    assert brief(of(status["conditions"], "Available")) == ("False", "NoHealthyMachine", "Error")
+    assert status["upgrade"]["control_plane"] == {"upgraded": ["cp-1", "cp-2"], "to_upgrade": []}
