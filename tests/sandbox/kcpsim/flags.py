@@ -11,9 +11,10 @@
   ``invalid argument "x" for "--name" flag: <Go's parse error>``, as pflag words them;
 * a list flag splits on commas, and a repeated one adds to the list given before (pflag's string slices);
   any other repeated flag keeps its last value;
-* flags a component does not model are accepted and reported as ignored (the real components refuse them),
-  because the emulation must start from any manifest or drop-in kubeadm writes; one without ``=`` takes the
-  next word as its value unless that word is a flag;
+* a flag the real component does not have in its minor (kcpsim/component_flags.py) is refused,
+  ``unknown flag: --name``, as pflag refuses it; one it has that the emulation does not model is accepted and
+  reported as ignored, and without ``=`` takes the next word as its value unless that word is a flag; ``_`` in a
+  name reads as ``-`` (the components' word-separator normalizer);
 * empty words (an empty ``$KUBELET_EXTRA_ARGS``) are skipped; the other words that are not flags are refused
   with the component's own message (``refuse_arguments``).
 
@@ -22,6 +23,7 @@ Every error is reported at once, in one FlagError, joined by ``; ``.
 
 import json
 
+from kcpsim import component_flags, version
 from kcpsim.kubeadm import durations
 
 _TRUE = ("1", "t", "T", "TRUE", "true", "True")
@@ -30,6 +32,11 @@ _FALSE = ("0", "f", "F", "FALSE", "false", "False")
 
 class FlagError(ValueError):
     """A malformed command line; the message names every problem (the component exits 1 with it)."""
+
+
+def known_flags(component):
+    """The flag names ``component`` has in this copy's minor (kcpsim/version.py), None outside the table."""
+    return component_flags.known(component, version.parse(version.current())[1])
 
 
 def go_quote(text):
@@ -65,12 +72,13 @@ def _convert(kind, text):
     raise AssertionError("unknown flag kind %r" % kind)
 
 
-def parse(argv, spec, refuse_arguments):
+def parse(argv, spec, refuse_arguments, known=None):
     """``(values, ignored)`` for ``argv`` (without the program name).
 
     ``spec`` is ``{name: (kind, default)}`` with kinds str, bool, int, duration and list; ``values`` holds every
     name of ``spec`` (its default when not given), ``ignored`` the names of the flags given but not modelled.
-    ``refuse_arguments(words)`` says why words that are not flags are refused.
+    ``refuse_arguments(words)`` says why words that are not flags are refused. ``known``: every flag name the real
+    component has (component_flags.known); a flag outside it and ``spec`` is an error. None accepts any.
     """
     values = {name: default for name, (kind, default) in spec.items()}
     given = set()
@@ -87,13 +95,16 @@ def parse(argv, spec, refuse_arguments):
             positional.append(word)
             continue
         name, has_value, text = word.lstrip("-").partition("=")
-        kind = spec[name][0] if name in spec else None
+        name = name.replace("_", "-")
+        kind = spec[name][0] if name in spec and (known is None or name in known) else None
         if not has_value and kind == "bool":
             text, has_value = "true", True
         elif not has_value and index < len(words) and (kind is not None or not words[index].startswith("-")):
             text, has_value = words[index], True
             index += 1
-        if kind is None:
+        if known is not None and name not in known:
+            errors.append("unknown flag: --%s" % name)
+        elif kind is None:
             ignored.append(name)
         elif not has_value:
             errors.append("flag needs an argument: %s" % word)

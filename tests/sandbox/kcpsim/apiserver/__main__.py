@@ -5,10 +5,12 @@
 
 Used: --advertise-address, --bind-address, --secure-port, --etcd-servers (comma-separated, tried in turn),
 --etcd-cafile/--etcd-certfile/--etcd-keyfile, --tls-cert-file/--tls-private-key-file, --client-ca-file,
---enable-bootstrap-token-auth, --etcd-readycheck-timeout (default 1s here, 2s in the real server) and
---etcd-request-timeout (how long a request waits for etcd; default 5s). --service-account-key-file and
+--enable-bootstrap-token-auth and --etcd-readycheck-timeout (default 1s here, 2s in the real server); how long a
+request waits for etcd is the emulation's own ``KCPSIM_ETCD_REQUEST_TIMEOUT`` (a Go duration, default 5s: the
+real server has no flag for it). --service-account-key-file and
 --service-account-signing-key-file must name readable files and --service-account-issuer must be set, as the
-real server refuses to start otherwise. Every other flag is accepted and ignored.
+real server refuses to start otherwise. Every other flag the real kube-apiserver of this minor has is accepted
+and ignored; one it does not have is refused (kcpsim/component_flags.py).
 
 Exit status: 1 when a flag is wrong or a file cannot be read (the kubelet restarts it), 0 after SIGTERM.
 """
@@ -20,7 +22,9 @@ import threading
 
 from kcpsim import etcdclient, flags, version
 from kcpsim.apiserver import api, klog, server, storage
+from kcpsim.kubeadm import durations
 
+ETCD_REQUEST_TIMEOUT_ENV = "KCPSIM_ETCD_REQUEST_TIMEOUT"
 FLAGS = {
     "advertise-address": ("str", ""),
     "bind-address": ("str", "0.0.0.0"),
@@ -34,7 +38,6 @@ FLAGS = {
     "client-ca-file": ("str", ""),
     "enable-bootstrap-token-auth": ("bool", False),
     "etcd-readycheck-timeout": ("duration", 1.0),
-    "etcd-request-timeout": ("duration", 5.0),
     "service-account-key-file": ("str", ""),
     "service-account-signing-key-file": ("str", ""),
     "service-account-issuer": ("str", ""),
@@ -64,10 +67,16 @@ def check(values):
     return problems
 
 
+def etcd_request_timeout():
+    """Seconds a request waits for etcd: ``KCPSIM_ETCD_REQUEST_TIMEOUT`` (a Go duration), else 5."""
+    return durations.parse(os.environ.get(ETCD_REQUEST_TIMEOUT_ENV) or "5s")
+
+
 def main(argv=None):
     log = klog.logger("kube-apiserver")
     try:
-        values, ignored = flags.parse(sys.argv[1:] if argv is None else argv, FLAGS, flags.no_arguments("kube-apiserver"))
+        values, ignored = flags.parse(sys.argv[1:] if argv is None else argv, FLAGS, flags.no_arguments("kube-apiserver"),
+                                     flags.known_flags("kube-apiserver"))
     except flags.FlagError as exc:
         log("Error: %s" % exc, "E")
         return 1
@@ -83,7 +92,7 @@ def main(argv=None):
         log("flags accepted but not emulated: %s" % ", ".join(sorted(set(ignored))))
     context = etcdclient.tls_context(values["etcd-cafile"], values["etcd-certfile"] or None,
                                      values["etcd-keyfile"] or None)
-    store = storage.Store(values["etcd-servers"], context, timeout=values["etcd-request-timeout"])
+    store = storage.Store(values["etcd-servers"], context, timeout=etcd_request_timeout())
     address = "%s:%d" % (values["advertise-address"] or values["bind-address"], values["secure-port"])
     app = api.Api(store, address, bootstrap_token_auth=values["enable-bootstrap-token-auth"],
                   ready_timeout=values["etcd-readycheck-timeout"], log=log)

@@ -85,7 +85,7 @@ def parse(argv, name, extra_flags):
     spec = dict(COMMON_FLAGS)
     spec.update(extra_flags)
     try:
-        values = flags.parse(argv, spec, flags.no_arguments(name))[0]
+        values = flags.parse(argv, spec, flags.no_arguments(name), flags.known_flags(name))[0]
     except flags.FlagError as exc:
         log("Error: %s" % exc, "E")
         return None, log

@@ -67,7 +67,7 @@ def _unknown_command(words):
 
 def parse(argv):
     """Flags from ``argv`` (without the program name); FlagError naming every problem."""
-    return Flags(*component_flags.parse(argv, SPEC, _unknown_command))
+    return Flags(*component_flags.parse(argv, SPEC, _unknown_command, component_flags.known_flags("kubelet")))
 
 
 def parse_labels(text):

@@ -290,10 +290,11 @@ class Cluster:
                 "--tls-cert-file=%s" % self.path("apiserver.crt"),
                 "--tls-private-key-file=%s" % self.path("apiserver.key")] + list(extra)
 
-    def start_apiserver(self, offset, etcd_numbers=(1, 2, 3), extra=()):
+    def start_apiserver(self, offset, etcd_numbers=(1, 2, 3), extra=(), etcd_request_timeout=None):
         ip = self.ip(offset)
+        env = {"KCPSIM_ETCD_REQUEST_TIMEOUT": etcd_request_timeout} if etcd_request_timeout else None
         process = self.component("kcpsim.apiserver", "kube-apiserver-%s" % ip,
-                                 self.apiserver_argv(ip, etcd_numbers, extra))
+                                 self.apiserver_argv(ip, etcd_numbers, extra), env)
         client = self.client("admin", ip)
         wait_until(lambda: client.get_path("/readyz", timeout=2) == "ok", 30, what="apiserver %s ready" % ip)
         return process

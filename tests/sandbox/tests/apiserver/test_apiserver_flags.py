@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 import apiserver_harness as harness
-from kcpsim import flags
+from kcpsim import component_flags, flags
 
 SPEC = {"secure-port": ("int", 6443), "etcd-servers": ("list", []), "leader-elect": ("bool", True),
         "request-timeout": ("duration", 60.0), "advertise-address": ("str", "")}
@@ -36,10 +36,58 @@ def test_flags_are_read_like_pflag(argv, expected):
     assert {key: values[key] for key in expected} == expected
 
 
-def test_unknown_flags_are_accepted_and_reported():
+def test_flags_the_emulation_does_not_model_are_accepted_and_reported():
     argv = ["--authorization-mode=Node,RBAC", "--allow-privileged", "true", "--secure-port=1"]
     ignored = flags.parse(argv, SPEC, REFUSE)[1]
     assert ignored == ["authorization-mode", "allow-privileged"]
+
+
+KNOWN = frozenset(SPEC) | {"authorization-mode", "allow-privileged"}
+
+
+def test_a_flag_the_real_component_does_not_have_is_refused_in_pflags_words():
+    with pytest.raises(flags.FlagError) as caught:
+        flags.parse(["--authorization-mode=RBAC", "--no-such-flag=1", "--secure-port=1", "--nope"], SPEC, REFUSE, KNOWN)
+    assert str(caught.value) == "unknown flag: --no-such-flag; unknown flag: --nope"
+
+
+def test_a_modelled_flag_the_real_component_lost_is_refused_too():
+    with pytest.raises(flags.FlagError) as caught:
+        flags.parse(["--leader-elect=false"], SPEC, REFUSE, KNOWN - {"leader-elect"})
+    assert str(caught.value) == "unknown flag: --leader-elect"
+
+
+def test_an_underscore_reads_as_a_dash_as_the_components_normalize_it():
+    values, ignored = flags.parse(["--secure_port=7443", "--allow_privileged=true"], SPEC, REFUSE, KNOWN)
+    assert values["secure-port"] == 7443 and ignored == ["allow-privileged"]
+
+
+@pytest.mark.parametrize("component, minor, name, has", [
+    ("kubelet", 34, "pod-infra-container-image", True),
+    ("kubelet", 35, "pod-infra-container-image", False),
+    ("kubelet", 37, "pod-infra-container-image", False),
+    ("kube-apiserver", 34, "min-compatibility-version", False),
+    ("kube-scheduler", 35, "min-compatibility-version", True),
+    ("kube-controller-manager", 36, "tls-curve-preferences", True),
+    ("kube-scheduler", 37, "no-such-flag", False),
+    ("kube-apiserver", 33, "etcd-request-timeout", False),
+], ids=["the 1.34 kubelet still has --pod-infra-container-image", "the 1.35 kubelet has not (kubernetes#133779)",
+        "nor any later one", "--min-compatibility-version came with 1.35", "to every control plane component",
+        "--tls-curve-preferences with 1.36", "a made-up flag is nobody's", "the apiserver has no etcd request timeout flag"])
+def test_which_flags_a_component_has_in_a_minor(component, minor, name, has):
+    assert (name in component_flags.known(component, minor)) is has
+
+
+def test_every_flag_the_emulation_models_is_one_the_real_component_has():
+    from kcpsim.apiserver import __main__ as apiserver
+    from kcpsim.controllers import component, controller_manager, scheduler
+    from kcpsim.kubelet import flags as kubelet_flags
+    modelled = {"kube-apiserver": set(apiserver.FLAGS), "kube-scheduler": set(scheduler.FLAGS) | set(component.COMMON_FLAGS),
+                "kube-controller-manager": set(controller_manager.FLAGS) | set(component.COMMON_FLAGS),
+                "kubelet": set(kubelet_flags.SPEC) - {"pod-infra-container-image"}}
+    for name, spec in modelled.items():
+        for minor in range(component_flags.BASE_MINOR, component_flags.LAST_MINOR + 1):
+            assert spec <= component_flags.known(name, minor), (name, minor, spec - component_flags.known(name, minor))
 
 
 def test_every_bad_value_is_reported_at_once_in_pflags_words():
@@ -71,7 +119,8 @@ def test_malformed_command_lines(argv, message):
       "--tls-private-key-file=/y", "--service-account-issuer=https://k", "--service-account-signing-key-file=/z"],
      ["--etcd-cafile: cannot read /nonexistent/ca.crt", "--tls-cert-file: cannot read /x"]),
     (["--secure-port=abc"], ['invalid argument "abc" for "--secure-port" flag: strconv.ParseInt: parsing "abc": invalid syntax']),
-], ids=["missing required flags", "unreadable files", "a malformed port"])
+    (["--etcd-request-timeout=2s"], ["unknown flag: --etcd-request-timeout"]),
+], ids=["missing required flags", "unreadable files", "a malformed port", "a flag the real server does not have"])
 def test_the_apiserver_refuses_to_start_and_names_every_problem(argv, messages):
     result = subprocess.run([harness.HOST_PYTHON, "-m", "kcpsim.apiserver"] + argv, capture_output=True, text=True,
                             timeout=30, env={"PYTHONPATH": harness.SANDBOX, "PATH": "/usr/bin:/bin"}, check=False)

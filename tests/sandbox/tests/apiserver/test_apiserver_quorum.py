@@ -27,7 +27,7 @@ READYZ_FAILS_WITHIN = 3.0
 
 @pytest.fixture(scope="module")
 def server(cluster):
-    process = cluster.start_apiserver(5, extra=("--etcd-request-timeout=" + ETCD_REQUEST_TIMEOUT,))
+    process = cluster.start_apiserver(5, etcd_request_timeout=ETCD_REQUEST_TIMEOUT)
     client = cluster.client("admin", cluster.ip(5), timeout=CLIENT_TIMEOUT)
     yield client
     client.close()

@@ -115,7 +115,7 @@ def test_an_informer_lists_again_when_its_watch_breaks_and_misses_nothing(cluste
 
 def test_without_quorum_a_list_or_get_at_resource_version_0_is_served_from_the_cache_and_a_consistent_one_fails(
         cluster, admin):
-    process = cluster.start_apiserver(6, etcd_numbers=(1,), extra=("--etcd-request-timeout=2s",))
+    process = cluster.start_apiserver(6, etcd_numbers=(1,), etcd_request_timeout="2s")
     server = cluster.client("admin", cluster.ip(6), timeout=10)
     try:
         admin.create("v1", "configmaps", _configmap("before-the-outage", k="v"), "default")

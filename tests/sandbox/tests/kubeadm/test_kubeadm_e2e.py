@@ -15,6 +15,7 @@ Every kubeadm command runs over SSH, as an operator (and the collection) runs it
 is torn down by ``sandbox down`` even when a step fails.
 """
 
+import base64
 import fnmatch
 import hashlib
 import json
@@ -24,6 +25,7 @@ import subprocess
 import threading
 
 import node_setup
+import yaml
 import pytest
 from kcpsandbox import state
 from kcpsandbox.commands import wait_until
@@ -187,6 +189,24 @@ def test_00b_init_dry_run_writes_only_its_dry_run_directory(cluster):
     assert "[dryrun] Finished dry-running successfully" in result.out
     assert not os.path.exists(host_file("cp-1", "/etc/kubernetes/admin.conf"))
     assert ssh("cp-1", "systemctl is-active kubelet").code != 0
+
+
+def test_00c_a_scheduler_flag_the_binary_lacks_fails_init_at_the_control_plane_check(cluster):
+    """A real kube-scheduler stops at an unknown flag, its static pod crash-loops, and init fails waiting for it
+    (tests/sandbox/DESIGN.md, "Component flags"); reset leaves the host bare for the next init."""
+    document = yaml.safe_dump_all([
+        {"apiVersion": "kubeadm.k8s.io/v1beta4", "kind": "InitConfiguration",
+         "timeouts": {"controlPlaneComponentHealthCheck": "20s"}},
+        {"apiVersion": "kubeadm.k8s.io/v1beta4", "kind": "ClusterConfiguration", "controlPlaneEndpoint": ENDPOINT,
+         "kubernetesVersion": OLD, "scheduler": {"extraArgs": [{"name": "no-such-flag", "value": "1"}]}}])
+    encoded = base64.b64encode(document.encode()).decode()
+    assert ssh("cp-1", "echo %s | base64 -d > /root/bad-flag.yaml" % encoded).code == 0
+    result = ssh("cp-1", "kubeadm init --config /root/bad-flag.yaml", timeout=180)
+    assert result.code == 1, result
+    assert "[control-plane-check] kube-scheduler is not healthy after 20s" in result.out, result
+    assert "[control-plane-check] kube-apiserver is healthy after" in result.out, result
+    assert ssh("cp-1", "kubeadm reset -f && rm /root/bad-flag.yaml", timeout=180).code == 0
+    assert pki_files("cp-1") == []
 
 
 def test_01_init_on_the_first_host(cluster):

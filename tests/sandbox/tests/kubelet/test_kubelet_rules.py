@@ -19,11 +19,24 @@ LATER = NOW + datetime.timedelta(seconds=40)
 
 # --- flags ------------------------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("release, refused", [("v1.34.8", False), ("v1.35.9", True), ("v1.37.1", True)])
+def test_pod_infra_container_image_is_gone_from_the_kubelet_since_1_35(monkeypatch, release, refused):
+    """kubeadm 1.34 and older write it to kubeadm-flags.env; kubelet 1.35 no longer has it (kubernetes#133779) and
+    stops at start, so an upgrade that leaves it there leaves a kubelet that does not start."""
+    monkeypatch.setenv("KCPSIM_VERSION", release)
+    argv = ["--config=/var/lib/kubelet/config.yaml", "--pod-infra-container-image=registry.k8s.io/pause:3.10"]
+    if refused:
+        with pytest.raises(flags.FlagError, match="^unknown flag: --pod-infra-container-image$"):
+            flags.parse(argv)
+    else:
+        assert flags.parse(argv).get("pod-infra-container-image") == "registry.k8s.io/pause:3.10"
+
+
 def test_kubeadm_style_flags_parse_in_both_spellings():
     parsed = flags.parse(["--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf",
                           "--kubeconfig", "/etc/kubernetes/kubelet.conf", "--config=/var/lib/kubelet/config.yaml",
                           "--container-runtime-endpoint=unix:///run/containerd/containerd.sock",
-                          "--pod-infra-container-image=registry.k8s.io/pause:3.9", "--node-ip=172.31.250.11",
+                          "--node-ip=172.31.250.11",
                           "--fail-swap-on=false", "--register-node=false", ""])
     assert parsed.get("kubeconfig") == "/etc/kubernetes/kubelet.conf"
     assert parsed.get("node-ip") == "172.31.250.11"
