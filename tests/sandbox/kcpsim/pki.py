@@ -5,7 +5,7 @@
 
 Certificates look like kubeadm's: CAs are self-signed, CA:TRUE, key usages digitalSignature +
 keyEncipherment + keyCertSign, 10 years; leaves carry CN, O (groups), DNS and IP SANs, the extended key
-usages serverAuth and/or clientAuth, an authority key id, 1 year. Keys are RSA-2048/3072/4096 or ECDSA-P256
+usages serverAuth and/or clientAuth, an authority key id, 1 year. Keys are RSA-2048/3072/4096 or ECDSA-P256/P384
 (kubeadm's ``encryptionAlgorithm`` names), written as PKCS#1 / SEC1 PEM with mode 0600; certificates 0644.
 
 Only APIs Debian 12's python3-cryptography 38.0.4 has are used: that is what runs inside sandbox hosts.
@@ -23,7 +23,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-ALGORITHMS = ("RSA-2048", "RSA-3072", "RSA-4096", "ECDSA-P256")
+ALGORITHMS = ("RSA-2048", "RSA-3072", "RSA-4096", "ECDSA-P256", "ECDSA-P384")
+_CURVES = {"ECDSA-P256": ec.SECP256R1, "ECDSA-P384": ec.SECP384R1}
 DEFAULT_ALGORITHM = "RSA-2048"
 CA_VALIDITY = datetime.timedelta(days=3650)
 LEAF_VALIDITY = datetime.timedelta(days=365)
@@ -46,8 +47,8 @@ def utcnow():
 
 def new_key(algorithm=DEFAULT_ALGORITHM):
     """A private key for one of kubeadm's ``encryptionAlgorithm`` values."""
-    if algorithm == "ECDSA-P256":
-        return ec.generate_private_key(ec.SECP256R1())
+    if algorithm in _CURVES:
+        return ec.generate_private_key(_CURVES[algorithm]())
     if algorithm in ALGORITHMS:
         return rsa.generate_private_key(public_exponent=65537, key_size=int(algorithm.split("-")[1]))
     raise PKIError("encryptionAlgorithm %r is not one of %s" % (algorithm, ", ".join(ALGORITHMS)))
@@ -58,8 +59,10 @@ def key_algorithm(key):
     public = key.public_key() if hasattr(key, "public_key") else key
     if isinstance(public, rsa.RSAPublicKey):
         return "RSA-%d" % public.key_size
-    if isinstance(public, ec.EllipticCurvePublicKey) and public.curve.name == "secp256r1":
-        return "ECDSA-P256"
+    if isinstance(public, ec.EllipticCurvePublicKey):
+        named = [name for name, curve in _CURVES.items() if curve.name == public.curve.name]
+        if named:
+            return named[0]
     raise PKIError("unsupported key type %s" % type(public).__name__)
 
 
@@ -115,7 +118,9 @@ def _validity(now, validity, not_after):
 
 
 def _sign(builder, signing_key):
-    return builder.sign(signing_key, hashes.SHA256())
+    """Signed with the hash Go's x509 picks for the key: SHA-384 for a P-384 key, SHA-256 otherwise."""
+    p384 = isinstance(signing_key, ec.EllipticCurvePrivateKey) and signing_key.curve.name == ec.SECP384R1.name
+    return builder.sign(signing_key, hashes.SHA384() if p384 else hashes.SHA256())
 
 
 def new_ca(common_name, algorithm=DEFAULT_ALGORITHM, validity=CA_VALIDITY, now=None, key=None):

@@ -141,7 +141,7 @@ def _preflight(data):
     ctx.out("[preflight] Running pre-flight checks")
     checks = preflight.Checks(data.real_host, data.kubelet)
     target = config.cluster_version(data.cluster)
-    node_checks = checks.port(10250) + checks.ip_forward() + checks.swap()
+    node_checks = checks.port(10250) + checks.ip_forward() + checks.swap() + checks.executables(ctx.environ.get("PATH"))
     node_checks += checks.cri(data.init["nodeRegistration"]["criSocket"])
     node_checks += checks.kubelet_version(ctx.release, target)
     node_checks += checks.cgroups(checks.installed_kubelet_version(ctx.release))

@@ -203,7 +203,8 @@ def node_checks(data, checks):
     worker = data.control_plane is None
     results = checks.dir_available(manifests.MANIFEST_DIR) if worker else []
     results += checks.file_available(KUBELET_CONF) + checks.file_available(BOOTSTRAP_KUBELET_CONF)
-    results += checks.ip_forward() + checks.swap() + checks.cri(data.join["nodeRegistration"]["criSocket"])
+    results += checks.ip_forward() + checks.swap() + checks.executables(data.ctx.environ.get("PATH"))
+    results += checks.cri(data.join["nodeRegistration"]["criSocket"])
     results += checks.kubelet_version(data.ctx.release, None) + checks.port(10250)
     results += checks.cgroups(checks.installed_kubelet_version(data.ctx.release))
     results += checks.hostname(data.node_name) + checks.kubelet_service()

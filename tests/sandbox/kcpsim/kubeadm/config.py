@@ -43,7 +43,6 @@ DEFAULT_BIND_PORT = 6443
 DEFAULT_TOKEN_TTL = 24 * 3600.0
 DEFAULT_TOKEN_USAGES = ["signing", "authentication"]
 DEFAULT_TOKEN_GROUPS = ["system:bootstrappers:kubeadm:default-node-token"]
-ENCRYPTION_ALGORITHMS = ("RSA-2048", "RSA-3072", "RSA-4096", "ECDSA-P256")
 CERT_VALIDITY = 8760 * 3600.0
 CA_CERT_VALIDITY = 87600 * 3600.0
 DEFAULT_TIMEOUTS = {
@@ -739,9 +738,9 @@ def validate_cluster(cfg, release, errors):
                                  "characters, '-' or '.'"))
     if not str(cfg["certificatesDir"]).startswith("/"):
         errors.append(FieldError("certificatesDir", cfg["certificatesDir"], "path must be absolute"))
-    if cfg["encryptionAlgorithm"] and cfg["encryptionAlgorithm"] not in ENCRYPTION_ALGORITHMS:
+    if cfg["encryptionAlgorithm"] and cfg["encryptionAlgorithm"] not in release.encryption_algorithms:
         errors.append(FieldError("encryptionAlgorithm", cfg["encryptionAlgorithm"],
-                                 "supported values: %s" % ", ".join('"%s"' % a for a in ENCRYPTION_ALGORITHMS),
+                                 "supported values: %s" % ", ".join('"%s"' % a for a in release.encryption_algorithms),
                                  kind="Unsupported value"))
     etcd = cfg["etcd"]
     if etcd.get("local") and etcd.get("external"):

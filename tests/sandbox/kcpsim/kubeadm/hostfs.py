@@ -41,6 +41,11 @@ class Host:
     def exists(self, absolute):
         return os.path.exists(self.path(absolute))
 
+    def is_executable_file(self, absolute):
+        """Whether ``absolute`` is a regular file anyone may execute (Go's exec.LookPath test on Unix)."""
+        target = self.path(absolute)
+        return os.path.isfile(target) and bool(os.stat(target).st_mode & 0o111)
+
     def read(self, absolute):
         with open(self.path(absolute), "rb") as handle:
             return handle.read()

@@ -28,6 +28,9 @@ CGROUP_V1 = ("cgroups v1 support is deprecated and will be removed in a future r
              "configuration option 'FailCgroupV1' to 'false'. You must also explicitly skip this validation. For "
              "more information, see https://git.k8s.io/enhancements/keps/sig-node/5573-remove-cgroup-v1")
 IMAGES_ENV = "KCPSIM_IMAGES"
+# kubeadm 1.33+'s InPathCheck list on Linux, all mandatory (conntrack, socat and ebtables went in 1.32; nsenter, ip,
+# iptables, ethtool, tc and touch in 1.33, when losetup and cp came).
+REQUIRED_EXECUTABLES = ("mount", "losetup", "cp")
 
 
 class Result:
@@ -125,6 +128,15 @@ class Checks:
         if not self.host.is_empty_dir(path):
             return [Result(file_check_name("DirAvailable-", path), "error", "%s is not empty" % path)]
         return []
+
+    def executables(self, search_path):
+        """FileExisting-<name>: what kubeadm 1.33+ needs in PATH on a Linux node (kubeadm-reference-1.32-plus.md
+        section 4): ``mount`` and ``losetup`` for the kubelet's volumes, ``cp`` for kubeadm's own copies of etcd's
+        directories. Each missing one is an error, found as Go's exec.LookPath finds it in ``search_path``."""
+        directories = [d for d in (search_path or "").split(":") if d]
+        return [Result("FileExisting-%s" % name, "error", "%s not found in system path" % name)
+                for name in REQUIRED_EXECUTABLES
+                if not any(self.host.is_executable_file("%s/%s" % (d.rstrip("/"), name)) for d in directories)]
 
     def ip_forward(self):
         path = "/proc/sys/net/ipv4/ip_forward"

@@ -136,6 +136,11 @@ class Release:
         return default if locked else bool((gates or {}).get(name, default))
 
     @property
+    def encryption_algorithms(self):
+        """The ``encryptionAlgorithm`` values this release accepts: ECDSA-P384 from 1.34."""
+        return ("RSA-2048", "RSA-3072", "RSA-4096", "ECDSA-P256") + (("ECDSA-P384",) if self.minor >= 34 else ())
+
+    @property
     def probes_use_named_port(self):
         return self.minor >= 34
 

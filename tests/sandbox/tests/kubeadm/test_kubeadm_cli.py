@@ -383,6 +383,18 @@ def test_init_dry_run_writes_nothing_but_its_dry_run_directory(tmp_path):
     assert "[dryrun] Would restart the kubelet" in result.out
 
 
+def test_ecdsa_p384_makes_p384_keys_signed_with_sha384(tmp_path):
+    config_file = tmp_path / "c.yaml"
+    config_file.write_text("apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nencryptionAlgorithm: ECDSA-P384\n"
+                           "---\napiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\n"
+                           "localAPIEndpoint:\n  advertiseAddress: %s\n" % ADV)
+    root = tmp_path / "root"
+    result = kubeadm(root, "init", "phase", "certs", "ca", "--config", str(config_file), extra_env={"KCPSIM_KEY_ALGORITHM": ""})
+    assert result.code == 0, result.err
+    ca = load_cert(root, "ca")
+    assert pki.key_algorithm(ca.public_key()) == "ECDSA-P384" and ca.signature_hash_algorithm.name == "sha384"
+
+
 def test_public_keys_ecdsa_gate_makes_ecdsa_keys(tmp_path):
     config_file = tmp_path / "c.yaml"
     config_file.write_text("apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\n"

@@ -213,6 +213,14 @@ def test_encryption_algorithm_is_checked_in_v1beta4():
     assert "Unsupported value" in str(errors[0])
 
 
+@pytest.mark.parametrize("release, accepted", [("v1.33.10", False), ("v1.34.8", True), ("v1.37.1", True)])
+def test_ecdsa_p384_is_an_encryption_algorithm_from_1_34(release, accepted):
+    """kubeadm 1.34 added ECDSA-P384 to encryptionAlgorithm (kubeadm-reference-1.32-plus.md section 1)."""
+    text = doc(V4, "ClusterConfiguration", encryptionAlgorithm="ECDSA-P384")
+    errors = config.validate_init(_init({}, text, release=Release.of(release)), Release.of(release))
+    assert [e.field for e in errors] == ([] if accepted else ["encryptionAlgorithm"])
+
+
 def _join(flags, text="", endpoint=None, release=R136):
     docs = config.read_documents(text, release) if text else None
     return config.join_settings(docs, flags, endpoint, "cp-2", "10.0.0.12")

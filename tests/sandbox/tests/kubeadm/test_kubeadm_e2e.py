@@ -191,6 +191,13 @@ def test_00b_init_dry_run_writes_only_its_dry_run_directory(cluster):
     assert ssh("cp-1", "systemctl is-active kubelet").code != 0
 
 
+def test_00b2_a_host_without_losetup_in_its_path_fails_preflight(cluster):
+    result = ssh("cp-1", "env PATH=/usr/local/bin:/usr/bin:/bin kubeadm init phase preflight")
+    assert result.code == 1, result
+    assert "[ERROR FileExisting-losetup]: losetup not found in system path" in result.err, result
+    assert "FileExisting-mount" not in result.err and "FileExisting-cp" not in result.err
+
+
 def test_00c_a_scheduler_flag_the_binary_lacks_fails_init_at_the_control_plane_check(cluster):
     """A real kube-scheduler stops at an unknown flag, its static pod crash-loops, and init fails waiting for it
     (tests/sandbox/DESIGN.md, "Component flags"); reset leaves the host bare for the next init."""

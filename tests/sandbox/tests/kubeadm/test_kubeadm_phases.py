@@ -65,6 +65,26 @@ def test_the_upgrade_workflows_have_kubeadms_phases():
         "preflight", "control-plane", "kubelet-config", "addon", "addon/coredns", "addon/kube-proxy", "post-upgrade"]
 
 
+def _executable(root, path, mode=0o755):
+    target = root / path.lstrip("/")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("#!/bin/sh\n")
+    target.chmod(mode)
+
+
+def test_a_node_without_losetup_or_cp_in_its_path_fails_the_file_existing_checks(tmp_path):
+    """kubeadm 1.33+ (kubeadm-reference-1.32-plus.md section 4): mount, losetup and cp must be in PATH, each an error."""
+    _executable(tmp_path, "/usr/bin/mount")
+    _executable(tmp_path, "/usr/bin/cp", mode=0o644)
+    _executable(tmp_path, "/usr/sbin/losetup")
+    checks = preflight.Checks(Host(str(tmp_path)), None)
+    assert [(r.name, r.kind, r.message) for r in checks.executables("/usr/local/bin:/usr/bin")] == [
+        ("FileExisting-losetup", "error", "losetup not found in system path"),
+        ("FileExisting-cp", "error", "cp not found in system path")]
+    _executable(tmp_path, "/usr/local/bin/cp")
+    assert checks.executables("/usr/local/bin:/usr/bin:/usr/sbin/") == []
+
+
 @pytest.mark.parametrize("error, message, code", [
     (KubeadmError("boom"), "error execution phase certs/apiserver: boom", 1),
     (KubeadmError("bad config", exit_code=3), "error execution phase certs/apiserver: bad config", 3),
