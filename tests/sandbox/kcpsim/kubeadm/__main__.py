@@ -18,7 +18,7 @@ import traceback
 import yaml
 
 from kcpsim import version as kcpsim_version
-from kcpsim.kubeadm import (bootstraptoken, cmd_certs, cmd_init, cmd_join, cmd_reset, cmd_token, cmd_upgrade,
+from kcpsim.kubeadm import (bootstraptoken, cmd_certs, cmd_config, cmd_init, cmd_join, cmd_reset, cmd_token, cmd_upgrade,
                             config, images)
 from kcpsim.kubeadm.context import Context, KubeadmError, describe
 
@@ -145,6 +145,18 @@ def _build_parser():
     for name in ("config", "kubernetes-version", "image-repository", "feature-gates"):
         _flag(images_list, name)
     _common(images_list)
+    validate = config_sub.add_parser("validate", help="read a file containing the kubeadm configuration API and "
+                                                       "report any validation problems")
+    _flag(validate, "config")
+    migrate = config_sub.add_parser("migrate", help="read an older version of the kubeadm configuration API types "
+                                                     "from a file, and output the similar config object for the newer "
+                                                     "version")
+    for name in ("old-config", "new-config"):
+        _flag(migrate, name)
+    for sub in (validate, migrate):
+        _flag(sub, "allow-experimental-api", kind=bool)
+        _common(sub)
+    _flag(validate, "allow-deprecated-api", kind=bool)
 
     upgrade = commands.add_parser("upgrade", help="upgrade your cluster smoothly to a newer version with this command")
     upgrade_sub = upgrade.add_subparsers(dest="upgrade_command", parser_class=_Parser)
@@ -271,6 +283,10 @@ def dispatch(ctx, args):
     if command == "config":
         if args.config_command == "images" and args.images_command == "list":
             return _images_list(ctx, flags)
+        if args.config_command == "validate":
+            return cmd_config.validate(ctx, flags)
+        if args.config_command == "migrate":
+            return cmd_config.migrate(ctx, flags)
         raise KubeadmError('missing subcommand; "config" is not meant to be run on its own')
     if command == "upgrade":
         if args.upgrade_command in ("plan", "apply", "node"):

@@ -146,7 +146,8 @@ def _preflight(data):
     node_checks += checks.kubelet_version(ctx.release, target)
     node_checks += checks.cgroups(checks.installed_kubelet_version(ctx.release))
     node_checks += checks.hostname(data.node_name) + checks.kubelet_service()
-    results = checks.control_plane(data.cluster, data.bind_port, node_checks)
+    results = checks.control_plane(data.cluster, data.bind_port, node_checks,
+                                   preflight.port_addresses(ctx.release, data.cluster, data.advertise_address))
     if (target.major, target.minor) > (ctx.version.major, ctx.version.minor):
         results.append(preflight.Result("KubernetesVersion", "warning",
                                         "Kubernetes version is greater than kubeadm version. Please consider to "

@@ -223,7 +223,8 @@ def _preflight(data):
         return
     check_ready_for_control_plane(data)
     ctx.out("[preflight] Running pre-flight checks before initializing the new control plane instance")
-    preflight.report(ctx, checks.control_plane(data.cluster, data.bind_port), ignored)
+    addresses = preflight.port_addresses(ctx.release, data.cluster, data.advertise_address)
+    preflight.report(ctx, checks.control_plane(data.cluster, data.bind_port, addresses=addresses), ignored)
     ctx.out("[preflight] Pulling images required for setting up a Kubernetes cluster")
     preflight.report(ctx, checks.images(images.all_images(data.cluster, ctx.release)), ignored)
 

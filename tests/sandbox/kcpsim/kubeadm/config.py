@@ -210,6 +210,18 @@ SCHEMAS = {
 V1BETA4_ONLY_KINDS = ("ResetConfiguration", "UpgradeConfiguration")
 
 
+def _duration_fields(spec, key=""):
+    if isinstance(spec, tuple) and spec[0] in ("v3", "v4", "list"):
+        return _duration_fields(spec[1], key)
+    if isinstance(spec, dict):
+        return set().union(*[_duration_fields(sub, name) for name, sub in spec.items()])
+    return {key} if spec == "duration" else set()
+
+
+# The names of the fields that hold a Go duration, in any document (decoded to seconds).
+DURATION_FIELDS = frozenset().union(*[_duration_fields(spec) for spec in SCHEMAS.values()])
+
+
 def _type_name(value):
     if isinstance(value, bool):
         return "bool"

@@ -16,7 +16,7 @@ import json
 import os
 import socket
 
-from kcpsim.kubeadm import certplan, manifests
+from kcpsim.kubeadm import certplan, config, manifests
 from kcpsim.kubeadm.context import KubeadmError
 from kcpsim.kubeadm.kubelet import KubeletError
 from kcpsim.kubeadm.release import parse_version
@@ -74,6 +74,20 @@ def report(ctx, results, ignored):
         raise KubeadmError(str(PreflightError(fatal)))
 
 
+def port_addresses(release, cluster, advertise_address):
+    """Where the Port-* checks of the control plane bind: every address before 1.37; from 1.37 the address each
+    component is configured to serve on (the advertise address for the API server and etcd, the controller
+    manager's and scheduler's ``--bind-address``, 127.0.0.1 by default), so a listener elsewhere on the port is
+    no conflict (kubeadm-reference-1.32-plus.md section 4)."""
+    if release.minor < 37:
+        return None
+
+    def bind_address(component):
+        return config.args_dict(cluster[component]["extraArgs"]).get("bind-address", "127.0.0.1")
+    return {"kube-apiserver": advertise_address, "etcd": advertise_address,
+            "kube-controller-manager": bind_address("controllerManager"), "kube-scheduler": bind_address("scheduler")}
+
+
 def file_check_name(prefix, path):
     return prefix + path.replace("/", "-")
 
@@ -91,11 +105,13 @@ class Checks:
         return []
 
     @staticmethod
-    def port(number):
-        probe = socket.socket(socket.AF_INET6 if socket.has_ipv6 else socket.AF_INET, socket.SOCK_STREAM)
+    def port(number, address=""):
+        """Port-<number>: the port can be bound, on ``address`` (every address when empty)."""
+        family = socket.AF_INET6 if (":" in address or (not address and socket.has_ipv6)) else socket.AF_INET
+        probe = socket.socket(family, socket.SOCK_STREAM)
         try:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            probe.bind(("", number))
+            probe.bind((address, number))
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
                 return [Result("Port-%d" % number, "error", "Port %d is in use" % number)]
@@ -104,19 +120,23 @@ class Checks:
             probe.close()
         return []
 
-    def control_plane(self, cluster, bind_port, node_checks=()):
+    def control_plane(self, cluster, bind_port, node_checks=(), addresses=None):
         """The checks of a node about to run a control plane, the first (init) or a joining one, in kubeadm's
         order: resources, the control plane ports and manifests, then ``node_checks`` (init's checks of the node
-        itself), then, with local etcd, its ports and data directory."""
+        itself), then, with local etcd, its ports and data directory. ``addresses`` (:func:`port_addresses`):
+        where each port is bound, every address when None."""
+        where = addresses or {}
         etcd_data_dir = None if certplan.is_external_etcd(cluster) else cluster["etcd"]["local"]["dataDir"]
         results = self.cpus() + self.memory() + self.privileged()
-        results += self.port(bind_port) + self.port(10259) + self.port(10257)
+        results += self.port(bind_port, where.get("kube-apiserver", "")) + \
+            self.port(10259, where.get("kube-scheduler", "")) + self.port(10257, where.get("kube-controller-manager", ""))
         for component in manifests.COMPONENTS:
             if component != "etcd" or etcd_data_dir:
                 results += self.file_available(manifests.manifest_path(component))
         results += list(node_checks)
         if etcd_data_dir:
-            results += self.port(2379) + self.port(2380) + self.dir_available(etcd_data_dir)
+            results += self.port(2379, where.get("etcd", "")) + self.port(2380, where.get("etcd", ""))
+            results += self.dir_available(etcd_data_dir)
         return results
 
     def file_available(self, path):

@@ -406,3 +406,66 @@ def test_public_keys_ecdsa_gate_makes_ecdsa_keys(tmp_path):
                      extra_env={"KCPSIM_KEY_ALGORITHM": ""})
     assert result.code == 0, result.err
     assert pki.key_algorithm(load_cert(root, "ca").public_key()) == "ECDSA-P256"
+
+
+V3_INIT = ("apiVersion: kubeadm.k8s.io/v1beta3\nkind: InitConfiguration\nlocalAPIEndpoint:\n  advertiseAddress: %s\n"
+           "nodeRegistration:\n  kubeletExtraArgs:\n    node-labels: a=b\n---\n"
+           "apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\ncontrolPlaneEndpoint: %s\n"
+           "apiServer:\n  timeoutForControlPlane: 2m0s\n  extraArgs:\n    audit-log-maxage: \"7\"\n" % (ADV, ENDPOINT))
+
+
+def _file(tmp_path, text):
+    path = tmp_path / "kubeadm.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_config_validate_says_ok_for_a_valid_file(tmp_path):
+    text = V3_INIT.replace("v1beta3", "v1beta4").replace("node-labels: a=b", "- name: node-labels\n      value: a=b")
+    text = text.replace("  timeoutForControlPlane: 2m0s\n", "").replace("    audit-log-maxage: \"7\"", "  - name: audit-log-maxage\n    value: \"7\"")
+    result = kubeadm(tmp_path, "config", "validate", "--config", _file(tmp_path, text))
+    assert (result.code, result.out, result.err) == (0, "ok\n", "")
+
+
+@pytest.mark.parametrize("text, code, fragment", [
+    ("apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nclusterNam: x\n", 1,
+     'strict decoding error: unknown field "clusterNam"'),
+    ("apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nnetworking:\n  podSubnet: x\n", 3,
+     "networking.podSubnet"),
+], ids=["an unknown field is an error, not the warning init prints", "an invalid value is named by its field"])
+def test_config_validate_refuses_what_init_would_refuse_and_more(tmp_path, text, code, fragment):
+    result = kubeadm(tmp_path, "config", "validate", "--config", _file(tmp_path, text))
+    assert result.code == code and fragment in result.err, result.err
+
+
+@pytest.mark.parametrize("version, argv, warned, code", [
+    ("v1.36.4", [], True, 0),
+    ("v1.36.4", ["--allow-deprecated-api"], False, 0),
+    ("v1.35.9", ["--allow-deprecated-api"], False, 1),
+], ids=["1.36 warns about v1beta3", "unless the deprecated API is allowed", "a flag 1.35 does not have"])
+def test_config_validate_and_the_deprecated_api(tmp_path, version, argv, warned, code):
+    result = kubeadm(tmp_path, "config", "validate", "--config", _file(tmp_path, V3_INIT), *argv, version=version)
+    assert result.code == code, result.err
+    assert ('The "kubeadm.k8s.io/v1beta3" API is deprecated' in result.err) is warned
+
+
+def test_config_migrate_writes_v1beta4_with_the_moved_fields(tmp_path):
+    result = kubeadm(tmp_path, "config", "migrate", "--old-config", _file(tmp_path, V3_INIT))
+    assert result.code == 0, result.err
+    init, cluster = list(yaml.safe_load_all(result.out))
+    assert (init["apiVersion"], init["kind"], cluster["kind"]) == ("kubeadm.k8s.io/v1beta4", "InitConfiguration",
+                                                                   "ClusterConfiguration")
+    assert init["timeouts"] == {"controlPlaneComponentHealthCheck": "2m0s"}
+    assert init["nodeRegistration"]["kubeletExtraArgs"] == [{"name": "node-labels", "value": "a=b"}]
+    assert cluster["apiServer"] == {"extraArgs": [{"name": "audit-log-maxage", "value": "7"}]}
+    assert cluster["controlPlaneEndpoint"] == ENDPOINT and cluster["networking"]["dnsDomain"] == "cluster.local"
+    migrated = kubeadm(tmp_path, "config", "validate", "--config", _file(tmp_path, result.out))
+    assert migrated.code == 0 and migrated.err == "", migrated.err
+
+
+def test_config_migrate_to_a_file_and_1_37_sends_v1beta3_back_to_1_36(tmp_path):
+    old = _file(tmp_path, V3_INIT)
+    result = kubeadm(tmp_path, "config", "migrate", "--old-config", old, "--new-config", "/new.yaml")
+    assert result.code == 0 and result.out == "" and "kind: ClusterConfiguration" in (tmp_path / "new.yaml").read_text()
+    refused = kubeadm(tmp_path, "config", "migrate", "--old-config", old, version="v1.37.1")
+    assert refused.code == 1 and "Please use kubeadm v1.36 instead" in refused.err

@@ -235,3 +235,29 @@ def test_etcd_health_check_of_join_and_upgrade(text, unanswered, refused):
     endpoints = ["https://10.0.0.%d:2379" % i for i in (11, 12, 13)]
     bad = [(endpoint, "context deadline exceeded") for endpoint in endpoints[:unanswered]]
     assert Release.of(text).etcd_unhealthy(endpoints, bad) is refused
+
+
+def test_a_port_check_on_an_address_ignores_a_listener_on_another():
+    """kubeadm 1.37 binds the Port-* checks to the configured address; earlier ones to every address."""
+    import socket
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+    try:
+        assert preflight.Checks.port(port, "127.0.0.2") == []
+        assert [r.name for r in preflight.Checks.port(port)] == ["Port-%d" % port]
+        assert [r.message for r in preflight.Checks.port(port, "127.0.0.1")] == ["Port %d is in use" % port]
+    finally:
+        listener.close()
+
+
+@pytest.mark.parametrize("release, expected", [
+    ("v1.36.4", None),
+    ("v1.37.1", {"kube-apiserver": "10.0.0.11", "etcd": "10.0.0.11", "kube-controller-manager": "0.0.0.0",
+                 "kube-scheduler": "127.0.0.1"}),
+], ids=["before 1.37 every address", "1.37 the address each component serves on"])
+def test_where_the_control_plane_port_checks_bind(release, expected):
+    cluster = config.default_cluster({"controllerManager": {"extraArgs": [{"name": "bind-address", "value": "0.0.0.0"}]}},
+                                     Release.of(release).version)
+    assert preflight.port_addresses(Release.of(release), cluster, "10.0.0.11") == expected
