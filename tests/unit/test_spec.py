@@ -476,3 +476,19 @@ def test_the_health_check_alone_reports_paths_under_the_prefix_given():
     rules, errors = normalize_health_check({"max_unhealthy": "10", "unhealthy_range": "[1-2]"}, path="rules")
     assert rules is None
     assert [(e["path"], e["value"]) for e in errors] == [("rules.max_unhealthy", "10")]
+
+
+def test_the_worked_example_of_the_docs_is_a_valid_spec():
+    """docs/spec.md's worked example, its inventory variables filled in as the sandbox's inventory fills them."""
+    import os
+    import re
+
+    import yaml
+
+    with open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "spec.md"), encoding="utf-8") as handle:
+        text = handle.read()
+    block = re.search(r"## A worked example.*?```yaml\n(.*?)```", text, re.S).group(1)
+    variables = yaml.safe_load(block.replace("{{ sandbox_endpoint_host }}", "172.31.250.100")
+                               .replace("{{ sandbox_mirror_dir }}", "/srv/kcp-sandbox/kcp/mirror"))
+    normalized, errors = normalize_spec(variables["kcp"])
+    assert errors == [] and normalized["replicas"] == 3 and normalized["endpoint"] == {"host": "172.31.250.100", "port": 6443}
