@@ -47,6 +47,10 @@ def build_parser():
                     help="run at real timings: none of the sandbox's speed-ups (DESIGN.md \"Time\")")
     up.add_argument("--subnet", default=DEFAULT_SUBNET, help="private IPv4 /24 (default %s)" % DEFAULT_SUBNET)
     up.add_argument("--prefix", default="cp", help="host name prefix (default cp: cp-1, cp-2, ...)")
+    up.add_argument("--workers", type=int, default=0,
+                    help="worker hosts w-1, w-2, ... besides the machines (inventory group workers; default 0)")
+    up.add_argument("--worker-group", default=lifecycle.DEFAULT_WORKER_GROUP,
+                    help="the workers' worker_group (default %s)" % lifecycle.DEFAULT_WORKER_GROUP)
     up.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                     help="environment for every host's SSH sessions and services (overrides a speed-up)")
     down = commands.add_parser("down", help="remove everything the sandbox made (idempotent)")
@@ -84,9 +88,9 @@ def print_status(info):
     print("inventory %s   ssh -F %s <host>" % (info["inventory"], info["ssh_config"]))
     print("mirror %s: %s; %s timings" % (info["mirror"], ", ".join(info["versions"]) or "no releases",
                                          "real" if info["real_timings"] else "sandbox (sped up)"))
-    rows = [("HOST", "STATE", "IP", "FAILURE DOMAIN", "LB BACKEND", "PARTITIONED")]
+    rows = [("HOST", "STATE", "IP", "FAILURE DOMAIN", "LB BACKEND", "PARTITIONED", "WORKER GROUP")]
     rows += [(h["name"], h["state"], h["ip"], h["failure_domain"], h["lb_backend"],
-              "yes" if h["partitioned"] else "no") for h in info["hosts"]]
+              "yes" if h["partitioned"] else "no", h.get("worker_group") or "-") for h in info["hosts"]]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
@@ -96,7 +100,8 @@ def dispatch(args):
     name = args.sandbox
     if args.command == "up":
         started = time.monotonic()
-        lifecycle.up(name, args.subnet, args.machines, args.failure_domains, args.prefix, args.env, args.real_timings)
+        lifecycle.up(name, args.subnet, args.machines, args.failure_domains, args.prefix, args.env, args.real_timings,
+                     args.workers, args.worker_group)
         print_status(lifecycle.status(name))
         print("up in %.1fs" % (time.monotonic() - started))
     elif args.command == "down":

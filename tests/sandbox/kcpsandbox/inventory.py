@@ -19,6 +19,7 @@ from .addressing import API_PORT
 from .state import write_file
 
 GROUP = "control_plane_candidates"
+WORKERS_GROUP = "workers"  # the collection's worker flows read this group and each host's worker_group
 CLI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sandbox")
 
 
@@ -26,9 +27,14 @@ def render_inventory(sbx_name, hosts, vip, failure_domains, paths):
     """``hosts``: {name: {"ip", "failure_domain"}}; ``paths``: ssh_key, ssh_config, releases_dir, mirror_dir."""
     lines = ["# Ansible inventory of sandbox %s (test and demo infrastructure), rewritten when machines come "
              "and go." % sbx_name, "[%s]" % GROUP]
-    for name in sorted(hosts):
+    workers = sorted(name for name in hosts if hosts[name].get("worker_group"))
+    for name in sorted(set(hosts) - set(workers)):
         lines.append("%s ansible_host=%s failure_domain=%s" % (name, hosts[name]["ip"],
                                                                hosts[name]["failure_domain"]))
+    if workers:
+        lines += ["", "[%s]" % WORKERS_GROUP]
+        lines += ["%s ansible_host=%s failure_domain=%s worker_group=%s" % (
+            name, hosts[name]["ip"], hosts[name]["failure_domain"], hosts[name]["worker_group"]) for name in workers]
     lines += [
         "",
         "[all:vars]",
@@ -99,7 +105,8 @@ def control_path(sbx):
 def write_all(sbx, host_keys):
     """Rewrite the three files for the hosts in ``host_keys`` ({name: public key line})."""
     hosts = {name: {"ip": sbx.hosts[name]["ip"], "failure_domain": sbx.hosts[name]["failure_domain"],
-                    "host_key": key} for name, key in host_keys.items()}
+                    "worker_group": sbx.hosts[name].get("worker_group"), "host_key": key}
+             for name, key in host_keys.items()}
     paths = {"ssh_key": sbx.ssh_key, "ssh_config": sbx.ssh_config, "known_hosts": sbx.known_hosts,
              "releases_dir": sbx.releases_dir, "mirror_dir": sbx.mirror_dir, "control_path": control_path(sbx)}
     write_file(sbx.known_hosts, render_known_hosts(hosts), 0o600)

@@ -67,7 +67,8 @@ class LoadBalancer:
         self.log = os.path.join(sbx.logs_dir, "haproxy.log")
 
     def backends(self):
-        return sorted((name, record["ip"]) for name, record in self.sbx.hosts.items())
+        """The control plane candidates: a worker host (``worker_group``) serves no API."""
+        return sorted((name, record["ip"]) for name, record in self.sbx.hosts.items() if not record.get("worker_group"))
 
     def backend_names(self):
         return {name for name, _ip in self.backends()}

@@ -22,6 +22,8 @@ from .lb import LoadBalancer
 from .state import Sandbox, exclusive, state_root, write_file
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+LABEL_VALUE = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
+DEFAULT_WORKER_GROUP = "md-0"
 # Every host mounts its own tmpfs over these: a state dir below them would vanish from the hosts' view.
 HIDDEN_IN_HOSTS = ("/tmp", "/run")
 
@@ -39,10 +41,16 @@ def parse_environment(pairs):
     return env, problems
 
 
-def up_problems(name, subnet, machines, failure_domains, prefix):
+def up_problems(name, subnet, machines, failure_domains, prefix, workers=0, worker_group=DEFAULT_WORKER_GROUP):
     problems = addressing.sandbox_name_problems(name) + addressing.subnet_problems(subnet)
     if not 1 <= machines <= addressing.MAX_SLOTS:
         problems.append("--machines %d: must be 1 to %d" % (machines, addressing.MAX_SLOTS))
+    if not 0 <= workers <= addressing.MAX_SLOTS - machines:
+        problems.append("--workers %d: must be 0 to %d beside %d machines" % (workers, max(addressing.MAX_SLOTS - machines, 0),
+                                                                           machines))
+    if not LABEL_VALUE.match(worker_group):
+        problems.append("--worker-group %r: must be a Kubernetes label value (the Node label the group is read from)"
+                        % worker_group)
     if not 1 <= failure_domains <= 26:
         problems.append("--failure-domains %d: must be 1 to 26" % failure_domains)
     problems += addressing.host_name_problems("%s-%d" % (prefix, addressing.MAX_SLOTS), "--prefix")
@@ -54,9 +62,12 @@ def up_problems(name, subnet, machines, failure_domains, prefix):
     return problems
 
 
-def up(name, subnet, machines, failure_domains, prefix="cp", environment=(), real_timings=False):
+def up(name, subnet, machines, failure_domains, prefix="cp", environment=(), real_timings=False, workers=0,
+       worker_group=DEFAULT_WORKER_GROUP):
+    """``machines`` control plane candidates, and ``workers`` worker hosts ``w-1``.. of ``worker_group`` (inventory
+    group ``workers``, no load balancer backend)."""
     requested, env_problems = parse_environment(environment)
-    problems = up_problems(name, subnet, machines, failure_domains, prefix) + env_problems
+    problems = up_problems(name, subnet, machines, failure_domains, prefix, workers, worker_group) + env_problems
     if problems:
         raise InvalidArguments(problems)
     sbx = Sandbox(name)
@@ -88,7 +99,8 @@ def up(name, subnet, machines, failure_domains, prefix="cp", environment=(), rea
                 net.create_bridge(network)
                 net.require_routed_via_bridge(network)
             make_ssh_key(sbx)
-            provider.create_machines(sbx, [{}] * machines)
+            provider.create_machines(sbx, [{}] * machines + [{"name": "w-%d" % number, "worker_group": worker_group}
+                                                            for number in range(1, workers + 1)])
         except BaseException:
             teardown(sbx)
             raise
@@ -169,6 +181,7 @@ def status(name):
             "name": host_name, "ip": record["ip"], "failure_domain": record["failure_domain"],
             "state": "running" if host.is_running(sbx, host_name) else "off",
             "partitioned": record.get("partitioned", False), "lb_backend": backends.get(host_name, "absent"),
+            "worker_group": record.get("worker_group"),
         })
     return {
         "name": name, "up": True, "state_dir": sbx.dir, "subnet": network.subnet, "bridge": network.bridge,

@@ -21,7 +21,8 @@ def machine_view(name, record):
 def plan_machines(sbx, requests):
     """Names, failure domains and slots for new machines; InvalidArguments lists every problem.
 
-    ``requests``: [{"name", "failure_domain"}] with None for "choose for me".
+    ``requests``: [{"name", "failure_domain", "worker_group"}] with None for "choose for me" (and, for the
+    group, for a control plane candidate).
     """
     problems, planned = [], []
     domains = sbx.data["failure_domains"]
@@ -51,7 +52,7 @@ def plan_machines(sbx, requests):
             break
         used_slots.add(slot)
         last_slot = slot
-        planned.append({"name": name, "failure_domain": domain, "slot": slot})
+        planned.append({"name": name, "failure_domain": domain, "slot": slot, "worker_group": request.get("worker_group")})
     if len({p["name"] for p in planned}) != len(planned):
         problems.append("--name: the same machine name twice")
     if problems:
@@ -77,7 +78,7 @@ def create_machines(sbx, requests):
         sbx.hosts[plan["name"]] = {
             "slot": plan["slot"], "ip": address.ip, "mac": address.mac, "veth": address.veth,
             "netns": addressing.netns_name(sbx.name, plan["name"]), "failure_domain": plan["failure_domain"],
-            "partitioned": False,
+            "partitioned": False, "worker_group": plan.get("worker_group"),
         }
         sbx.data["last_slot"] = plan["slot"]
         sbx.save()

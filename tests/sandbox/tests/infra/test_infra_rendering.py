@@ -71,6 +71,37 @@ def test_ansible_reads_the_inventory_groups_and_vars(written):
     assert os.stat(sbx.inventory).st_mode & 0o777 == 0o600
 
 
+def test_worker_hosts_are_in_the_workers_group_with_their_group_and_serve_no_api(tmp_path):
+    """`sandbox up --workers N --worker-group G`: hosts w-1.. as the worker flows read them (docs/workers.md)."""
+    hosts = dict(HOSTS, **{"w-1": {"ip": "172.31.251.13", "failure_domain": "fd-3", "worker_group": "gpu"}})
+    sbx = Sandbox("t-render", root=str(tmp_path))
+    sbx.data = {"subnet": "172.31.251.0/24", "failure_domains": ["fd-1", "fd-2", "fd-3"],
+                "hosts": {name: dict(rec) for name, rec in hosts.items()}}
+    inventory.write_all(sbx, {name: new_key_pair()[1] for name in hosts})
+    done = subprocess.run([os.path.join(VENV_BIN, "ansible-inventory"), "-i", sbx.inventory, "--list"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, check=True)
+    parsed = json.loads(done.stdout)
+    assert parsed["control_plane_candidates"]["hosts"] == ["cp-1", "cp-2"]
+    assert parsed["workers"]["hosts"] == ["w-1"]
+    assert parsed["_meta"]["hostvars"]["w-1"]["worker_group"] == "gpu"
+    assert [name for name, _ip in lb.LoadBalancer(sbx).backends()] == ["cp-1", "cp-2"]
+
+
+@pytest.mark.parametrize("workers, group, problem", [
+    (2, "md-0", None),
+    (-1, "md-0", "--workers -1: must be 0 to"),
+    (1, "not a label", "--worker-group 'not a label': must be a Kubernetes label value"),
+], ids=["two workers of md-0", "no negative count", "a group that is no label value"])
+def test_up_checks_the_workers_before_touching_anything(workers, group, problem):
+    from kcpsandbox import lifecycle
+    found = [p for p in lifecycle.up_problems("t-render", "172.31.251.0/24", 3, 3, "cp", workers, group)
+             if p.startswith("--worker")]
+    if problem is None:
+        assert found == []
+    else:
+        assert len(found) == 1 and found[0].startswith(problem), found
+
+
 def test_ssh_resolves_host_names_and_pins_host_keys(written):
     sbx = written[0]
     done = subprocess.run(["ssh", "-G", "-F", sbx.ssh_config, "cp-1"], capture_output=True, text=True, check=True)
