@@ -15,6 +15,7 @@ import json
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import node_upgrade
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import classify_pod, ready_status
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import CERTIFICATE_FIELDS
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import format_time, parse_time
 
 PREFIX = "control-plane.kubeadm.io/"
@@ -180,7 +181,7 @@ def _machine_from_node(node, host, pods_by_name):
         "external_remediation": _external_remediation(annotations),
         "node": snapshot_node,
         "components": components,
-        "certificates_expire": host.get("certificates_expire"),
+        **certificates(host),
         "upgrade": node_upgrade.progress(annotations.get(node_upgrade.ANNOTATION)),
     }
 
@@ -205,8 +206,13 @@ def _machine_from_record(host):
         # the request is kept on the Node, and this machine has none
         "external_remediation": _external_remediation({}),
         "node": None,
-        "certificates_expire": host.get("certificates_expire"),
+        **certificates(host),
     }
+
+
+def certificates(host):
+    """What the host said of its certificates (machine_info): the machine's fields of the same names."""
+    return {name: host.get(name) for name in CERTIFICATE_FIELDS}
 
 
 def _image_tag(pod):

@@ -190,6 +190,10 @@ def _add_machine(spec, snapshot, result, name, managed):
             "node": {"name": name, "conditions": [{"type": "Ready", "status": "True", "last_transition": format_time(created)}]},
             "components": _healthy_components(managed),
             "certificates_expire": format_time(created + _certificate_validity(spec)),
+            # what the new host will say of its CAs and its kubelet is not known before it is observed
+            "certificate_authorities_expire": None,
+            "kubelet_certificate_expire": None,
+            "kubelet_certificate_rotates": None,
             "upgrade": None,
         }
     )

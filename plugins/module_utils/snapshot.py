@@ -88,6 +88,10 @@ _UPGRADE = {
     "error": Field(string(non_empty=False)),
 }
 
+# What a machine's host says of its certificates (machine_info), kept under the same names in the snapshot.
+CERTIFICATE_FIELDS = ("certificates_expire", "certificate_authorities_expire", "kubelet_certificate_expire",
+                      "kubelet_certificate_rotates")
+
 _MACHINE = {
     "name": Field(string(), REQUIRED),
     "host": Field(string()),
@@ -121,6 +125,9 @@ _MACHINE = {
         {},
     ),
     "certificates_expire": Field(timestamp),
+    "certificate_authorities_expire": Field(timestamp),
+    "kubelet_certificate_expire": Field(timestamp),
+    "kubelet_certificate_rotates": Field(boolean),
     "upgrade": Field(mapping(_UPGRADE)),
 }
 

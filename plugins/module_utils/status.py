@@ -50,6 +50,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_he
     stale,
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import quorum
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import CERTIFICATE_FIELDS
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external, with_v
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
@@ -69,6 +70,8 @@ _SEVERITY_ORDER = (ERROR, WARNING, INFO)
 # Certificates closer to expiry than this are reported when the spec sets no rollout.before threshold;
 # 7 days is the least rollout.before.certificates_expiry_days accepts.
 DEFAULT_CERTIFICATE_WARNING_DAYS = 7
+# A CA closer to expiry than this is an error: kubeadm's CAs live ten years, and replacing one takes planning.
+CA_WARNING_DAYS = 365
 # The conditions that say work is under way: True while it is, False at rest; Ready does not summarize them.
 UNDER_WAY = ("RollingOut", "ScalingUp", "ScalingDown", "Remediating", "Deleting")
 # RollingOut names why machines roll out in this order, the version first as Cluster API v1.14 does.
@@ -214,14 +217,28 @@ def _up_to_date(spec, machines, now):
 
 
 def _certificates(spec, machines, now):
+    """CertificatesNotExpiring: an Error when a CA expires within a year (renewing the leaves cannot help then), a
+    Warning when a machine's certificates, or the client certificate of a kubelet that does not renew it itself,
+    expire within the spec's threshold; Unknown when a machine's expiry was not observed."""
     days = ((spec.get("rollout") or {}).get("before") or {}).get("certificates_expiry_days") or DEFAULT_CERTIFICATE_WARNING_DAYS
-    limit = now + timedelta(days=days)
-    expiring = [m for m in machines if m.get("certificates_expire") and parse_time(m["certificates_expire"]) <= limit]
+    limit, ca_limit = now + timedelta(days=days), now + timedelta(days=CA_WARNING_DAYS)
+
+    def within(machine, field, until):
+        return bool(machine.get(field)) and parse_time(machine[field]) <= until
+
+    authorities = ["%s: a CA expires at %s" % (m["name"], m["certificate_authorities_expire"])
+                   for m in machines if within(m, "certificate_authorities_expire", ca_limit)]
+    leaves = ["%s: expire at %s" % (m["name"], m["certificates_expire"]) for m in machines if within(m, "certificates_expire", limit)]
+    kubelets = ["%s: the kubelet's client certificate expires at %s and the kubelet does not renew it"
+                % (m["name"], m["kubelet_certificate_expire"]) for m in machines
+                if within(m, "kubelet_certificate_expire", limit) and m.get("kubelet_certificate_rotates") is False]
+    found = [(severity, reason, "%s (within %s)" % ("; ".join(parts), window)) for severity, reason, parts, window in (
+        (ERROR, "CertificateAuthorityExpiring", authorities, "a year"),
+        (WARNING, "CertificatesExpiring", leaves, "%d days" % days),
+        (WARNING, "KubeletCertificateExpiring", kubelets, "%d days" % days)) if parts]
+    if found:
+        return condition("CertificatesNotExpiring", FALSE, found[0][1], "; ".join(part[2] for part in found), found[0][0])
     unknown = [m["name"] for m in machines if not m.get("certificates_expire")]
-    if expiring:
-        message = "; ".join("%s: expire at %s" % (m["name"], m["certificates_expire"]) for m in expiring)
-        return condition("CertificatesNotExpiring", FALSE, "CertificatesExpiring",
-                         "%s (within %d days)" % (message, days), WARNING)
     if unknown:
         return condition("CertificatesNotExpiring", UNKNOWN, "CertificatesExpiryUnknown",
                          "certificate expiry not observed on %s" % ", ".join(unknown))
@@ -296,7 +313,8 @@ def control_plane_status(spec, snapshot):
     ]
     summarized = [c for c in conditions if c["type"] not in UNDER_WAY]
     conditions.append(aggregate("Ready", summarized))
-    return {"conditions": conditions, "machines": dict(entries), "upgrade": upgrade_progress(spec, snapshot)}
+    return {"conditions": conditions, "machines": dict(entries), "upgrade": upgrade_progress(spec, snapshot),
+            "certificates": {m["name"]: {field: m.get(field) for field in CERTIFICATE_FIELDS} for m in all_machines}}
 
 
 def upgrade_progress(spec, snapshot):
@@ -331,7 +349,7 @@ def _upgrade_cell(record):
 
 def status_table(snapshot, status):
     """The compact table an operator reads in the play output: one line a machine (name, failure domain, version,
-    etcd role, its conditions that are not True, else Ready, and while any machine's in-place upgrade is under way
+    etcd role, the day its first certificate expires, its conditions that are not True, else Ready, and while any machine's in-place upgrade is under way
     or failed, how far it went), under a line with the control plane's own conditions that are not True; then, when
     the cluster has workers, a line saying how many run the spec's version and one line a worker (group, version,
     Ready and cordoned, its upgrade). ``snapshot`` normalized; ``status`` from :func:`control_plane_status`."""
@@ -339,7 +357,7 @@ def status_table(snapshot, status):
     for member in (snapshot.get("etcd") or {}).get("members") or []:
         if member.get("name"):
             roles[member["name"]] = "learner" if member.get("learner") else ("leader" if member.get("leader") else "voter")
-    rows = [("MACHINE", "FAILURE DOMAIN", "VERSION", "ETCD", "CONDITIONS")]
+    rows = [("MACHINE", "FAILURE DOMAIN", "VERSION", "ETCD", "CERTIFICATES", "CONDITIONS")]
     for machine in snapshot["machines"]:
         node = (machine.get("node") or {}).get("name")
         rows.append((
@@ -347,6 +365,7 @@ def status_table(snapshot, status):
             machine.get("failure_domain") or "-",
             machine.get("version") or "?",
             roles.get(node or machine["name"], "-"),
+            (machine.get("certificates_expire") or "?")[:10],
             _not_true(status["machines"].get(machine["name"]) or []) or "Ready",
         ))
     upgrading = any(node_upgrade.unfinished(m.get("upgrade")) for m in snapshot["machines"])

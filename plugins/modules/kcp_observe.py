@@ -69,6 +69,15 @@ options:
       certificates_expire:
         description: The earliest expiry of the host's kubeadm certificates (RFC 3339), when known.
         type: str
+      certificate_authorities_expire:
+        description: The earliest expiry of the CAs kubeadm made on the host (RFC 3339), when known.
+        type: str
+      kubelet_certificate_expire:
+        description: When the host's kubelet client certificate expires (RFC 3339), when known.
+        type: str
+      kubelet_certificate_rotates:
+        description: Whether the host's kubelet renews its client certificate itself.
+        type: bool
   failure_domains:
     description:
       - The failure domains control plane machines may go to. Defaults to those of O(hosts), in order.
@@ -235,6 +244,9 @@ ARGUMENT_SPEC = dict(
             record=dict(type="raw"),
             record_error=dict(type="str"),
             certificates_expire=dict(type="str"),
+            certificate_authorities_expire=dict(type="str"),
+            kubelet_certificate_expire=dict(type="str"),
+            kubelet_certificate_rotates=dict(type="bool"),
         ),
     ),
     failure_domains=dict(type="list", elements="str"),

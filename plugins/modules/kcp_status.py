@@ -114,11 +114,23 @@ upgrade:
     workers: {upgraded: [], to_upgrade: [w-1]}
     nodes:
       cp-2: {version: v1.37.1, step: kubeadm-upgrade, failed_step: drain, error: the drain of cp-2 did not finish}
+certificates:
+  description:
+    - By machine, what its host said of its certificates (C(docs/snapshot.md)) - C(certificates_expire), the
+      earliest expiry of its kubeadm certificates and kubeconfigs; C(certificate_authorities_expire), its CAs'
+      earliest; C(kubelet_certificate_expire), its kubelet's client certificate; C(kubelet_certificate_rotates),
+      whether the kubelet renews that certificate itself. Null where it is not known.
+  returned: success
+  type: dict
+  sample:
+    cp-1: {certificates_expire: "2027-11-20T09:00:00Z", certificate_authorities_expire: "2035-11-18T09:00:00Z",
+           kubelet_certificate_expire: "2027-11-20T09:01:00Z", kubelet_certificate_rotates: true}
 table:
   description:
     - The compact table an operator reads first, one line a string. The first line lists the control plane's
       conditions that are not V(True) (or says C(Ready)); then one line a machine with its failure domain,
-      version, etcd role (leader, voter, learner, or - for none) and its conditions that are not V(True), and,
+      version, etcd role (leader, voter, learner, or - for none), the day its first certificate expires (? when
+      not known) and its conditions that are not V(True), and,
       while a machine's in-place upgrade is under way or failed, a last column saying how far it went.
     - With workers, a line saying how many run the spec's version, then one line a worker (group, version, Ready
       and cordoned, its upgrade).

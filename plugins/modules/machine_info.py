@@ -20,7 +20,12 @@ description:
     and C(.key)), which a host half way through C(kubeadm reset) has lost;
   - when the machine's kubeadm certificates expire, as C(kubeadm certs check-expiration) lists them (the
     certificates under C(pki/) and C(pki/etcd/) but the CAs, and the client certificates embedded in the
-    kubeconfigs), and the earliest of them.
+    kubeconfigs), and the earliest of them;
+  - when the CAs kubeadm made expire (C(pki/ca.crt), C(pki/etcd/ca.crt), C(pki/front-proxy-ca.crt)), and the
+    earliest of them;
+  - when the kubelet's client certificate (C(pki/kubelet-client-current.pem) under O(kubelet_dir)) expires, and
+    whether the kubelet renews it itself (C(rotateCertificates) in its C(config.yaml); the kubelet's default is
+    not to).
   - Reads only. Returns no key and no certificate, only names and dates.
 author:
   - kubeadm.control_plane contributors (!UNKNOWN)
@@ -29,6 +34,10 @@ options:
     description: kubeadm's directory.
     type: path
     default: /etc/kubernetes
+  kubelet_dir:
+    description: The kubelet's directory.
+    type: path
+    default: /var/lib/kubelet
 attributes:
   check_mode:
     support: full
@@ -81,6 +90,23 @@ certificates:
   returned: always
   type: list
   elements: dict
+certificate_authorities_expire:
+  description: The earliest expiry of the CAs kubeadm made (RFC 3339, UTC); null when the host has none.
+  returned: always
+  type: str
+certificate_authorities:
+  description: Each CA read, with C(name) and C(expires), or C(error) when it could not be read.
+  returned: always
+  type: list
+  elements: dict
+kubelet_certificate_expire:
+  description: When the kubelet's client certificate expires (RFC 3339, UTC); null when it has none or it cannot be read.
+  returned: always
+  type: str
+kubelet_certificate_rotates:
+  description: Whether the kubelet's configuration has it renew its client certificate (C(rotateCertificates)).
+  returned: always
+  type: bool
 """
 
 import base64
@@ -94,6 +120,10 @@ from ansible.module_utils.basic import AnsibleModule
 RECORD = "control-plane-machine.json"
 ETCD_CLIENT_FILES = ("ca.crt", "healthcheck-client.crt", "healthcheck-client.key")
 KUBECONFIGS = ("admin.conf", "super-admin.conf", "controller-manager.conf", "scheduler.conf")
+AUTHORITIES = ("pki/ca.crt", "pki/etcd/ca.crt", "pki/front-proxy-ca.crt")
+KUBELET_CERTIFICATE = "pki/kubelet-client-current.pem"
+ROTATES = re.compile(r"^rotateCertificates:\s*(true|false)\s*$", re.M)
+STAMP = "%Y-%m-%dT%H:%M:%SZ"
 PEM = re.compile(rb"-----BEGIN CERTIFICATE-----(.+?)-----END CERTIFICATE-----", re.S)
 CLIENT_CERTIFICATE = re.compile(r"client-certificate-data:\s*(\S+)")
 
@@ -163,15 +193,44 @@ def certificate_files(kubernetes_dir):
     return found
 
 
+def _read_file(name, path):
+    """``{name, expires}`` of the first certificate in the PEM file ``path``, or ``{name, error}``."""
+    try:
+        with open(path, "rb") as handle:
+            return {"name": name, "expires": not_after(_first_pem_certificate(handle.read()))}
+    except (OSError, ValueError) as exc:
+        return {"name": name, "error": str(exc)}
+
+
+def read_authorities(kubernetes_dir):
+    """The CAs kubeadm made that the host has (an external etcd's CA is the etcd operator's, not listed)."""
+    return [_read_file(name, os.path.join(kubernetes_dir, name)) for name in AUTHORITIES
+            if os.path.exists(os.path.join(kubernetes_dir, name))]
+
+
+def read_kubelet(kubelet_dir):
+    """(when the kubelet's client certificate expires or None, whether the kubelet rotates it)."""
+    path = os.path.join(kubelet_dir, KUBELET_CERTIFICATE)
+    found = _read_file(KUBELET_CERTIFICATE, path) if os.path.exists(path) else {}
+    try:
+        with open(os.path.join(kubelet_dir, "config.yaml"), encoding="utf-8") as handle:
+            match = ROTATES.search(handle.read())
+    except OSError:
+        match = None
+    return found.get("expires"), bool(match and match.group(1) == "true")
+
+
+def _earliest(certificates):
+    dates = [c["expires"] for c in certificates if "expires" in c]
+    return min(dates).strftime(STAMP) if dates else None
+
+
+def _listed(certificates):
+    return [dict(c, expires=c["expires"].strftime(STAMP)) if "expires" in c else c for c in certificates]
+
+
 def read_certificates(kubernetes_dir):
-    certificates = []
-    for name, path in certificate_files(kubernetes_dir):
-        try:
-            with open(path, "rb") as handle:
-                expires = not_after(_first_pem_certificate(handle.read()))
-            certificates.append({"name": name, "expires": expires})
-        except (OSError, ValueError) as exc:
-            certificates.append({"name": name, "error": str(exc)})
+    certificates = [_read_file(name, path) for name, path in certificate_files(kubernetes_dir)]
     for name in KUBECONFIGS:
         path = os.path.join(kubernetes_dir, name)
         if not os.path.exists(path):
@@ -202,21 +261,26 @@ def read_record(kubernetes_dir):
 
 
 def main():
-    module = AnsibleModule(argument_spec=dict(kubernetes_dir=dict(type="path", default="/etc/kubernetes")),
+    module = AnsibleModule(argument_spec=dict(kubernetes_dir=dict(type="path", default="/etc/kubernetes"),
+                                              kubelet_dir=dict(type="path", default="/var/lib/kubelet")),
                            supports_check_mode=True)
     directory = module.params["kubernetes_dir"]
     record, record_error = read_record(directory)
     certificates = read_certificates(directory)
-    dates = [c["expires"] for c in certificates if "expires" in c]
-    stamp = "%Y-%m-%dT%H:%M:%SZ"
+    authorities = read_authorities(directory)
+    kubelet_expires, kubelet_rotates = read_kubelet(module.params["kubelet_dir"])
     module.exit_json(
         changed=False,
         record=record,
         record_error=record_error,
         admin_kubeconfig=os.path.exists(os.path.join(directory, "admin.conf")),
         etcd_client_credentials=all(os.path.isfile(os.path.join(directory, "pki", "etcd", name)) for name in ETCD_CLIENT_FILES),
-        certificates_expire=min(dates).strftime(stamp) if dates else None,
-        certificates=[dict(c, expires=c["expires"].strftime(stamp)) if "expires" in c else c for c in certificates],
+        certificates_expire=_earliest(certificates),
+        certificates=_listed(certificates),
+        certificate_authorities_expire=_earliest(authorities),
+        certificate_authorities=_listed(authorities),
+        kubelet_certificate_expire=kubelet_expires.strftime(STAMP) if kubelet_expires else None,
+        kubelet_certificate_rotates=kubelet_rotates,
     )
 
 

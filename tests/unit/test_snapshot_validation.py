@@ -26,6 +26,8 @@ def test_a_built_snapshot_passes_and_only_gains_the_optional_fields():
         m.update(MEMBER_DEFAULTS)
     for record in expected["machines"] + expected["workers"]:
         record.setdefault("upgrade", None)
+    for record in expected["machines"]:
+        record.update(certificate_authorities_expire=None, kubelet_certificate_expire=None, kubelet_certificate_rotates=None)
     expected["kubeadm_config"]["cluster_configuration"] = None
     assert normalized == expected
 
@@ -74,6 +76,9 @@ def test_a_minimal_snapshot_gets_every_documented_default():
                 "components": {"api_server": "unknown", "controller_manager": "unknown", "scheduler": "unknown",
                                "etcd": "unknown"},
                 "certificates_expire": None,
+                "certificate_authorities_expire": None,
+                "kubelet_certificate_expire": None,
+                "kubelet_certificate_rotates": None,
                 "upgrade": None,
             }
         ],

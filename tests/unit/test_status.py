@@ -328,10 +328,10 @@ def test_the_status_table_has_a_line_a_machine_with_what_is_not_true():
     snap = snapshot(machines)
     assert status_table(snap, status_of(snap)) == [
         "control plane: MachinesReady=False (PodFailed), ControlPlaneComponentsHealthy=False (PodFailed)",
-        "MACHINE  FAILURE DOMAIN  VERSION  ETCD    CONDITIONS",
-        "cp-1     fd-1            v1.36.4  leader  Ready",
-        "cp-2     -               v1.36.4  voter   SchedulerPodHealthy=False (PodFailed)",
-        "cp-3     -               v1.36.4  voter   Ready",
+        "MACHINE  FAILURE DOMAIN  VERSION  ETCD    CERTIFICATES  CONDITIONS",
+        "cp-1     fd-1            v1.36.4  leader  2027-11-20    Ready",
+        "cp-2     -               v1.36.4  voter   2027-11-20    SchedulerPodHealthy=False (PodFailed)",
+        "cp-3     -               v1.36.4  voter   2027-11-20    Ready",
     ]
     healthy = snapshot(three())
     assert status_table(healthy, status_of(healthy))[0] == "control plane: Ready"
@@ -354,10 +354,10 @@ def test_the_upgrade_progress_names_who_runs_the_version_and_where_each_unfinish
     }
     table = status_table(snap, status_of(snap, spec(version="v1.37.1")))
     assert table[1:] == [
-        "MACHINE  FAILURE DOMAIN  VERSION  ETCD    CONDITIONS  UPGRADE",
-        "cp-1     -               v1.37.1  leader  Ready       -",
-        "cp-2     -               v1.36.4  voter   Ready       v1.37.1: kubeadm-upgrade done, drain failed: the drain of cp-2 did not finish",
-        "cp-3     -               v1.36.4  voter   Ready       -",
+        "MACHINE  FAILURE DOMAIN  VERSION  ETCD    CERTIFICATES  CONDITIONS  UPGRADE",
+        "cp-1     -               v1.37.1  leader  2027-11-20    Ready       -",
+        "cp-2     -               v1.36.4  voter   2027-11-20    Ready       v1.37.1: kubeadm-upgrade done, drain failed: the drain of cp-2 did not finish",
+        "cp-3     -               v1.36.4  voter   2027-11-20    Ready       -",
         "workers: 2, 0 of them at v1.37.1",
         "WORKER  GROUP  VERSION  STATE            UPGRADE",
         "w-1     md-0   v1.36.4  Ready            -",
@@ -425,7 +425,7 @@ def test_a_remediation_under_way_and_one_to_come_are_both_named():
 
 
 def test_the_status_table_names_roles_removals_unknown_versions_and_workers_as_they_are():
-    machines = three(cp_3={"version": None})
+    machines = three(cp_3={"version": None, "certificates_expire": None})
     machines.append(cp("cp-4", deleting=True, has_node=False))
     members = [member("cp-1", leader=True), member("cp-2", learner=True), member("cp-3")]
     workers = [worker("w-1", version=None, ready=False), worker("w-2", group="md-0")]
@@ -433,11 +433,11 @@ def test_the_status_table_names_roles_removals_unknown_versions_and_workers_as_t
     status = status_of(snap)
     status["upgrade"] = {}
     assert status_table(snap, status)[1:] == [
-        "MACHINE          FAILURE DOMAIN  VERSION  ETCD     CONDITIONS",
-        "cp-1             -               v1.36.4  leader   Ready",
-        "cp-2             -               v1.36.4  learner  EtcdMemberHealthy=False (EtcdMemberUnhealthy)",
-        "cp-3             -               ?        voter    Ready",
-        "cp-4 (deleting)  -               v1.36.4  -        NodeHealthy=False (NodeProvisioning), APIServerPodHealthy=Unknown (NodeProvisioning), "
+        "MACHINE          FAILURE DOMAIN  VERSION  ETCD     CERTIFICATES  CONDITIONS",
+        "cp-1             -               v1.36.4  leader   2027-11-20    Ready",
+        "cp-2             -               v1.36.4  learner  2027-11-20    EtcdMemberHealthy=False (EtcdMemberUnhealthy)",
+        "cp-3             -               ?        voter    ?             Ready",
+        "cp-4 (deleting)  -               v1.36.4  -        2027-11-20    NodeHealthy=False (NodeProvisioning), APIServerPodHealthy=Unknown (NodeProvisioning), "
         "ControllerManagerPodHealthy=Unknown (NodeProvisioning), SchedulerPodHealthy=Unknown (NodeProvisioning), "
         "EtcdPodHealthy=Unknown (NodeProvisioning), EtcdMemberHealthy=Unknown (NodeProvisioning)",
         "workers: 2, 0 of them at the spec's version",
@@ -453,3 +453,44 @@ def test_a_machine_being_deleted_neither_keeps_the_control_plane_available_nor_c
     status = status_of(snapshot(machines))
     assert brief(of(status["conditions"], "Available")) == ("False", "NoHealthyMachine", "Error")
     assert status["upgrade"]["control_plane"] == {"upgraded": ["cp-1", "cp-2"], "to_upgrade": []}
+
+
+def with_certificates(machines, name, **fields):
+    """``machines`` with ``fields`` (certificate_authorities_expire, kubelet_certificate_*) set on machine ``name``."""
+    next(m for m in machines if m["name"] == name).update(fields)
+    return machines
+
+
+YEAR = 60 * 24 * 365
+
+# (id, machines, (status, reason, severity), the message)
+CERTIFICATES = [
+    ("a CA within a year is an error, whatever the leaves",
+     with_certificates(three(cp_2={"certificates_expire": at(-60 * 24 * 3)}), "cp-1", certificate_authorities_expire=at(-YEAR + 60)),
+     ("False", "CertificateAuthorityExpiring", "Error"),
+     "cp-1: a CA expires at 2027-11-22T09:00:00Z (within a year); cp-2: expire at 2026-11-25T10:00:00Z (within 7 days)"),
+    ("a CA with more than a year left is fine", with_certificates(three(), "cp-1", certificate_authorities_expire=at(-YEAR - 60)),
+     ("True", "", None), ""),
+    ("a kubelet that does not renew its client certificate, close to expiry, is a warning",
+     with_certificates(three(), "cp-3", kubelet_certificate_expire=at(-60 * 24 * 2), kubelet_certificate_rotates=False),
+     ("False", "KubeletCertificateExpiring", "Warning"),
+     "cp-3: the kubelet's client certificate expires at 2026-11-24T10:00:00Z and the kubelet does not renew it (within 7 days)"),
+    ("a kubelet that renews it is fine", with_certificates(three(), "cp-3", kubelet_certificate_expire=at(-60 * 24 * 2),
+                                                           kubelet_certificate_rotates=True), ("True", "", None), ""),
+    ("a kubelet whose rotation is unknown is not reported", with_certificates(three(), "cp-3", kubelet_certificate_expire=at(-60)),
+     ("True", "", None), ""),
+]
+
+
+@pytest.mark.parametrize("machines, expected, message", [c[1:] for c in CERTIFICATES], ids=[c[0] for c in CERTIFICATES])
+def test_certificates_not_expiring_weighs_the_cas_the_leaves_and_the_kubelets(machines, expected, message):
+    got = of(status_of(snapshot(machines))["conditions"], "CertificatesNotExpiring")
+    assert (brief(got), got["message"]) == (expected, message)
+
+
+def test_the_status_reports_each_machines_certificates():
+    machines = with_certificates(three(), "cp-1", certificate_authorities_expire="2035-11-18T09:00:00Z",
+                                 kubelet_certificate_expire="2027-11-20T09:01:00Z", kubelet_certificate_rotates=True)
+    assert status_of(snapshot(machines))["certificates"]["cp-1"] == {
+        "certificates_expire": "2027-11-20T09:00:00Z", "certificate_authorities_expire": "2035-11-18T09:00:00Z",
+        "kubelet_certificate_expire": "2027-11-20T09:01:00Z", "kubelet_certificate_rotates": True}

@@ -2,8 +2,9 @@
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """machine_info run as a user runs it (`ansible localhost -m`) on a kubeadm directory built with real X.509
-certificates: the earliest expiry of the leaf certificates and the kubeconfigs' client certificates (not the CAs),
-both X.509 time encodings, the record, and what it says about files it cannot read. No key is ever returned."""
+certificates: the earliest expiry of the leaf certificates and the kubeconfigs' client certificates, the CAs' apart,
+both X.509 time encodings, the kubelet's client certificate and whether it rotates, the record, and what it says about
+files it cannot read. No key is ever returned."""
 
 import base64
 import datetime
@@ -64,10 +65,40 @@ def test_the_earliest_leaf_expiry_the_record_and_nothing_secret(tmp_path):
 def test_a_record_that_is_not_an_object_is_named_and_a_bare_host_has_nothing(tmp_path):
     outcome, result = run("machine_info", {"kubernetes_dir": kubernetes_dir(tmp_path, "[1, 2]")})[:2]
     assert outcome == "SUCCESS" and result["record"] is None and "not a JSON object" in result["record_error"]
-    outcome, result = run("machine_info", {"kubernetes_dir": str(tmp_path / "absent")})[:2]
+    outcome, result = run("machine_info", {"kubernetes_dir": str(tmp_path / "absent"), "kubelet_dir": str(tmp_path / "none")})[:2]
     assert outcome == "SUCCESS"
     assert (result["record"], result["record_error"], result["admin_kubeconfig"], result["certificates_expire"],
             result["certificates"]) == (None, None, False, None, [])
+    assert (result["certificate_authorities_expire"], result["certificate_authorities"], result["kubelet_certificate_expire"],
+            result["kubelet_certificate_rotates"]) == (None, [], None, False)
+
+
+def kubelet_dir(tmp_path, days, config):
+    (tmp_path / "kubelet" / "pki").mkdir(parents=True)
+    key = b"-----BEGIN EC PRIVATE KEY-----\nc2VjcmV0LWtleQ==\n-----END EC PRIVATE KEY-----\n"
+    (tmp_path / "kubelet" / "pki" / "kubelet-client-current.pem").write_bytes(certificate_pem(days) + key)
+    (tmp_path / "kubelet" / "config.yaml").write_text(config)
+    return str(tmp_path / "kubelet")
+
+
+def test_the_cas_and_the_kubelets_client_certificate_with_whether_it_rotates(tmp_path):
+    directory = kubernetes_dir(tmp_path, "{}")
+    (tmp_path / "pki" / "front-proxy-ca.crt").write_bytes(certificate_pem(3650))
+    config = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nrotateCertificates: true\n"
+    outcome, result, _rc, output = run("machine_info", {"kubernetes_dir": directory, "kubelet_dir": kubelet_dir(tmp_path, 20, config)})
+    assert outcome == "SUCCESS", result
+    assert result["certificate_authorities_expire"] == stamp(3)
+    assert {c["name"]: c["expires"] for c in result["certificate_authorities"]} == {
+        "pki/ca.crt": stamp(3), "pki/etcd/ca.crt": stamp(3), "pki/front-proxy-ca.crt": stamp(3650)}
+    assert (result["kubelet_certificate_expire"], result["kubelet_certificate_rotates"]) == (stamp(20), True)
+    assert "c2VjcmV0LWtleQ" not in output and "PRIVATE" not in output
+
+
+def test_a_kubelet_configured_without_rotation_does_not_rotate(tmp_path):
+    directory = kubernetes_dir(tmp_path, "{}")
+    config = "kind: KubeletConfiguration\nrotateCertificates: false\nstaticPodPath: /etc/kubernetes/manifests\n"
+    result = run("machine_info", {"kubernetes_dir": directory, "kubelet_dir": kubelet_dir(tmp_path, 20, config)})[1]
+    assert (result["kubelet_certificate_expire"], result["kubelet_certificate_rotates"]) == (stamp(20), False)
 
 
 def test_the_etcd_client_credentials_are_there_until_kubeadm_reset_removes_pki(tmp_path):
