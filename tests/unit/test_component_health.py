@@ -7,7 +7,9 @@ import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_health
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import (
+    POD_REASONS,
     all_conditions,
+    all_healthy,
     classify_pod,
     failing,
     machine_conditions,
@@ -184,3 +186,122 @@ def test_a_node_without_a_ready_condition_makes_its_pods_unknown():
     m = machine("cp-1")
     m["node"]["conditions"] = []
     assert set(failing(machine_conditions(m, False), ("unknown",))) == {"api_server", "controller_manager", "scheduler"}
+
+
+# (id, raw pod status, node Ready status, the whole message)
+POD_MESSAGES = [
+    ("a pod on a stale node says the node's Ready status and that the pod cannot be trusted", running(), "Unknown",
+     "the node's status is stale (Ready is Unknown): the pod's status cannot be trusted"),
+    ("a pod on a node never read says Ready is None", running(), None,
+     "the node's status is stale (Ready is None): the pod's status cannot be trusted"),
+    ("a missing pod says it is not found", None, "True", "the pod is not found"),
+    ("a pending pod not scheduled says it waits to be scheduled", {"phase": "Pending"}, "True", "the pod is waiting to be scheduled"),
+    ("a pending pod not initialized says it runs its init containers",
+     {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "True"}]}, "True", "the pod is running its init containers"),
+    ("a pending pod with nothing waiting says only that it is pending",
+     {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "True"}, {"type": "Initialized", "status": "True"}]},
+     "True", "the pod is pending"),
+    ("a pending pod names every waiting container, and says when kubelet gave no reason",
+     {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "True"}, {"type": "Initialized", "status": "True"}],
+      "containerStatuses": [container({"waiting": {"reason": "ContainerCreating"}}), container({"running": {}}, name="sidecar"),
+                            container({"waiting": {}}, name="etcd")]},
+     "True", "the pod is pending: kube-apiserver waiting (ContainerCreating), etcd waiting (no reason given)"),
+    ("a running ready pod says so", running(), "True", "the pod is running and ready"),
+    ("a crash loop names every container whose last run failed, then the waiting ones",
+     running(False, [container({"waiting": {"reason": "CrashLoopBackOff"}}, last_exit=1),
+                     container({"running": {}}, last_exit=2, name="etcd")]), "True",
+     "container kube-apiserver, etcd exited with an error: kube-apiserver waiting (CrashLoopBackOff)"),
+    ("a starting pod names its waiting container",
+     running(False, [container({"waiting": {"reason": "ImagePullBackOff"}})]), "True",
+     "the pod is starting: kube-apiserver waiting (ImagePullBackOff)"),
+    ("terminated containers are all named",
+     running(False, [container({"terminated": {"exitCode": 137}}), container({"terminated": {"exitCode": 0}}, name="etcd")]), "True",
+     "container kube-apiserver, etcd terminated"),
+    ("a running pod with nothing waiting or terminated waits for its probes", running(False, [container({"running": {}})]), "True",
+     "the pod is waiting for its startup or readiness probes"),
+    ("a failed pod says it stopped in phase Failed", {"phase": "Failed"}, "True", "the pod has stopped (phase Failed)"),
+    ("a succeeded pod says it stopped in phase Succeeded", {"phase": "Succeeded"}, "True", "the pod has stopped (phase Succeeded)"),
+    ("a pod in phase Unknown names the phase", {"phase": "Unknown"}, "True", "the pod's phase is Unknown"),
+    ("a pod without a phase says it is not reported", {}, "True", "the pod's phase is not reported"),
+]
+
+
+@pytest.mark.parametrize("pod,node_ready,message", [c[1:] for c in POD_MESSAGES], ids=[c[0] for c in POD_MESSAGES])
+def test_a_classified_pod_comes_with_this_exact_message(pod, node_ready, message):
+    assert classify_pod(pod, node_ready)[1] == message
+
+
+@pytest.mark.parametrize(
+    "state,reason_and_severity",
+    [
+        ("healthy", ("", None)),
+        ("provisioning", ("PodProvisioning", "Info")),
+        ("unhealthy", ("PodFailed", "Error")),
+        ("missing", ("PodMissing", "Error")),
+        ("unknown", ("PodInspectionFailed", None)),
+    ],
+    ids=[
+        "a healthy pod's condition has no reason and no severity",
+        "a provisioning pod is PodProvisioning with severity Info",
+        "an unhealthy pod is PodFailed with severity Error",
+        "a missing pod is PodMissing with severity Error",
+        "a pod that cannot be inspected is PodInspectionFailed with no severity",
+    ],
+)
+def test_each_pod_state_has_the_kcp_reason_and_severity_of_docs_status(state, reason_and_severity):
+    assert POD_REASONS[state] == reason_and_severity
+
+
+def no_scheduler(name):
+    m = machine(name)
+    del m["components"]["scheduler"]
+    return m
+
+
+@pytest.mark.parametrize(
+    "m,managed,member_entry,component,expected",
+    [
+        (node_gone("cp-1"), False, None, "api_server", {"status": "false", "reason": "node is gone"}),
+        (machine("cp-1", has_node=False), False, None, "scheduler", {"status": "unknown", "reason": "no node yet"}),
+        (stale_node("cp-1"), False, None, "api_server",
+         {"status": "unknown", "reason": "node status is stale (Ready is Unknown or not reported)"}),
+        (machine("cp-1"), True, None, "etcd_member", {"status": "unknown", "reason": "etcd member health not observed"}),
+        (machine("cp-1"), True, {"status": "true"}, "etcd_member", {"status": "true", "reason": ""}),
+        (machine("cp-1", components={"etcd": "missing"}), True, MEMBER_TRUE, "etcd_pod", {"status": "false", "reason": "pod missing"}),
+        (machine("cp-1"), False, None, "controller_manager", {"status": "true", "reason": ""}),
+        (no_scheduler("cp-1"), False, None, "scheduler", {"status": "unknown", "reason": "pod unknown"}),
+    ],
+    ids=[
+        "a gone node's components say the node is gone",
+        "a machine without a node yet says there is no node yet",
+        "a stale node's pods say the node status is stale",
+        "an etcd member nobody evaluated says its health is not observed",
+        "an etcd member verdict without a reason gets an empty one",
+        "a missing etcd pod names its state",
+        "a true component has an empty reason",
+        "a component the snapshot does not report is an unknown pod",
+    ],
+)
+def test_each_condition_says_why(m, managed, member_entry, component, expected):
+    assert machine_conditions(m, managed, member_entry)[component] == expected
+
+
+@pytest.mark.parametrize(
+    "components,expected",
+    [
+        ({}, True),
+        ({"scheduler": "unhealthy"}, False),
+        ({"etcd": "unknown"}, False),
+    ],
+    ids=[
+        "a machine with every component true is all healthy",
+        "one false component is not all healthy",
+        "one unknown component is not all healthy",
+    ],
+)
+def test_all_healthy_needs_every_condition_true(components, expected):
+    assert all_healthy(machine_conditions(machine("cp-1", components=components), True, MEMBER_TRUE)) is expected
+
+
+def test_a_machine_without_any_condition_is_not_all_healthy():
+    assert all_healthy({}) is False

@@ -251,3 +251,71 @@ def test_fd4_takes_the_bucket_of_the_oldest_machine_outside_the_candidate_domain
     machines = [m("cp-1", "fd-a", 900), m("cp-2", "fd-x", 500), m("cp-3", None, 300), m("cp-4", "fd-y", 100)]
     choice = scale_down_choice(fds("fd-a", off=("fd-x",)), machines, machines)
     assert (choice.machine, choice.domain, choice.rule) == ("cp-2", "fd-x", "FD4")
+
+
+def test_a_deleting_machine_leaves_its_domain_free_for_the_next_machine_even_if_it_was_up_to_date():
+    machines = [m("cp-1", "fd-a"), m("cp-2", "fd-b", deleting=True)]
+    assert scale_up_domain(fds("fd-a", "fd-b"), machines, {"cp-1", "cp-2"}).domain == "fd-b"
+
+
+# (failure domains, machines, names of up-to-date machines, the whole choice as (domain, rule, detail))
+SCALE_UP_EXPLAINED = [
+    (
+        "without a control plane domain the choice names FD1",
+        fds(off=("fd-x",)),
+        [m("cp-1", "fd-x")],
+        {"cp-1"},
+        (None, "FD1", "no failure domain is flagged for the control plane"),
+    ),
+    (
+        "the choice names FD2 and counts every candidate domain, in name order",
+        fds("fd-b", "fd-a", off=("fd-x",)),
+        [m("cp-1", "fd-a"), m("cp-2", "fd-a"), m("cp-3", "fd-b"), m("cp-4", "fd-x")],
+        {"cp-1", "cp-3", "cp-4"},
+        ("fd-b", "FD2", "fewest up-to-date machines (fd-a: 1 up to date of 2, fd-b: 1 up to date of 1)"),
+    ),
+    (
+        "the first machine's choice counts empty domains",
+        fds("fd-a"),
+        [],
+        set(),
+        ("fd-a", "FD2", "fewest up-to-date machines (fd-a: 0 up to date of 0)"),
+    ),
+]
+
+
+@pytest.mark.parametrize("domains,machines,up_to_date,expected", [c[1:] for c in SCALE_UP_EXPLAINED], ids=[c[0] for c in SCALE_UP_EXPLAINED])
+def test_the_scale_up_choice_says_which_rule_decided_and_why(domains, machines, up_to_date, expected):
+    assert tuple(scale_up_domain(domains, machines, up_to_date)) == expected
+
+
+# (failure domains, machines, names of the eligible machines, the whole choice as (machine, domain, rule, detail))
+SCALE_DOWN_EXPLAINED = [
+    (
+        "nothing eligible chooses nothing and says so",
+        fds("fd-a"),
+        [m("cp-1", "fd-a")],
+        [],
+        (None, None, None, "no eligible machine"),
+    ),
+    (
+        "a machine outside the domains is chosen by FD4 then FD6",
+        fds("fd-a"),
+        [m("cp-1", "fd-a", 300), m("cp-2", None, 200), m("cp-3", None, 100)],
+        ["cp-1", "cp-2", "cp-3"],
+        ("cp-2", None, "FD4", "machines outside the control plane failure domains go first; the oldest of them is in no failure domain; "
+                              "FD6: cp-2 is the oldest eligible there"),
+    ),
+    (
+        "balancing is chosen by FD5 then FD6",
+        fds("fd-a", "fd-b"),
+        [m("cp-1", "fd-a", 300), m("cp-2", "fd-a", 200), m("cp-3", "fd-a", 150), m("cp-4", "fd-b", 100)],
+        ["cp-2", "cp-3", "cp-4"],
+        ("cp-2", "fd-a", "FD5", "fd-a holds the most eligible machines (2 of its 3); FD6: cp-2 is the oldest eligible there"),
+    ),
+]
+
+
+@pytest.mark.parametrize("domains,machines,eligible,expected", [c[1:] for c in SCALE_DOWN_EXPLAINED], ids=[c[0] for c in SCALE_DOWN_EXPLAINED])
+def test_the_scale_down_choice_says_which_rules_decided_and_why(domains, machines, eligible, expected):
+    assert tuple(scale_down_choice(domains, machines, [x for x in machines if x["name"] in eligible])) == expected

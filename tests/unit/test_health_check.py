@@ -400,3 +400,84 @@ def test_two_pending_conditions_check_again_at_the_soonest_expiry_not_the_shorte
     assert result["pending"] == ["cp-1"]
     assert result["next_check_seconds"] == 61.0
     assert "Ready is False" in result["targets"][0]["reason"]
+
+
+def started(age):
+    """A machine without a Node yet, created `age` seconds before now."""
+    m = machine("cp-1", has_node=False)
+    m["created"] = seconds_ago(age)
+    return m
+
+
+# MHC2/MHC3: each verdict says in full why, with the times and durations people read.
+@pytest.mark.parametrize(
+    "m,rules,state,reason",
+    [
+        (machine("cp-1", remediation_requested=True), health_check(), "unhealthy", "remediation was requested (remediation.requested)"),
+        (machine("cp-1", failure="kubeadm join failed: timeout"), health_check(), "unhealthy",
+         "the machine failed: kubeadm join failed: timeout"),
+        (dict(machine("cp-1"), node=None), health_check(), "unhealthy", "the machine had a Node, and that Node no longer exists"),
+        (started(86400), health_check(node_startup_timeout=0.0), "not_evaluated",
+         "no Node yet, and node_startup_timeout 0 disables the startup check"),
+        (started(601), health_check(node_startup_timeout=600.0), "unhealthy",
+         "no Node within node_startup_timeout 10m of its creation at 2026-11-22T09:49:59Z"),
+        (started(599), health_check(node_startup_timeout=600.0), "pending",
+         "no Node yet; unhealthy if none appears within 10m of creation (check again in 2s)"),
+        (with_conditions(machine("cp-1"), ("Ready", "False", 301)), health_check(unhealthy_conditions=[READY_FALSE_5M]), "unhealthy",
+         "node condition Ready has been False since 2026-11-22T09:54:59Z, longer than 5m"),
+        (with_conditions(machine("cp-1"), ("Ready", "False", None)), health_check(unhealthy_conditions=[READY_FALSE_5M]), "unhealthy",
+         "node condition Ready has been False since an unknown time, longer than 5m"),
+        (with_conditions(machine("cp-1"), ("Ready", "False", 299)), health_check(unhealthy_conditions=[READY_FALSE_5M]), "pending",
+         "node condition Ready is False; unhealthy if it stays so for 5m (check again in 2s)"),
+        (machine("cp-1", deleting=True), health_check(), "not_evaluated", "being deleted, so it does not count as healthy"),
+        (machine("cp-1"), health_check(), "healthy", "has a Node and no unhealthy condition"),
+    ],
+    ids=[
+        "a requested remediation names the field that requested it",
+        "a failed machine quotes its failure",
+        "a machine whose Node is gone says the Node no longer exists",
+        "a machine without a Node under a startup timeout of 0 says the check is disabled",
+        "a machine past its node startup timeout says when it was created",
+        "a machine within its node startup timeout says when to check again",
+        "a timed-out condition says since when and for longer than what",
+        "a timed-out condition without a transition time says since an unknown time",
+        "a pending condition says how long it may last and when to check again",
+        "a deleting machine with no problem says why it is not healthy",
+        "a healthy machine says it has a Node and no unhealthy condition",
+    ],
+)
+def test_each_verdict_says_why_in_full(m, rules, state, reason):
+    target = only_target(rules, m)
+    assert (target["state"], target["reason"]) == (state, reason)
+
+
+def test_the_next_check_is_rounded_to_the_millisecond():
+    m = with_conditions(machine("cp-1"), ("Ready", "False", 299))
+    result = evaluate(health_check(unhealthy_conditions=[READY_FALSE_5M]), snapshot([m], now="2026-11-22T10:00:00.000400Z"))
+    assert result["targets"][0]["next_check_seconds"] == 2.0
+    assert result["next_check_seconds"] == 2.0
+
+
+# MHC6-MHC8: the budget's reason, in full, for each way it can go.
+@pytest.mark.parametrize(
+    "rules,total,unhealthy,reason",
+    [
+        (health_check(max_unhealthy="40%"), 3, 1, "Remediation is allowed: 1 of 3 machines not healthy, and max_unhealthy 40% allows 1."),
+        (health_check(max_unhealthy="40%"), 3, 2,
+         "Remediation is blocked: 2 of 3 machines not healthy, more than the 1 that max_unhealthy 40% allows."),
+        (health_check(max_unhealthy=2), 5, 2, "Remediation is allowed: 2 of 5 machines not healthy, and max_unhealthy 2 allows 2."),
+        (health_check(unhealthy_range="[1-2]"), 5, 1, "Remediation is allowed: 1 of 5 machines not healthy, within unhealthy_range [1-2]."),
+        (health_check(unhealthy_range="[1-2]"), 5, 3, "Remediation is blocked: 3 of 5 machines not healthy, outside unhealthy_range [1-2]."),
+        (health_check(unhealthy_range="[1-2]"), 5, 0, "Remediation is blocked: 0 of 5 machines not healthy, outside unhealthy_range [1-2]."),
+    ],
+    ids=[
+        "a budget that fits a percentage says what it allows",
+        "a budget over a percentage says how many it allows",
+        "a budget exactly at an int max_unhealthy is allowed",
+        "a count inside the range is allowed",
+        "a count above the range is blocked",
+        "a count below the range is blocked",
+    ],
+)
+def test_the_budget_says_why_in_full(rules, total, unhealthy, reason):
+    assert evaluate(rules, fleet(total, unhealthy))["reason"] == reason
