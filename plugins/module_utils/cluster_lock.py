@@ -42,7 +42,7 @@ def run_lock_errors(holder, duration):
         errors.append(error("flow_holder", rule, holder))
     if duration is not None:
         seconds = duration if isinstance(duration, int) and not isinstance(duration, bool) else (
-            int(duration) if isinstance(duration, str) and duration.isdigit() else None)
+            int(duration) if isinstance(duration, str) and duration.isascii() and duration.isdigit() else None)
         if seconds is None or seconds < MIN_DURATION:
             rule = "must be a whole number of seconds, at least %d (the lock is renewed every third of it)" % MIN_DURATION
             errors.append(error("kcp_lock_duration", rule, duration))

@@ -150,3 +150,126 @@ def test_the_check_before_a_membership_change_asks_again_an_api_server_that_did_
     monkeypatch.setattr(lock_lease, "apply", never_answers)
     with pytest.raises(lock_lease.LockFailed, match="cannot reach"):
         lock_lease.hold("admin.conf", "me", 900, 5, False, patience=0.5)
+
+
+def test_the_decisions_and_the_action_annotation_are_named_as_the_module_reports_them():
+    assert (cluster_lock.TAKE, cluster_lock.RENEW, cluster_lock.TAKE_OVER, cluster_lock.REFUSE, cluster_lock.RELEASE,
+            cluster_lock.LEAVE) == ("take", "renew", "take_over", "refuse", "release", "leave")
+    written = {"metadata": {"annotations": {"control-plane.kubeadm.io/action": "upgrade"}},
+               "spec": {"holderIdentity": "you", "renewTime": "2026-11-26T11:55:00Z", "leaseDurationSeconds": 60}}
+    assert cluster_lock.holder_of(written)["action"] == "upgrade"
+
+
+RULE_HOLDER = ("must name this run for the cluster lock (leave it unset for this controller and process, or set a fixed name such as an "
+               "AWX template's)")
+RULE_DURATION = "must be a whole number of seconds, at least 3 (the lock is renewed every third of it)"
+
+
+@pytest.mark.parametrize(
+    "holder,duration,expected",
+    [
+        (None, None, []),
+        ("awx-kubeadm-control-plane-scale", 900, []),
+        ("", None, [{"path": "flow_holder", "rule": RULE_HOLDER, "value": ""}]),
+        ("   ", None, [{"path": "flow_holder", "rule": RULE_HOLDER, "value": "   "}]),
+        (None, 3, []),
+        (None, 2, [{"path": "kcp_lock_duration", "rule": RULE_DURATION, "value": 2}]),
+        (None, "900", []),
+        (None, "3", []),
+        (None, "2", [{"path": "kcp_lock_duration", "rule": RULE_DURATION, "value": "2"}]),
+        (None, "ten", [{"path": "kcp_lock_duration", "rule": RULE_DURATION, "value": "ten"}]),
+        (None, "-5", [{"path": "kcp_lock_duration", "rule": RULE_DURATION, "value": "-5"}]),
+        (None, "9\u00b2", [{"path": "kcp_lock_duration", "rule": RULE_DURATION, "value": "9\u00b2"}]),
+        (None, True, [{"path": "kcp_lock_duration", "rule": RULE_DURATION, "value": True}]),
+        (None, 900.0, [{"path": "kcp_lock_duration", "rule": RULE_DURATION, "value": 900.0}]),
+        ("", 0, [{"path": "flow_holder", "rule": RULE_HOLDER, "value": ""},
+                 {"path": "kcp_lock_duration", "rule": RULE_DURATION, "value": 0}]),
+    ],
+    ids=["neither variable set", "a fixed name and the default duration", "an empty name is refused", "a blank name is refused",
+         "the shortest duration, three seconds, is accepted", "two seconds is too short", "the digits an inventory file gives",
+         "three seconds as digits is accepted", "two seconds as digits is too short", "a word is not a duration",
+         "a negative number as text is not a duration", "a superscript digit is no digit an inventory gives", "a boolean is not a duration", "a float is not a whole number of seconds",
+         "both wrong give both errors"],
+)
+def test_the_lock_a_flow_is_asked_to_take_is_checked_at_its_inventory_variables(holder, duration, expected):
+    assert cluster_lock.run_lock_errors(holder, duration) == expected
+
+
+@pytest.mark.parametrize(
+    "current,running,expected",
+    [
+        (None, None, (cluster_lock.TAKE, "the lock is free")),
+        (lease("me"), None, (cluster_lock.RENEW, "this run holds the lock")),
+        (lease("awx job 7", renewed="2026-11-26T11:45:00Z"), None,
+         (cluster_lock.TAKE_OVER, "the lock held by awx job 7 (scale, since 2026-11-26T11:50:00.123456Z) has expired: that run stopped"
+          " without releasing it")),
+        (lease("awx job 7", renewed="2026-11-26T11:45:00Z", action="", acquired=None), None,
+         (cluster_lock.TAKE_OVER, "the lock held by awx job 7 (no action recorded, since an unknown time) has expired: that run stopped"
+          " without releasing it")),
+        (lease("alice@laptop pid 777 controller 3f9a0c1d2e4b"), False,
+         (cluster_lock.TAKE_OVER, "the lock held by alice@laptop pid 777 controller 3f9a0c1d2e4b (scale, since 2026-11-26T11:50:00.123456Z)"
+          " was left by a run of this controller that no longer runs")),
+        (lease("alice@laptop pid 777 controller 3f9a0c1d2e4b", action="", acquired=None), False,
+         (cluster_lock.TAKE_OVER, "the lock held by alice@laptop pid 777 controller 3f9a0c1d2e4b (no action recorded, since an unknown"
+          " time) was left by a run of this controller that no longer runs")),
+        (lease("awx job 7", action="", acquired=None), None,
+         (cluster_lock.REFUSE, "the control plane is locked by awx job 7, running no action recorded since an unknown time; the lock"
+          " expires in 600 s unless renewed")),
+        (lease("alice@laptop pid 777 controller 3f9a0c1d2e4b"), None,
+         (cluster_lock.REFUSE, "the control plane is locked by alice@laptop pid 777 controller 3f9a0c1d2e4b, running scale since"
+          " 2026-11-26T11:50:00.123456Z; the lock expires in 600 s unless renewed")),
+        (lease("awx job 7"), True,
+         (cluster_lock.REFUSE, "the control plane is locked by awx job 7, running scale since 2026-11-26T11:50:00.123456Z; the lock"
+          " expires in 600 s unless renewed")),
+    ],
+    ids=["a free lock is taken", "this run's lock is renewed", "an expired lock is taken over, naming its holder and action",
+         "an expired lock with no action or time recorded says so", "a gone run of this controller is taken over",
+         "a gone run of this controller with nothing recorded says so", "a refusal with nothing recorded says so",
+         "a refusal says nothing of a process not looked for", "a running process of a fixed name is not another run of this controller"],
+)
+def test_the_reason_for_acquiring_names_the_holder_what_it_runs_and_since_when(current, running, expected):
+    assert cluster_lock.decide_acquire(current, MINE if running is not None else "me", NOW, running) == expected
+
+
+@pytest.mark.parametrize(
+    "acquired,duration,decision,expires",
+    [
+        ("2026-11-26T11:50:00Z", 900, cluster_lock.REFUSE, "2026-11-26T12:05:00Z"),
+        ("2026-11-26T11:45:00Z", 900, cluster_lock.TAKE_OVER, "2026-11-26T12:00:00Z"),
+        ("2026-11-26T12:00:00Z", None, cluster_lock.TAKE_OVER, "2026-11-26T12:00:00Z"),
+    ],
+    ids=["a lock never renewed expires a duration after it was taken", "a lock never renewed expiring now is taken over",
+         "a lock with no duration expires when it was taken"],
+)
+def test_a_lock_never_renewed_expires_from_when_it_was_taken(acquired, duration, decision, expires):
+    current = lease("awx job 7", renewed=None, duration=duration, acquired=acquired)
+    assert cluster_lock.decide_acquire(current, "me", NOW)[0] == decision
+    assert cluster_lock.holder_of(current)["expires"] == expires
+
+
+@pytest.mark.parametrize(
+    "current,expected",
+    [
+        (lease("me"), (cluster_lock.RENEW, "this run holds the lock")),
+        (None, (cluster_lock.REFUSE, "this run no longer holds the cluster lock: it was released, and nobody holds it now")),
+        (lease("awx job 7", action="", acquired=None),
+         (cluster_lock.REFUSE, "this run no longer holds the cluster lock: awx job 7 holds it, running no action recorded since an unknown"
+          " time")),
+    ],
+    ids=["this run's lock is renewed", "a released lock is a refusal", "another's lock with nothing recorded says so"],
+)
+def test_the_reason_for_holding_names_who_holds_the_lock_now(current, expected):
+    assert cluster_lock.decide_hold(current, "me") == expected
+
+
+@pytest.mark.parametrize(
+    "current,expected",
+    [
+        (lease("me"), (cluster_lock.RELEASE, "this run holds the lock")),
+        (None, (cluster_lock.LEAVE, "the lock is free")),
+        (lease(""), (cluster_lock.LEAVE, "the lock is free")),
+    ],
+    ids=["this run's lock is released", "no lease is left alone", "a lease nobody holds is left alone"],
+)
+def test_the_reason_for_releasing(current, expected):
+    assert cluster_lock.decide_release(current, "me") == expected

@@ -50,3 +50,13 @@ def test_what_a_killed_run_left_goes_and_what_a_running_one_uses_stays(tmp_path)
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def test_credential_files_are_named_kcp_credentials_pid_as_docs_flows_states(tmp_path, monkeypatch):
+    monkeypatch.setattr(credential_files.tempfile, "tempdir", str(tmp_path))
+    left = tmp_path / ("kcp-credentials-%d-admin.conf" % gone_pid())
+    left.write_text("admin credentials")
+    handle, path = credential_files.private_file(suffix=".conf")
+    os.close(handle)
+    assert os.path.basename(path).startswith("kcp-credentials-%d-" % os.getpid()) and path.endswith(".conf")
+    assert not left.exists()  # what a killed run left under that name was removed first

@@ -252,3 +252,83 @@ def test_external_etcd_compares_its_endpoints_and_files_and_leaves_a_local_etcd_
     # the topology may not switch: a stored local etcd is not the external etcd's to rewrite
     differences, updated, after = compare({"etcd": {"external": external}}, stored())
     assert (differences, updated["etcd"]) == ([], {"local": {"dataDir": "/var/lib/etcd"}})
+
+
+def test_the_redacted_form_writes_redacted_in_place_of_each_secret():
+    init, cluster = kubeadm_config.documents(spec(), MACHINE, "init", TOKEN, KEY)
+    (join,) = kubeadm_config.documents(spec(), MACHINE, "join", TOKEN, KEY, [HASH])
+    hidden_init, hidden_cluster, hidden_join = kubeadm_config.redacted([init, cluster, join])
+    assert (hidden_init["certificateKey"], hidden_init["bootstrapTokens"]) == ("<redacted>", [{"token": "<redacted>"}])
+    assert hidden_cluster == cluster
+    assert hidden_join["controlPlane"]["certificateKey"] == "<redacted>"
+    assert hidden_join["discovery"]["bootstrapToken"] == {"apiServerEndpoint": "lb.example:7443", "token": "<redacted>",
+                                                          "caCertHashes": [HASH]}
+
+
+def test_a_worker_document_with_a_control_plane_section_is_refused_saying_why():
+    with pytest.raises(ValueError) as refused:
+        kubeadm_config.documents(spec(), WORKER, "worker", TOKEN, None, [HASH], {"controlPlane": {}})
+    assert str(refused.value) == "a worker's JoinConfiguration has no controlPlane section: a worker runs no control plane"
+
+
+def test_what_the_spec_writes_in_the_bootstrap_token_discovery_is_kept_beside_what_the_collection_sets():
+    written = {"discovery": {"bootstrapToken": {"unsafeSkipCAVerification": False}}}
+    (join,) = kubeadm_config.documents(spec(join_configuration=written), MACHINE, "join", TOKEN, KEY, [HASH])
+    assert join["discovery"] == {"bootstrapToken": {
+        "unsafeSkipCAVerification": False, "apiServerEndpoint": "lb.example:7443", "token": TOKEN, "caCertHashes": [HASH]}}
+
+
+def test_a_v1beta3_machine_keeps_the_node_labels_written_in_the_mapping_beside_its_zone():
+    written = {"nodeRegistration": {"kubeletExtraArgs": {"node-labels": "tier=cp,topology.kubernetes.io/zone=elsewhere", "v": "2"}}}
+    (join,) = kubeadm_config.documents(spec(version="v1.36.4", api_version="kubeadm.k8s.io/v1beta3", join_configuration=written),
+                                       MACHINE, "join", TOKEN, KEY, [HASH])
+    assert join["nodeRegistration"]["kubeletExtraArgs"] == {"node-labels": "tier=cp,topology.kubernetes.io/zone=fd-b", "v": "2"}
+
+
+def test_a_token_used_by_two_documents_names_its_secret_once():
+    docs = kubeadm_config.documents(spec(), MACHINE, "init", TOKEN, KEY) + \
+        kubeadm_config.documents(spec(), MACHINE, "join", TOKEN, KEY, [HASH])
+    assert kubeadm_config.cluster_secrets(docs) == ["bootstrap-token-abcdef", "kubeadm-certs"]
+
+
+EXTERNAL_ETCD = {"endpoints": ["https://10.0.0.5:2379"], "caFile": "/etc/etcd/ca.crt", "certFile": "/etc/etcd/c.crt",
+                 "keyFile": "/etc/etcd/c.key"}
+
+
+@pytest.mark.parametrize("configuration, observed, fields, etcd", [
+    ({"etcd": {"local": {"peerCertSANs": ["etcd.example"]}}}, stored(), ["etcd.local.peerCertSANs"],
+     {"local": {"dataDir": "/var/lib/etcd", "peerCertSANs": ["etcd.example"]}}),
+    ({"etcd": {"external": EXTERNAL_ETCD}},
+     stored(etcd={"external": dict(EXTERNAL_ETCD, caFile="/old/ca.crt", certFile="/old/c.crt", keyFile="/old/c.key")}),
+     ["etcd.external.caFile", "etcd.external.certFile", "etcd.external.keyFile"], {"external": EXTERNAL_ETCD}),
+    ({"etcd": {"external": EXTERNAL_ETCD}}, stored(etcd={"external": dict(EXTERNAL_ETCD, keyFile="/old/c.key")}),
+     ["etcd.external.keyFile"], {"external": EXTERNAL_ETCD}),
+], ids=["etcd peer certificate SANs", "the external etcd's client files", "the external etcd's key file alone"])
+def test_the_etcd_fields_a_joining_member_reads_differ_and_the_update_makes_them_equal(configuration, observed, fields, etcd):
+    differences, updated, after = compare(configuration, observed)
+    assert (differences, updated["etcd"], after) == (fields, etcd, [])
+
+
+def test_a_local_etcd_spec_leaves_a_stored_external_etcd_alone():
+    observed = stored(etcd={"external": EXTERNAL_ETCD})
+    differences, updated, unused = compare({"etcd": {"local": {"imageTag": "3.6.8-0", "extraArgs": AUDIT}}}, observed)
+    assert (differences, updated) == ([], observed)
+
+
+def test_a_stored_v1beta3_document_gets_its_etcd_and_other_fields_written_its_way():
+    observed = stored(apiVersion="kubeadm.k8s.io/v1beta3")
+    configuration = {"etcd": {"local": {"extraArgs": AUDIT}}, "apiServer": {"certSANs": ["api.example"]}}
+    differences, updated, after = compare(configuration, observed)
+    assert differences == ["apiServer.certSANs", "etcd.local.extraArgs"]
+    assert updated["etcd"] == {"local": {"dataDir": "/var/lib/etcd", "extraArgs": {"audit-log-maxage": "30", "profiling": "false"}}}
+    assert updated["apiServer"] == {"certSANs": ["api.example"]}
+    assert after == []
+
+
+def test_the_update_creates_a_section_kubeadm_did_not_store_only_to_set_a_field_in_it():
+    observed = stored()
+    del observed["dns"]
+    unused, updated, after = compare({"dns": {"imageTag": "v1.14.6"}}, observed)
+    assert (updated["dns"], after) == ({"imageTag": "v1.14.6"}, [])
+    differences, updated, unused = compare({}, observed)
+    assert (differences, updated) == ([], observed)

@@ -101,3 +101,16 @@ def test_the_table_is_the_one_docs_kubernetes_versions_states():
 def test_the_feature_gates_are_the_ones_docs_kubernetes_versions_states():
     documented = {gate: (minor_of(locked), minor_of(removed)) for gate, locked, removed in doc_rows("gate")}
     assert documented == FEATURE_GATES
+
+
+@pytest.mark.parametrize("gate,value,minor,problem", [
+    ("NodeLocalCRISocket", True, (1, 37, 2),
+     "kubeadm v1.37 no longer knows this feature gate (removed in v1.37; it is always on): leave it out"),
+    ("PublicKeysECDSA", True, (1, 37, 0),
+     "kubeadm v1.37 no longer knows this feature gate (removed in v1.37; set encryptionAlgorithm instead): leave it out"),
+    ("ControlPlaneKubeletLocalMode", False, (1, 35, 1),
+     "is locked to true from v1.35 (the feature is GA): leave it out or set it to true"),
+], ids=["a removed GA gate says it is always on", "PublicKeysECDSA says to set encryptionAlgorithm instead",
+        "a locked gate set to false says to leave it out or set it to true"])
+def test_the_feature_gate_problem_is_stated_in_full(gate, value, minor, problem):
+    assert feature_gate_problem(gate, value, minor) == problem
