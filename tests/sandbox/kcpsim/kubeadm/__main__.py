@@ -145,12 +145,12 @@ def _build_parser():
     for name in ("config", "kubernetes-version", "image-repository", "feature-gates"):
         _flag(images_list, name)
     _common(images_list)
-    validate = config_sub.add_parser("validate", help="read a file containing the kubeadm configuration API and "
-                                                       "report any validation problems")
+    validate = config_sub.add_parser(
+        "validate", help="read a file containing the kubeadm configuration API and report any validation problems")
     _flag(validate, "config")
-    migrate = config_sub.add_parser("migrate", help="read an older version of the kubeadm configuration API types "
-                                                     "from a file, and output the similar config object for the newer "
-                                                     "version")
+    migrate = config_sub.add_parser(
+        "migrate", help="read an older version of the kubeadm configuration API types from a file, and output the "
+                        "similar config object for the newer version")
     for name in ("old-config", "new-config"):
         _flag(migrate, name)
     for sub in (validate, migrate):
