@@ -69,3 +69,8 @@ def test_a_member_that_answered_with_an_error_cannot_lead():
     members = [raw("cp-1"), raw("cp-2", 300), raw("cp-3")]
     members[1]["error"] = "etcdserver: request timed out"
     assert among_members(members, leaving_id=members[0]["id"]) == members[2]["id"]
+
+
+def test_a_member_that_reported_no_raft_index_is_behind_any_that_applied_an_entry():
+    members = [raw("cp-1"), raw("cp-2", 1), raw("cp-3", None)]
+    assert among_members(members, leaving_id=members[0]["id"]) == members[1]["id"]

@@ -3,6 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The etcd quorum projection: a membership change is allowed only when a healthy majority survives it."""
 
+import dataclasses
+
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import Member, project, project_join, quorum
@@ -150,3 +152,28 @@ def test_a_refused_promotion_names_a_nameless_member_by_its_id():
 def test_a_projection_that_adds_nothing_keeps_the_quorum_it_has():
     verdict = project(members(3))
     assert verdict.ok and verdict.voters_after == 3 and verdict.healthy_after == 3
+
+
+def test_removing_a_member_that_is_not_there_names_it():
+    verdict = project(members(3), remove=["nope"])
+    assert verdict.reasons == ("member nope is not in the member list",)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [dict(), dict(remove=["m0"]), dict(add_voters=1)],
+    ids=["no change", "removing a voter", "adding a voter"],
+)
+def test_a_learner_waiting_for_promotion_blocks_only_another_learner(change):
+    verdict = project(members(3, learners=1), **change)
+    assert verdict.ok, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    "value,field_name",
+    [(Member(id="m0"), "healthy"), (project(members(3)), "ok")],
+    ids=["a member is a value that cannot be changed", "a verdict is a value that cannot be changed"],
+)
+def test_members_and_verdicts_are_frozen(value, field_name):
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(value, field_name, False)
