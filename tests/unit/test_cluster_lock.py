@@ -188,7 +188,8 @@ RULE_DURATION = "must be a whole number of seconds, at least 3 (the lock is rene
     ids=["neither variable set", "a fixed name and the default duration", "an empty name is refused", "a blank name is refused",
          "the shortest duration, three seconds, is accepted", "two seconds is too short", "the digits an inventory file gives",
          "three seconds as digits is accepted", "two seconds as digits is too short", "a word is not a duration",
-         "a negative number as text is not a duration", "a superscript digit is no digit an inventory gives", "a boolean is not a duration", "a float is not a whole number of seconds",
+         "a negative number as text is not a duration", "a superscript digit is no digit an inventory gives",
+         "a boolean is not a duration", "a float is not a whole number of seconds",
          "both wrong give both errors"],
 )
 def test_the_lock_a_flow_is_asked_to_take_is_checked_at_its_inventory_variables(holder, duration, expected):

@@ -438,8 +438,9 @@ def test_the_status_table_names_roles_removals_unknown_versions_and_workers_as_t
         "cp-2             -               v1.36.4  learner  2027-11-20    EtcdMemberHealthy=False (EtcdMemberUnhealthy)",
         "cp-3             -               ?        voter    ?             Ready",
         "cp-4 (deleting)  -               v1.36.4  -        2027-11-20    NodeHealthy=False (NodeProvisioning), "
-        "APIServerPodHealthy=Unknown (NodeProvisioning), ControllerManagerPodHealthy=Unknown (NodeProvisioning), SchedulerPodHealthy=Unknown (NodeProvisioning), "
-        "EtcdPodHealthy=Unknown (NodeProvisioning), EtcdMemberHealthy=Unknown (NodeProvisioning)",
+        "APIServerPodHealthy=Unknown (NodeProvisioning), ControllerManagerPodHealthy=Unknown (NodeProvisioning), "
+        "SchedulerPodHealthy=Unknown (NodeProvisioning), EtcdPodHealthy=Unknown (NodeProvisioning), "
+        "EtcdMemberHealthy=Unknown (NodeProvisioning)",
         "workers: 2, 0 of them at the spec's version",
         "WORKER  GROUP  VERSION  STATE     UPGRADE",
         "w-1     -      ?        NotReady  -",

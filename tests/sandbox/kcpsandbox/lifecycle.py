@@ -46,8 +46,8 @@ def up_problems(name, subnet, machines, failure_domains, prefix, workers=0, work
     if not 1 <= machines <= addressing.MAX_SLOTS:
         problems.append("--machines %d: must be 1 to %d" % (machines, addressing.MAX_SLOTS))
     if not 0 <= workers <= addressing.MAX_SLOTS - machines:
-        problems.append("--workers %d: must be 0 to %d beside %d machines" % (workers, max(addressing.MAX_SLOTS - machines, 0),
-                                                                           machines))
+        room = max(addressing.MAX_SLOTS - machines, 0)
+        problems.append("--workers %d: must be 0 to %d beside %d machines" % (workers, room, machines))
     if not LABEL_VALUE.match(worker_group):
         problems.append("--worker-group %r: must be a Kubernetes label value (the Node label the group is read from)"
                         % worker_group)
@@ -99,8 +99,8 @@ def up(name, subnet, machines, failure_domains, prefix="cp", environment=(), rea
                 net.create_bridge(network)
                 net.require_routed_via_bridge(network)
             make_ssh_key(sbx)
-            provider.create_machines(sbx, [{}] * machines + [{"name": "w-%d" % number, "worker_group": worker_group}
-                                                            for number in range(1, workers + 1)])
+            worker_hosts = [{"name": "w-%d" % number, "worker_group": worker_group} for number in range(1, workers + 1)]
+            provider.create_machines(sbx, [{}] * machines + worker_hosts)
         except BaseException:
             teardown(sbx)
             raise

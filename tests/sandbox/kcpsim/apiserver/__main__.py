@@ -75,8 +75,8 @@ def etcd_request_timeout():
 def main(argv=None):
     log = klog.logger("kube-apiserver")
     try:
-        values, ignored = flags.parse(sys.argv[1:] if argv is None else argv, FLAGS, flags.no_arguments("kube-apiserver"),
-                                     flags.known_flags("kube-apiserver"))
+        values, ignored = flags.parse(sys.argv[1:] if argv is None else argv, FLAGS,
+                                      flags.no_arguments("kube-apiserver"), flags.known_flags("kube-apiserver"))
     except flags.FlagError as exc:
         log("Error: %s" % exc, "E")
         return 1
