@@ -102,9 +102,9 @@ def select(sums, arch):
 def check_request(version, arch):
     """Errors of the version and architecture asked for (each names the field and the rule)."""
     errors = []
-    if not VERSION.match(version or ""):
+    if not VERSION.fullmatch(version or ""):
         errors.append("version: %r is not a release version like v1.37.1" % (version,))
-    if not ARCH.match(arch or ""):
+    if not ARCH.fullmatch(arch or ""):
         errors.append("arch: %r is not an architecture name like amd64" % (arch,))
     return errors
 

@@ -8,11 +8,13 @@ only at the process's exit, which an ansible worker leaves without); relative pa
 import base64
 import glob
 import os
+import shutil
 import stat
 import tempfile
 
 import pytest
 import yaml
+from kubernetes.client.exceptions import ApiException
 from kubernetes.config import kube_config
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import credential_files, kube_api
@@ -68,3 +70,64 @@ def test_a_kubeconfig_that_cannot_be_used_is_unreadable_and_leaves_nothing(tmp_p
         with kube_api.connected(str(tmp_path / "missing.conf")):
             pass
     assert leftovers() == before
+
+
+def test_inline_credentials_are_named_by_their_kind_and_key(tmp_path):
+    path = kubeconfig(tmp_path / "admin.conf", {"certificate-authority-data": inline(b"ca")},
+                      {"client-certificate-data": inline(b"cert"), "client-key-data": inline(b"key")})
+    with kube_api.connected(path) as api:
+        settings = api.configuration
+        directory = os.path.dirname(settings.cert_file)
+        assert (settings.cert_file, settings.key_file, settings.ssl_ca_cert) == (
+            os.path.join(directory, "user-0-client-certificate"), os.path.join(directory, "user-0-client-key"),
+            os.path.join(directory, "cluster-0-certificate-authority"))
+
+
+def test_a_credential_directory_already_gone_on_leaving_is_no_error(tmp_path):
+    path = kubeconfig(tmp_path / "admin.conf", {"certificate-authority-data": inline(b"ca")},
+                      {"client-certificate-data": inline(b"cert"), "client-key-data": inline(b"key")})
+    with kube_api.connected(path) as api:
+        directory = os.path.dirname(api.configuration.cert_file)
+        shutil.rmtree(directory)  # say, a cleaner of the temporary directory
+    assert not os.path.exists(directory)
+
+
+def test_a_missing_kubeconfig_is_named_with_why_it_cannot_be_used(tmp_path):
+    missing = str(tmp_path / "missing.conf")
+    with pytest.raises(kube_api.ClusterUnreadable) as raised:
+        with kube_api.connected(missing):
+            pass
+    assert str(raised.value) == "kubeconfig %s cannot be used: [Errno 2] No such file or directory: %r" % (missing, missing)
+    assert raised.value.status is None
+
+
+class FakeApi:
+    class configuration:  # noqa: N801 (the client's attribute)
+        host = "https://10.0.0.100:6443"
+
+
+@pytest.mark.parametrize("raised, message, status", [
+    (ApiException(status=404, reason="Not Found"), "the API server at https://10.0.0.100:6443 answered 404 Not Found", 404),
+    (ApiException(status=403, reason="Forbidden"), "the API server at https://10.0.0.100:6443 answered 403 Forbidden", 403),
+    (ConnectionRefusedError("[Errno 111] Connection refused"),
+     "the API server at https://10.0.0.100:6443 did not answer: [Errno 111] Connection refused", None),
+    (TimeoutError("timed out"), "the API server at https://10.0.0.100:6443 did not answer: timed out", None),
+    (kube_api.ClusterUnreadable("already said", status=500), "already said", 500),
+], ids=["an HTTP error names the server, the status and the reason", "a refusal names its status too",
+        "a refused connection is no answer at all", "a timeout is no answer at all", "an unreadable cluster passes through as it is"])
+def test_what_the_client_raises_is_one_unreadable_cluster_naming_the_server(raised, message, status):
+    with pytest.raises(kube_api.ClusterUnreadable) as caught:
+        with kube_api.answers(FakeApi()):
+            raise raised
+    assert str(caught.value) == message and caught.value.status == status
+
+
+@pytest.mark.parametrize("exc, found", [
+    (kube_api.ClusterUnreadable("gone", status=404), True),
+    (kube_api.ClusterUnreadable("refused", status=403), False),
+    (kube_api.ClusterUnreadable("conflict", status=405), False),
+    (kube_api.ClusterUnreadable("no answer"), False),
+    (ApiException(status=404, reason="Not Found"), False),
+], ids=["a 404 is not found", "a 403 is not", "a 405 is not", "no answer at all is not", "the client's own 404 not turned into ours is not"])
+def test_not_found_is_only_an_unreadable_cluster_answered_404(exc, found):
+    assert kube_api.not_found(exc) is found
