@@ -15,6 +15,7 @@ from kcpsim.kubeadm import (bootstraptoken, certplan, certsecret, clusterobjects
 from kcpsim.kubeadm.cluster import Cluster
 from kcpsim.kubeadm.context import KubeadmError, Phase, describe, refuse_unemulated, run_phases
 from kcpsim.kubeadm.kubelet import Kubelet, KubeletError
+from kcpsim.kubeadm.patches import PatchSet, patched_objects
 from kcpsim.kubeadm.pkifiles import Files
 from kcpsim.kubeadm.waiting import wait_for
 
@@ -74,6 +75,7 @@ class InitData:
         self.files = Files(ctx.host, self.cluster["certificatesDir"], ctx.out, self.algorithm,
                            self.cluster["certificateValidityPeriod"], self.cluster["caCertificateValidityPeriod"])
         self.started = time.monotonic()
+        self.patches = PatchSet()  # --patches / patches.directory (patches.py)
 
     @property
     def node_name(self):
@@ -228,7 +230,7 @@ def _etcd_local(data):
     data.ctx.out('[etcd] Creating static Pod manifest for local etcd in "%s"' % manifests.MANIFEST_DIR)
     pod = manifests.etcd_pod(data.cluster, data.ctx.release, data.node_name, data.advertise_address,
                              data.init["nodeRegistration"]["imagePullPolicy"])
-    write_manifest(data.host, "etcd", pod)
+    write_manifest(data.host, "etcd", data.patches.apply("etcd", pod, data.ctx.out))
 
 
 def _control_plane_intro(data):
@@ -240,7 +242,7 @@ def _control_plane_step(component):
         data.ctx.out('[control-plane] Creating static Pod manifest for "%s"' % component)
         pods = manifests.control_plane_pods(data.cluster, data.ctx.release, data.advertise_address, data.bind_port,
                                             data.init["nodeRegistration"]["imagePullPolicy"])
-        write_manifest(data.host, component, pods[component])
+        write_manifest(data.host, component, data.patches.apply(component, pods[component], data.ctx.out))
     return run
 
 
@@ -279,6 +281,7 @@ def start_kubelet(ctx, kubelet):
 
 def _kubelet_start(data):
     document = kubeletconfig.kubelet_configuration(data.cluster, data.settings.kubelet)
+    document = data.patches.apply("kubeletconfiguration", document, data.ctx.out)
     write_kubelet_files(data.ctx, data.init["nodeRegistration"], data.cluster, document)
     start_kubelet(data.ctx, data.kubelet)
 
@@ -493,7 +496,8 @@ def _addon_coredns(data):
     if data.cluster["dns"].get("disabled"):
         data.ctx.out("[addons] Skipping the CoreDNS addon: disabled in the ClusterConfiguration")
         return
-    data.admin().apply(clusterobjects.coredns_addon(data.cluster, data.ctx.release))
+    data.admin().apply(patched_objects(data.patches, "corednsdeployment", clusterobjects.coredns_addon(
+        data.cluster, data.ctx.release), "Deployment", data.ctx.out))
     data.ctx.out("[addons] Applied essential addon: CoreDNS")
 
 
@@ -502,7 +506,8 @@ def _addon_kube_proxy(data):
         data.ctx.out("[addons] Skipping the kube-proxy addon: disabled in the ClusterConfiguration")
         return
     server = certplan.cluster_server(data.cluster, data.advertise_address, data.bind_port)
-    data.admin().apply(clusterobjects.kube_proxy_addon(data.cluster, server, data.settings.kubeproxy))
+    data.admin().apply(patched_objects(data.patches, "kubeproxydaemonset", clusterobjects.kube_proxy_addon(
+        data.cluster, server, data.settings.kubeproxy), "DaemonSet", data.ctx.out))
     data.ctx.out("[addons] Applied essential addon: kube-proxy")
 
 
@@ -639,11 +644,14 @@ def run_upload_certs(ctx, flags):
 def run(ctx, flags, only=None):
     """``kubeadm init`` (or, with ``only``, ``kubeadm init phase <only>``)."""
     settings = load_settings(ctx, flags)
-    refuse_unemulated(flags, (settings.init.get("patches") or {}).get("directory"), dry_run_emulated=True)
+    refuse_unemulated(flags, dry_run_emulated=True)
     real_host = ctx.host
+    directory = flags.get("patches") or (settings.init.get("patches") or {}).get("directory")
+    patch_set = PatchSet.load(real_host, directory, ctx.release)
     if settings.init["dryRun"]:
         ctx.host = dryrun.DryRunHost(real_host, dryrun.make_dir(real_host, "init"))
     data = InitData(ctx, settings, flags, real_host)
+    data.patches = patch_set
     skip = settings.init["skipPhases"]
     try:
         run_phases(PHASES, data, skip, only=only)

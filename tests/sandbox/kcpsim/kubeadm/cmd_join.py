@@ -26,6 +26,7 @@ from kcpsim.kubeadm.context import KubeadmError, Phase, refuse_unemulated, run_p
 from kcpsim.kubeadm.etcd import EtcdAdmin, EtcdAdminError
 from kcpsim.kubeadm.hostfs import FAULTS_DIR
 from kcpsim.kubeadm.kubelet import Kubelet
+from kcpsim.kubeadm.patches import PatchSet
 from kcpsim.kubeadm.pkifiles import Files
 from kcpsim.kubeadm.waiting import wait_for
 
@@ -66,6 +67,7 @@ class JoinData:
         self.files = None
         self._bootstrap = None
         self._admin = None
+        self.patches = PatchSet()  # --patches / patches.directory (patches.py)
 
     @property
     def control_plane(self):
@@ -327,7 +329,7 @@ def _control_plane_manifests(data):
                                         data.join["nodeRegistration"]["imagePullPolicy"])
     for component in manifests.CONTROL_PLANE_COMPONENTS:
         ctx.out('[control-plane] Creating static Pod manifest for "%s"' % component)
-        write_manifest(data.host, component, pods[component])
+        write_manifest(data.host, component, data.patches.apply(component, pods[component], ctx.out))
 
 
 def _prepare_files(data):
@@ -378,7 +380,8 @@ def _kubelet_start(data):
     if not data.host.exists(data.join["caCertPath"]):
         data.host.write(data.join["caCertPath"], data.ca_pem, 0o644)
     # The kubelet configuration is cluster-wide: a join takes it from kubelet-config, never from --config.
-    write_kubelet_files(ctx, data.join["nodeRegistration"], data.cluster, data.kubelet_config)
+    write_kubelet_files(ctx, data.join["nodeRegistration"], data.cluster,
+                        data.patches.apply("kubeletconfiguration", data.kubelet_config, ctx.out))
     start_kubelet(ctx, data.kubelet)
 
 
@@ -463,7 +466,7 @@ def _join_etcd(data):
         ctx.out('[etcd] Creating static Pod manifest for "etcd"')
         pod = manifests.etcd_pod(data.cluster, ctx.release, data.node_name, data.advertise_address,
                                  data.join["nodeRegistration"]["imagePullPolicy"], initial_cluster=initial)
-        write_manifest(data.host, "etcd", pod)
+        write_manifest(data.host, "etcd", data.patches.apply("etcd", pod, ctx.out))
         if added or member.is_learner:
             ctx.out("[etcd] Waiting for the new etcd member to be promoted (it must catch up with the leader first)")
             admin.promote(member.id, timeout=data.timeouts["etcdAPICall"])
@@ -484,7 +487,7 @@ def _dry_run_etcd(data, admin, peer_url):
     pod = manifests.etcd_pod(data.cluster, ctx.release, data.node_name, data.advertise_address,
                              data.join["nodeRegistration"]["imagePullPolicy"],
                              initial_cluster=initial + [(data.node_name, peer_url)])
-    write_manifest(data.host, "etcd", pod)
+    write_manifest(data.host, "etcd", data.patches.apply("etcd", pod, ctx.out))
 
 
 def _mark_control_plane(data):
@@ -564,11 +567,14 @@ def load_settings(ctx, flags, endpoint):
 
 def run(ctx, flags, endpoint):
     settings = load_settings(ctx, flags, endpoint)
-    refuse_unemulated(flags, (settings.join.get("patches") or {}).get("directory"), dry_run_emulated=True)
+    refuse_unemulated(flags, dry_run_emulated=True)
     real_host = ctx.host
+    patch_set = PatchSet.load(real_host, flags.get("patches") or (settings.join.get("patches") or {}).get("directory"),
+                              ctx.release)
     if settings.join["dryRun"]:
         ctx.host = dryrun.DryRunHost(real_host, dryrun.make_dir(real_host, "join"))
     data = JoinData(ctx, settings, real_host)
+    data.patches = patch_set
     try:
         # The fault hook is the sandbox's, not kubeadm's: a skip list cannot switch it off.
         skip = [name for name in settings.join["skipPhases"] if name != "sandbox-fault-injection"]

@@ -20,6 +20,7 @@ from kcpsim.kubeadm.cmd_reset import node_name_from_kubelet_conf
 from kcpsim.kubeadm.context import KubeadmError, Phase, describe, refuse_unemulated, run_phases
 from kcpsim.kubeadm.etcd import EtcdAdminError
 from kcpsim.kubeadm.kubelet import Kubelet, KubeletError
+from kcpsim.kubeadm.patches import PatchSet, patched_objects
 from kcpsim.kubeadm.pkifiles import Files
 from kcpsim.kubeadm.release import parse_version
 from kcpsim.kubeadm.waiting import wait_for
@@ -53,6 +54,7 @@ class UpgradeData:
         self.skip_phases = []
         self.target = None
         self.current = None
+        self.patches = PatchSet()  # --patches / patches.directory (patches.py): written again at each upgrade
         self.host = ctx.host
         self.flags = flags
         # ``upgrade node`` on a worker talks to the API as the node itself.
@@ -422,8 +424,9 @@ def _upgrade_etcd(data, target_release, backup_dir, renew, timeout, changed):
     data.host.copy_tree(data_dir, backup_etcd + "/etcd")
     current_pod = manifests.load(data.host.read_text(manifests.manifest_path("etcd")))
     current_tag = manifests.image_tag(current_pod)
-    wanted = manifests.etcd_pod(data.cluster, target_release, data.node_name, data.advertise_address,
-                                current_pod["spec"]["containers"][0].get("imagePullPolicy", "IfNotPresent"))
+    wanted = data.patches.apply("etcd", manifests.etcd_pod(
+        data.cluster, target_release, data.node_name, data.advertise_address,
+        current_pod["spec"]["containers"][0].get("imagePullPolicy", "IfNotPresent")), ctx.out)
     wanted_tag = manifests.image_tag(wanted)
     if _etcd_tag_key(wanted_tag) < _etcd_tag_key(current_tag):
         ctx.warn('[upgrade/etcd] Won\'t downgrade etcd: the desired etcd version "%s" is older than the currently '
@@ -469,6 +472,7 @@ def upgrade_control_plane_instance(data, target_release, renew, etcd_upgrade):
         pull_policy = "IfNotPresent"
         pods = manifests.control_plane_pods(data.cluster, target_release, data.advertise_address, data.bind_port,
                                             pull_policy)
+        pods = {component: data.patches.apply(component, pod, ctx.out) for component, pod in pods.items()}
         for component in manifests.CONTROL_PLANE_COMPONENTS:
             data.host.write("%s/%s.yaml" % (temp_dir, component), manifests.render(pods[component]), 0o600)
         for component in manifests.CONTROL_PLANE_COMPONENTS:
@@ -526,7 +530,7 @@ def rewrite_kubelet_config(data):
     if data.host.exists(kubeletconfig.CONFIG_PATH):
         data.host.write(backup + "/config.yaml", data.host.read(kubeletconfig.CONFIG_PATH), 0o644)
     data.ctx.out('[upgrade] Backing up kubelet config file to %s/config.yaml' % backup)
-    document = data.kubelet_document
+    document = data.patches.apply("kubeletconfiguration", data.kubelet_document, data.ctx.out)
     if local_socket:
         document = dict(document, containerRuntimeEndpoint=kubeletconfig.cri_endpoint(data.cri_socket))
     data.host.write(kubeletconfig.CONFIG_PATH, kubeletconfig.render(document), 0o644)
@@ -546,7 +550,8 @@ def _addons_due(data):
 def _addon_coredns(data):
     if data.cluster["dns"].get("disabled") or not _addons_due(data):
         return
-    data.client.apply(clusterobjects.coredns_addon(data.cluster, data.ctx.release))
+    data.client.apply(patched_objects(data.patches, "corednsdeployment", clusterobjects.coredns_addon(
+        data.cluster, data.ctx.release), "Deployment", data.ctx.out))
     data.ctx.out("[addons] Applied essential addon: CoreDNS")
 
 
@@ -554,7 +559,8 @@ def _addon_kube_proxy(data):
     if data.cluster.get("proxy", {}).get("disabled") or not _addons_due(data):
         return
     server = certplan.cluster_server(data.cluster, data.advertise_address or "127.0.0.1", data.bind_port)
-    data.client.apply(clusterobjects.kube_proxy_addon(data.cluster, server))
+    data.client.apply(patched_objects(data.patches, "kubeproxydaemonset", clusterobjects.kube_proxy_addon(
+        data.cluster, server), "DaemonSet", data.ctx.out))
     data.ctx.out("[addons] Applied essential addon: kube-proxy")
 
 
@@ -768,9 +774,11 @@ def run(ctx, verb, flags, version_arg):
     data = load(ctx, flags, verb)
     try:
         section = data.upgrade_cfg.get(verb) or {}
-        refuse_unemulated({"dry-run": section.get("dryRun")}, (section.get("patches") or {}).get("directory"))
+        refuse_unemulated({"dry-run": section.get("dryRun")})
         if verb == "plan":
             return plan(data, version_arg)
+        data.patches = PatchSet.load(ctx.host, flags.get("patches") or (section.get("patches") or {}).get("directory"),
+                                     ctx.release)
         data.version_arg = version_arg
         data.renew = bool(data.option(verb, "certificateRenewal", "certificate-renewal", True))
         data.etcd_upgrade = bool(data.option(verb, "etcdUpgrade", "etcd-upgrade", True))

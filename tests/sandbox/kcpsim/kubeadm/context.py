@@ -29,13 +29,11 @@ class KubeadmError(Exception):
         self.exit_code = exit_code
 
 
-def refuse_unemulated(flags, patches_directory=None, dry_run_emulated=False):
-    """What the emulation does not do is refused, never silently skipped: patches, and dry runs other than
-    init's and join's (``dry_run_emulated``)."""
+def refuse_unemulated(flags, dry_run_emulated=False):
+    """What the emulation does not do is refused, never silently skipped: dry runs other than init's and join's
+    (``dry_run_emulated``)."""
     if flags.get("dry-run") and not dry_run_emulated:
         raise KubeadmError("--dry-run is not emulated by the sandbox's kubeadm")
-    if flags.get("patches") or patches_directory:
-        raise KubeadmError("patches (--patches / patches.directory) are not emulated by the sandbox's kubeadm")
 
 
 class Context:

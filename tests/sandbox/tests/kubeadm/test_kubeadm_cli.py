@@ -357,10 +357,9 @@ def test_join_gives_up_on_an_unreachable_endpoint_after_the_discovery_timeout(tm
 
 
 @pytest.mark.parametrize("argv", [
-    ["init", "--patches", "/tmp/patches", "--apiserver-advertise-address", ADV],
     ["upgrade", "apply", "v1.36.4", "--dry-run"],
     ["reset", "-f", "--dry-run"],
-], ids=["--patches is refused, not ignored", "upgrade --dry-run is refused", "reset --dry-run is refused"])
+], ids=["upgrade --dry-run is refused", "reset --dry-run is refused"])
 def test_what_is_not_emulated_is_refused(tmp_path, argv):
     result = kubeadm(tmp_path, *argv)
     assert result.code == 1
@@ -469,3 +468,51 @@ def test_config_migrate_to_a_file_and_1_37_sends_v1beta3_back_to_1_36(tmp_path):
     assert result.code == 0 and result.out == "" and "kind: ClusterConfiguration" in (tmp_path / "new.yaml").read_text()
     refused = kubeadm(tmp_path, "config", "migrate", "--old-config", old, version="v1.37.1")
     assert refused.code == 1 and "Please use kubeadm v1.36 instead" in refused.err
+
+
+def _patches(root, files):
+    directory = root / "etc" / "kubeadm-patches"
+    directory.mkdir(parents=True)
+    for name, text in files.items():
+        (directory / name).write_text(text)
+    return "/etc/kubeadm-patches"
+
+
+def test_init_applies_the_patches_of_a_directory_to_the_manifests_it_writes_in_name_order(tmp_path):
+    """kubeadm's patches: target[suffix][+patchtype].extension, strategic by default, applied in name order."""
+    root = tmp_path / "root"
+    directory = _patches(root, {
+        "kube-apiserver1+merge.yaml": "metadata:\n  annotations:\n    patched: second\n",
+        "kube-apiserver0.yaml": "metadata:\n  annotations:\n    patched: first\n    only-first: 'yes'\n",
+        "kube-scheduler.yaml": "spec:\n  containers:\n  - name: kube-scheduler\n    resources:\n      limits:\n        cpu: 500m\n",
+        "etcd+json.json": '[{"op": "add", "path": "/metadata/labels/patched", "value": "json"}]',
+        "README.md": "not a patch: ignored",
+        "unknowntarget.yaml": "metadata: {}\n",
+    })
+    for phase in (["certs", "all"], ["etcd", "local"], ["control-plane", "all"]):
+        result = kubeadm(root, "init", "phase", *phase, *INIT_FLAGS, "--patches", directory)
+        assert result.code == 0, result.err
+    manifests_dir = root / "etc" / "kubernetes" / "manifests"
+    apiserver = yaml.safe_load((manifests_dir / "kube-apiserver.yaml").read_text())
+    assert apiserver["metadata"]["annotations"]["patched"] == "second"
+    assert apiserver["metadata"]["annotations"]["only-first"] == "yes"
+    scheduler = yaml.safe_load((manifests_dir / "kube-scheduler.yaml").read_text())["spec"]["containers"][0]
+    assert scheduler["resources"]["limits"] == {"cpu": "500m"} and scheduler["command"][0] == "kube-scheduler"
+    assert yaml.safe_load((manifests_dir / "etcd.yaml").read_text())["metadata"]["labels"]["patched"] == "json"
+    assert '[patches] Applied patch of type "application/merge-patch+json" to target "kube-apiserver"' in result.out
+
+
+@pytest.mark.parametrize("files, fragment", [
+    ({"kube-apiserver+json.yaml": "- {op: remove, path: /no/such/field}\n"}, 'could not apply the patch "kube-apiserver+json.yaml"'),
+    ({"kube-scheduler.json": "{not json"}, 'could not parse patch file "kube-scheduler.json"'),
+], ids=["a patch that does not apply stops init", "a patch file that is not JSON stops init"])
+def test_a_patch_that_cannot_be_applied_stops_the_command(tmp_path, files, fragment):
+    root = tmp_path / "root"
+    directory = _patches(root, files)
+    result = kubeadm(root, "init", "phase", "control-plane", "all", *INIT_FLAGS, "--patches", directory)
+    assert result.code == 1 and fragment in result.err, result.err
+
+
+def test_a_patches_directory_that_is_not_there_stops_the_command(tmp_path):
+    result = kubeadm(tmp_path, "init", "phase", "control-plane", "all", *INIT_FLAGS, "--patches", "/nowhere")
+    assert result.code == 1 and 'could not list patch files for path "/nowhere"' in result.err, result.err

@@ -436,9 +436,16 @@ def test_10_upgrade_apply_then_upgrade_node(cluster):
     assert "skip upgrade addons because control plane instances [cp-2] have not been upgraded" in apply.out
     coredns = "-n kube-system get deployment coredns"
     assert kubectl_json("cp-1", coredns)["spec"]["template"]["spec"]["containers"][0]["image"].endswith(":v1.14.4")
-    node = ssh("cp-2", "kubeadm upgrade node --skip-phases addon", timeout=600)
+    patch = "metadata:\n  annotations:\n    patched-by: upgrade\n"
+    assert ssh("cp-2", "mkdir -p /root/patches && echo %s | base64 -d > /root/patches/kube-scheduler.yaml"
+               % base64.b64encode(patch.encode()).decode()).code == 0
+    node = ssh("cp-2", "kubeadm upgrade node --skip-phases addon --patches /root/patches", timeout=600)
     assert node.code == 0, node
     assert "[upgrade] The control plane instance for this node was successfully upgraded!" in node.out
+    # kubeadm's patches apply to what the upgrade writes again
+    assert '[patches] Applied patch of type "application/strategic-merge-patch+json" to target "kube-scheduler"' in node.out
+    with open(host_file("cp-2", "/etc/kubernetes/manifests/kube-scheduler.yaml")) as handle:
+        assert yaml.safe_load(handle)["metadata"]["annotations"]["patched-by"] == "upgrade"
     # A skipped phase does not run: every API server is upgraded now, and still the addons stay where they were.
     assert "Applied essential addon" not in node.out
     assert kubectl_json("cp-1", coredns)["spec"]["template"]["spec"]["containers"][0]["image"].endswith(":v1.14.4")

@@ -261,3 +261,34 @@ def test_where_the_control_plane_port_checks_bind(release, expected):
     cluster = config.default_cluster({"controllerManager": {"extraArgs": [{"name": "bind-address", "value": "0.0.0.0"}]}},
                                      Release.of(release).version)
     assert preflight.port_addresses(Release.of(release), cluster, "10.0.0.11") == expected
+
+
+@pytest.mark.parametrize("name, release, expected", [
+    ("kube-apiserver.yaml", "v1.36.4", ("kube-apiserver", "application/strategic-merge-patch+json")),
+    ("kube-controller-manager0+merge.json", "v1.36.4", ("kube-controller-manager", "application/merge-patch+json")),
+    ("kubeletconfiguration-a+json.yaml", "v1.36.4", ("kubeletconfiguration", "application/json-patch+json")),
+    ("corednsdeployment.yaml", "v1.36.4", ("corednsdeployment", "application/strategic-merge-patch+json")),
+    ("kubeproxydaemonset.yaml", "v1.36.4", None),
+    ("kubeproxydaemonset.yaml", "v1.37.1", ("kubeproxydaemonset", "application/strategic-merge-patch+json")),
+    ("etcd+apply.yaml", "v1.36.4", None),
+    ("etcd.yml", "v1.36.4", None),
+], ids=["the default type is strategic", "a suffix orders, a type chooses", "the kubelet configuration is a target",
+        "CoreDNS is a target", "kube-proxy is no target before 1.37", "and one from 1.37", "an unknown patch type is no patch",
+        "only json and yaml extensions"])
+def test_a_patch_files_name_says_its_target_and_type(name, release, expected):
+    from kcpsim.kubeadm import patches
+    assert patches.parse_name(name, patches.targets(Release.of(release))) == expected
+
+
+def test_a_kubelet_configuration_patch_and_an_addon_patch_apply_to_their_targets():
+    from kcpsim.kubeadm.patches import PatchSet, patched_objects
+    said = []
+    patch_set = PatchSet([("kubeletconfiguration", "application/merge-patch+json", "k.yaml", {"maxPods": 50}),
+                          ("corednsdeployment", "application/strategic-merge-patch+json", "c.yaml", {"spec": {"replicas": 3}})])
+    assert patch_set.apply("kubeletconfiguration", {"kind": "KubeletConfiguration", "maxPods": 110}, said.append)["maxPods"] == 50
+    objects = patched_objects(patch_set, "corednsdeployment", [("apps/v1", "deployments", "kube-system", {"kind": "Deployment", "spec": {}}),
+                                                               ("v1", "services", "kube-system", {"kind": "Service", "spec": {}})],
+                              "Deployment", said.append)
+    assert [o[3]["spec"] for o in objects] == [{"replicas": 3}, {}]
+    assert said == ['[patches] Applied patch of type "application/merge-patch+json" to target "kubeletconfiguration"',
+                    '[patches] Applied patch of type "application/strategic-merge-patch+json" to target "corednsdeployment"']
