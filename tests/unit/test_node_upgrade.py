@@ -262,3 +262,187 @@ def test_the_module_reads_the_etcd_manifest_s_tag_and_tells_a_record_of_this_upg
     assert result["record_of_this_upgrade"] is False and "kubeadm-upgrade" in result["remaining"]
     outcome, result = run_module("node_upgrade_info", args)
     assert outcome == "SUCCESS" and result["record_of_this_upgrade"] is True, result
+
+
+@pytest.mark.parametrize("text, version", [
+    ("v1.37.1", (1, 37, 1)),
+    ("v10.0.12", (10, 0, 12)),
+    ("1.37.1", None),
+    ("v1.37", None),
+    ("v1.37.1-rc.0", None),
+    ("xv1.37.1", None),
+    ("", None),
+    (None, None),
+], ids=["a release version", "numbers of several digits", "no leading v", "no patch", "a pre-release", "text before the v",
+        "empty", "none"])
+def test_only_a_release_version_parses(text, version):
+    assert nu.parse_version(text) == version
+
+
+def test_the_steps_each_command_takes_and_the_annotation_they_are_recorded_in():
+    assert nu.steps_of("apply") == ("etcd-snapshot", "software", "kubeadm-upgrade", "drain", "kubelet", "uncordon", "ready")
+    assert nu.steps_of("node") == ("software", "kubeadm-upgrade", "drain", "kubelet", "uncordon", "ready")
+    assert nu.ANNOTATION == "control-plane.kubeadm.io/upgrade"
+
+
+@pytest.mark.parametrize("text, progress", [
+    ("", None),
+    ("[1]", None),
+    ('{"version": "v1.37.1", "step": "drain", "failed": "boom"}', {"version": "v1.37.1", "step": "drain", "failed_step": None, "error": None}),
+    ('{"version": "v1.37.1", "step": "drain", "failed": {"step": "kubelet", "error": 42}}',
+     {"version": "v1.37.1", "step": "drain", "failed_step": "kubelet", "error": None}),
+    ('{"version": "v1.37.1", "step": "sideways"}', {"version": "v1.37.1", "step": None, "failed_step": None, "error": None}),
+], ids=["an empty annotation", "not an object", "a failure that is not an object reads as none",
+        "an error that is not text reads as none", "a step that is no step reads as none"])
+def test_the_progress_of_a_record_with_odd_fields(text, progress):
+    assert nu.progress(text) == progress
+
+
+@pytest.mark.parametrize("progress_record, unfinished", [
+    (None, False),
+    ({"version": NEW, "step": "ready", "failed_step": None, "error": None}, False),
+    ({"version": NEW, "step": "kubelet", "failed_step": None, "error": None}, True),
+    ({"version": NEW, "step": None, "failed_step": "etcd-snapshot", "error": "no space"}, True),
+    ({"version": NEW, "step": "ready", "failed_step": "ready", "error": "not Ready in time"}, True),
+], ids=["no record: no upgrade", "done to ready", "a step done short of ready", "the first step failed", "ready recorded, then failed"])
+def test_an_upgrade_is_unfinished_while_short_of_ready_or_failed(progress_record, unfinished):
+    assert nu.unfinished(progress_record) is unfinished
+
+
+@pytest.mark.parametrize("record, version, tag, ours", [
+    (None, NEW, None, False),
+    ({}, NEW, None, False),
+    ({"version": NEW, "step": "drain"}, NEW, None, True),
+    ({"version": OLD, "step": "drain"}, NEW, None, False),
+    ({"version": NEW, "step": "drain", "etcd_image_tag": "3.6.11-0"}, NEW, "3.6.11-0", True),
+    ({"version": NEW, "step": "drain", "etcd_image_tag": "3.6.11-0"}, NEW, None, False),
+], ids=["no record", "an empty record", "the same version, no etcd target", "another version",
+        "the same version and etcd tag", "an etcd upgrade's record is not that of an upgrade without one"])
+def test_a_record_is_of_this_upgrade_when_its_version_and_etcd_tag_are(record, version, tag, ours):
+    assert nu.of_this_upgrade(record, version, tag) is ours
+
+
+@pytest.mark.parametrize("observed, facts", [
+    (host(), {"kubeadm": False, "manifests": False, "kubelet": False, "node": False}),
+    (host(kubeadm=NEW, kubelet=NEW, manifests=NEW, running=NEW), {"kubeadm": True, "manifests": True, "kubelet": True, "node": True}),
+    (host(kubeadm=NEW, kubelet=NEW, manifests=NEW, running=NEW, ready=False),
+     {"kubeadm": True, "manifests": True, "kubelet": True, "node": False}),
+    (host(kubeadm=NEW, kubelet=NEW, manifests=NEW, running=NEW, ready="True"),
+     {"kubeadm": True, "manifests": True, "kubelet": True, "node": False}),
+    (host(kubeadm=NEW, kubelet=NEW, running=NEW, control_plane=False), {"kubeadm": True, "manifests": False, "kubelet": True, "node": True}),
+    (dict(host(kubeadm=NEW, kubelet=NEW, manifests=NEW, running=NEW), manifests={"kube-apiserver": NEW, "kube-scheduler": NEW}),
+     {"kubeadm": True, "manifests": False, "kubelet": True, "node": True}),
+    (dict(host(kubeadm=NEW, kubelet=NEW, manifests=NEW, running=NEW), node=None, manifests=None),
+     {"kubeadm": True, "manifests": False, "kubelet": True, "node": False}),
+], ids=["nothing of the version", "everything of the version", "a Node not Ready", "a readiness that is not a boolean is not Ready",
+        "a worker has no control plane manifests", "a control plane missing a component's manifest", "no Node and no manifests read"])
+def test_what_the_host_and_the_node_say_is_of_the_version(observed, facts):
+    assert nu.observed_facts(observed, NEW) == facts
+
+
+def test_a_control_plane_node_with_an_old_manifest_is_not_upgraded_and_a_worker_needs_none():
+    everything = dict(kubeadm=NEW, kubelet=NEW, running=NEW)
+    assert nu.upgraded(host(manifests=NEW, **everything), NEW) is True
+    assert nu.upgraded(host(manifests=OLD, **everything), NEW) is False
+    assert nu.upgraded(host(manifests=OLD, control_plane=False, **everything), NEW) is True
+    for missing in ("kubeadm", "kubelet"):
+        assert nu.upgraded(host(manifests=NEW, **dict(everything, **{missing: OLD})), NEW) is False
+    assert nu.upgraded(host(manifests=NEW, kubeadm=NEW, kubelet=NEW, running=OLD), NEW) is False
+
+
+@pytest.mark.parametrize("observed, version, command, refused", [
+    (host(), "1.37", "sideways", ["not a release version", "neither apply nor node"]),
+    (host(control_plane=False, running="v1.38.0"), NEW, "apply", ["runs on a control plane node", "never downgrades"]),
+    (host(manifests="v1.35.9"), "v2.0.0", "apply", ["reached through v1.36 first"]),
+], ids=["a bad version and a bad command are both told", "every refusal of a Node is told", "a new major is past the next minor"])
+def test_every_refusal_is_told(observed, version, command, refused):
+    found = nu.refusals(observed, version, command)
+    assert len(found) == len(refused) and all(r in f for r, f in zip(refused, found)), found
+
+
+@pytest.mark.parametrize("observed, command", [
+    (host(running=NEW), "node"),
+    (host(running="v1.37.0"), "node"),
+    (host(manifests="v1.36.0"), "apply"),
+    (dict(host(), manifests={}), "apply"),
+    (host(control_plane=False, manifests="v1.35.9"), "node"),
+    (dict(host(), node={"name": "cp-1", "kubelet_version": "unknown", "ready": True}), "node"),
+], ids=["a kubelet already of the version", "an older patch of the kubelet", "a control plane one minor behind",
+        "a control plane whose API server version is not known", "a worker has no control plane to skip minors of",
+        "a kubelet version that is no release version"])
+def test_what_is_at_the_edge_and_not_refused(observed, command):
+    assert nu.refusals(observed, NEW, command) == []
+
+
+def test_the_refusals_say_the_versions():
+    assert nu.refusals(host(running="v1.38.0"), NEW, "node") == [
+        "the Node's kubelet is v1.38.0, newer than v1.37.1: an in-place upgrade never downgrades"]
+    assert nu.refusals(host(manifests="v1.35.9"), NEW, "node") == [
+        "the control plane runs v1.35.9: kubeadm upgrades a control plane one minor at a time, so v1.37.1 is reached through v1.36 first"]
+    assert nu.refusals(host(), "v1.37", "node") == ["version: 'v1.37' is not a release version like v1.37.1"]
+    assert nu.refusals(host(), NEW, "apply ") == ["command: 'apply ' is neither apply nor node"]
+
+
+NO_EXECUTE = {"key": "maintenance", "effect": "NoExecute"}
+
+
+@pytest.mark.parametrize("name, nodes, drain, reason", [
+    ("w-1", [node("w-1"), node("w-2", taints=[NO_EXECUTE])], False, "no other node can take"),
+    ("w-1", [node("w-1", taints=[NO_EXECUTE]), node("w-2", taints=[NO_EXECUTE])], True, "w-2 can take the pods"),
+    ("w-1", [node("w-1", taints=[{"key": "maintenance", "effect": "NoSchedule"}]), node("w-2", taints=[NO_EXECUTE])], False,
+     "no other node can take"),
+    ("w-1", [node("w-1"), {"metadata": {"name": "w-2"}}], False, "no other node can take"),
+    ("w-1", [node("w-1"), {"metadata": {"name": "w-2"}, "status": {"conditions": [{"type": "Ready", "status": "True"}]}}], True,
+     "w-2 can take the pods"),
+    ("w-1", [node("w-1"), {"metadata": {"name": "w-2"}, "status": {"conditions": [{"type": "MemoryPressure", "status": "True"}]}}],
+     False, "no other node can take"),
+], ids=["a NoExecute taint keeps pods away", "a taint this node has too is tolerated",
+        "the same key with another effect is not tolerated", "a node with no status is not Ready",
+        "a Ready node with no spec is schedulable and untainted", "another condition True is not Ready"])
+def test_which_other_nodes_can_take_the_pods(name, nodes, drain, reason):
+    decided = nu.drain_decision(name, nodes)
+    assert decided["drain"] is drain and reason in decided["reason"], decided
+
+
+def test_the_reasons_not_to_drain_name_the_node():
+    assert nu.drain_decision("cp-1", [node("cp-2")]) == {"drain": False, "reason": "the Node cp-1 is not there"}
+    assert nu.drain_decision("cp-1", [node("cp-1")]) == {"drain": False, "reason": "a single-node cluster: the pods have nowhere to go"}
+    assert nu.drain_decision("w-1", [node("w-1"), node("w-2", ready=False)]) == {
+        "drain": False, "reason": "no other node can take the pods (none is Ready, schedulable and tainted no more than w-1)"}
+
+
+@pytest.mark.parametrize("record, unschedulable, uncordon", [
+    ({"version": NEW, "step": "drain", "uncordon": "yes"}, True, False),
+    ({"version": NEW, "step": "drain"}, False, True),
+    ({"version": NEW, "step": "drain", "uncordon": False}, True, False),
+], ids=["a recorded answer that is not a boolean is no answer", "no recorded answer: the cordon now decides",
+        "a recorded answer is kept"])
+def test_the_uncordon_answer_recorded_must_be_a_boolean(record, unschedulable, uncordon):
+    assert nu.uncordon_after(record, NEW, {"unschedulable": unschedulable}) is uncordon
+
+
+@pytest.mark.parametrize("observed, remaining", [
+    (host(kubeadm=OLD, step="software"), ALL_NODE),
+    (host(kubeadm=NEW, manifests=OLD, step="kubeadm-upgrade"), ALL_NODE[1:]),
+    (host(kubeadm=NEW, manifests=NEW, kubelet=OLD, step="kubelet"), ["kubelet", "uncordon", "ready"]),
+], ids=["software recorded, kubeadm not of the version: the software again", "kubeadm upgrade recorded, the manifests old: again",
+        "the kubelet recorded, the binary old: again"])
+def test_the_step_recorded_last_is_done_again_when_its_result_is_not_there(observed, remaining):
+    assert nu.remaining_steps(observed, NEW, "node") == remaining
+
+
+def test_the_refusals_of_a_node_say_what_to_do_instead():
+    assert nu.refusals(dict(host(), node=None), NEW, "node") == [
+        "the host has no Node: an in-place upgrade upgrades a machine that runs (a machine without a Node is replaced, not upgraded)"]
+    assert nu.refusals(host(control_plane=False), NEW, "apply") == [
+        "kubeadm upgrade apply runs on a control plane node; this host has no static pod manifest of the API server "
+        "(a worker is upgraded with kubeadm upgrade node)"]
+
+
+@pytest.mark.parametrize("name, nodes, decided", [
+    ("w-1", [node("w-1"), node("w-3"), node("w-2")], {"drain": True, "reason": "w-2, w-3 can take the pods"}),
+    ("cp-1", [node("cp-1", taints=[CP_TAINT]), node("gpu-1", taints=[{"key": "gpu", "effect": "NoSchedule"}])],
+     {"drain": False, "reason": "no other node can take the pods (none is Ready, schedulable and tainted no more than cp-1)"}),
+], ids=["the nodes that can take the pods are named, in order", "a taint of another key is not tolerated"])
+def test_the_drain_decision_and_its_reason(name, nodes, decided):
+    assert nu.drain_decision(name, nodes) == decided

@@ -360,3 +360,295 @@ def test_a_first_machine_whose_init_is_not_known_to_have_finished_is_no_source()
     joined = dict(started, step="joined")
     assert observation.read_sources(["cp-1"], [{"admin_kubeconfig": True, "etcd_client_credentials": True, "record": joined}]) == ["cp-1"]
     assert not observation.init_unconfirmed({"name": "cp-2", "bootstrap": "join", "step": "joining"})
+
+
+CERTIFICATES = {"certificates_expire": "2027-11-20T09:00:00Z", "certificate_authorities_expire": "2035-11-20T09:00:00Z",
+                "kubelet_certificate_expire": "2027-11-21T09:00:00Z", "kubelet_certificate_rotates": True}
+
+
+def test_a_machine_with_a_node_is_the_node_s_facts_filled_in_by_its_host_record_and_the_inventory():
+    upgrade = {"version": "v1.37.1", "command": "apply", "step": "kubelet", "at": "2026-11-26T11:00:00Z"}
+    annotations = {observation.CREATED: "2026-11-26T08:00:00Z", observation.SPEC_HASH: "abc", observation.REMEDIATE_MACHINE: "",
+                   "control-plane.kubeadm.io/upgrade": json.dumps(upgrade)}
+    cp = node("cp-1", zone="fd-1", annotations=annotations, ip="10.0.0.7")
+    cp["status"]["conditions"] = [READY, {"type": "MemoryPressure", "status": "False"},
+                                  {"type": "DiskPressure", "status": "Sideways"}, {"status": "True"}]
+    record = {"name": "cp-1", "created": "2026-01-01T00:00:00Z", "bootstrap": "join", "step": "joined", "failure": "the disk is full",
+              "remediation": {"retries": 1, "last": "2026-11-20T00:00:00Z"}}
+    hosts = [dict(host("cp-1", fd="fd-9", record=record, address=None), **CERTIFICATES)]
+    pods = with_images(mirror_pods("cp-1"), "registry.k8s.io/etcd:3.6.8-0")
+    snap = observation.assemble(NOW, hosts, ["fd-1"], nodes=[cp], pods=pods, kubeadm_config={"kubernetes_version": "v1.37.1"})
+    assert snap["machines"] == [dict({
+        "name": "cp-1",
+        "host": "10.0.0.7",  # no inventory address: the Node's InternalIP
+        "failure_domain": "fd-1",
+        "created": "2026-11-26T08:00:00Z",
+        "version": "v1.37.1",
+        "etcd_image_tag": "3.6.8-0",
+        "spec_hash": "abc",
+        "bootstrap": "join",  # the Node has none: the record fills it in
+        "provisioned": True,
+        "deleting": False,
+        "delete_requested": False,
+        "failure": "the disk is full",
+        "remediation": {"requested": True, "retries": 1, "last": "2026-11-20T00:00:00Z"},
+        "external_remediation": {"attempts": 0, "last": None},
+        "node": {"name": "cp-1", "conditions": [{"type": "Ready", "status": "True", "last_transition": "2026-11-26T10:00:00Z"},
+                                                {"type": "MemoryPressure", "status": "False"}]},
+        "components": dict.fromkeys(observation.MIRROR_PODS, "healthy"),
+        "upgrade": {"version": "v1.37.1", "step": "kubelet", "failed_step": None, "error": None},
+    }, **CERTIFICATES)]
+    assert normalize_snapshot(snap)[1] == []
+
+
+def test_a_machine_known_only_by_its_host_record_is_the_record_s_facts():
+    record = {"name": "cp-2", "created": "2026-11-26T11:00:00Z", "bootstrap": "join", "step": "joining", "version": "v1.37.1",
+              "spec_hash": "abc", "failure": "kubeadm join timed out", "remediation": {"retries": 2, "last": "2026-11-26T11:30:00Z"}}
+    hosts = [dict(host("cp-2", fd="fd-2", record=record, address="10.0.0.8"), **CERTIFICATES)]
+    snap = observation.assemble(NOW, hosts, ["fd-2"], kubeadm_config={})
+    assert snap["machines"] == [dict({
+        "name": "cp-2",
+        "host": "10.0.0.8",
+        "failure_domain": "fd-2",  # the record names none: the inventory's
+        "created": "2026-11-26T11:00:00Z",
+        "version": "v1.37.1",
+        "etcd_image_tag": None,
+        "spec_hash": "abc",
+        "bootstrap": "join",
+        "provisioned": False,
+        "deleting": False,
+        "failure": "kubeadm join timed out",
+        "remediation": {"requested": False, "retries": 2, "last": "2026-11-26T11:30:00Z"},
+        "external_remediation": {"attempts": 0, "last": None},
+        "node": None,
+    }, **CERTIFICATES)]
+
+
+@pytest.mark.parametrize("step, joined, provisioned, deleting", [
+    ("installing", None, False, False),
+    ("joining", None, False, False),
+    ("joined", "2026-11-20T11:05:00Z", True, False),
+    ("joined", None, False, False),
+    ("deleting", "2026-11-20T11:05:00Z", True, True),
+    ("deleting", None, False, True),
+], ids=[
+    "a machine still installing is not provisioned",
+    "a machine joining is not provisioned",
+    "a machine that joined and lost its Node is provisioned",
+    "a record at joined without the time it joined is not provisioned",
+    "a machine being deleted that had joined is provisioned and deleting",
+    "a machine being deleted that never joined is deleting, not provisioned",
+])
+def test_a_machine_without_a_node_is_provisioned_once_its_record_says_it_joined(step, joined, provisioned, deleting):
+    record = {"name": "cp-2", "created": "2026-11-20T11:00:00Z", "bootstrap": "join", "step": step, "joined": joined}
+    [machine] = observation.assemble(NOW, [host("cp-2", record=record)], ["fd-1"], kubeadm_config={})["machines"]
+    assert (machine["provisioned"], machine["deleting"]) == (provisioned, deleting)
+
+
+def test_a_host_without_a_record_or_a_node_is_no_machine_and_machines_without_a_node_come_by_name_after_those_with_one():
+    records = {n: {"name": n, "created": "2026-11-26T11:00:00Z", "bootstrap": "join", "step": "joining"} for n in ("cp-5", "cp-3")}
+    hosts = [host("cp-5", record=records["cp-5"]), host("cp-4"), host("cp-3", record=records["cp-3"]), host("cp-2"), host("cp-9")]
+    snap = observation.assemble(NOW, hosts, ["fd-1"], nodes=[node("cp-9"), node("cp-2")], kubeadm_config={})
+    assert [(m["name"], m["node"] is not None) for m in snap["machines"]] == [("cp-2", True), ("cp-9", True), ("cp-3", False), ("cp-5", False)]
+
+
+@pytest.mark.parametrize("zone, record_fd, inventory_fd, expected", [
+    ("fd-1", "fd-2", "fd-3", "fd-1"),
+    (None, "fd-2", "fd-3", "fd-3"),
+], ids=["the Node's zone label wins", "without the label the inventory's, never the record's"])
+def test_a_machine_with_a_node_is_where_its_zone_label_says(zone, record_fd, inventory_fd, expected):
+    record = {"name": "cp-1", "step": "joined", "failure_domain": record_fd}
+    snap = observation.assemble(NOW, [host("cp-1", fd=inventory_fd, record=record)], ["fd-1"], nodes=[node("cp-1", zone=zone)],
+                                kubeadm_config={})
+    assert snap["machines"][0]["failure_domain"] == expected
+
+
+@pytest.mark.parametrize("record_fd, expected", [("fd-2", "fd-2"), (None, "fd-3")],
+                         ids=["a machine without a Node is where its record says", "else where the inventory says"])
+def test_a_machine_without_a_node_is_where_its_record_says(record_fd, expected):
+    record = {"name": "cp-1", "step": "joining", "failure_domain": record_fd}
+    snap = observation.assemble(NOW, [host("cp-1", fd="fd-3", record=record)], ["fd-1"], kubeadm_config={})
+    assert snap["machines"][0]["failure_domain"] == expected
+
+
+@pytest.mark.parametrize("address, addresses, expected", [
+    ("10.0.0.9", [{"type": "InternalIP", "address": "10.0.0.7"}], "10.0.0.9"),
+    (None, [{"type": "ExternalIP", "address": "203.0.113.7"}, {"type": "InternalIP", "address": "10.0.0.7"}], "10.0.0.7"),
+    (None, [{"type": "ExternalIP", "address": "203.0.113.7"}], None),
+    (None, [], None),
+], ids=["the inventory's address wins", "else the Node's InternalIP, not another address",
+        "a Node with no InternalIP has no host", "a Node with no address has no host"])
+def test_a_machine_s_host_is_the_inventory_s_address_else_the_node_s_internal_ip(address, addresses, expected):
+    cp = node("cp-1")
+    cp["status"]["addresses"] = addresses
+    snap = observation.assemble(NOW, [host("cp-1", address=address)], ["fd-1"], nodes=[cp], kubeadm_config={})
+    assert snap["machines"][0]["host"] == expected
+
+
+@pytest.mark.parametrize("annotations, step, deleting", [
+    ({observation.DELETING: ""}, "joined", True),
+    ({}, "deleting", True),
+    ({}, "joined", False),
+], ids=["the Node's deleting annotation", "a host record at deleting", "neither: not deleting"])
+def test_a_machine_with_a_node_is_deleting_when_its_node_or_its_record_says_so(annotations, step, deleting):
+    record = {"name": "cp-1", "step": step}
+    snap = observation.assemble(NOW, [host("cp-1", record=record)], ["fd-1"], nodes=[node("cp-1", annotations=annotations)],
+                                kubeadm_config={})
+    assert snap["machines"][0]["deleting"] is deleting
+
+
+def test_a_node_without_status_has_no_version_no_conditions_and_unknown_components():
+    bare = {"metadata": {"name": "cp-1", "labels": {observation.CONTROL_PLANE_LABEL: ""}, "creationTimestamp": "2026-11-26T09:00:00Z"}}
+    [machine] = observation.assemble(NOW, [], [], nodes=[bare], pods=mirror_pods("cp-1"), kubeadm_config={})["machines"]
+    assert (machine["host"], machine["version"], machine["node"]) == (None, None, {"name": "cp-1", "conditions": []})
+    assert machine["components"] == dict.fromkeys(observation.MIRROR_PODS, "unknown")
+    assert machine["created"] == "2026-11-26T09:00:00Z" and machine["failure_domain"] is None
+
+
+@pytest.mark.parametrize("kubeadm_config, initialized, expected", [
+    ({"kubernetes_version": "v1.37.1"}, None, True),
+    (None, None, False),
+    ({}, None, False),
+    (None, True, True),
+    ({"kubernetes_version": "v1.37.1"}, False, False),
+], ids=["kubeadm-config read: initialized", "kubeadm-config not read: not", "an empty kubeadm-config: not",
+        "told initialized though kubeadm-config was not read", "told not initialized though kubeadm-config was read"])
+def test_initialized_is_what_the_caller_says_else_whether_kubeadm_config_was_read(kubeadm_config, initialized, expected):
+    assert observation.assemble(NOW, [], [], kubeadm_config=kubeadm_config, initialized=initialized)["initialized"] is expected
+
+
+def test_the_snapshot_s_cluster_level_fields():
+    members = [{"name": "cp-1", "id": "0000000000000001"}]
+    snap = observation.assemble(NOW, [], ["fd-1"], kubeadm_config={}, etcd={"external": False, "members": members}, endpoint_ready=1)
+    assert (snap["now"], snap["endpoint_ready"], snap["etcd"]) == (NOW, True, {"external": False, "members": members})
+    assert (snap["remediation_in_progress"], snap["workers"]) == (None, [])
+    assert observation.assemble(NOW, [], [], endpoint_ready=None)["endpoint_ready"] is False
+    # before etcd is read, only whether it is external is known
+    assert observation.assemble(NOW, [], [], external_etcd=True)["etcd"] == {"external": True, "members": []}
+
+
+@pytest.mark.parametrize("data", [None, {}, {"remediation": ""}, {"remediation": "[1]"}, {"remediation": "{}"}],
+                         ids=["no ConfigMap", "no remediation key", "an empty value", "not an object", "an empty object"])
+def test_no_remediation_is_in_progress_without_a_record_of_one(data):
+    assert observation.assemble(NOW, [], [], state_config_map=data)["remediation_in_progress"] is None
+
+
+@pytest.mark.parametrize("annotation, record, expected", [
+    (None, None, {"requested": False, "retries": 0, "last": None}),
+    (json.dumps({"retries": None, "last": None}), None, {"requested": False, "retries": 0, "last": None}),
+    (json.dumps({"retries": "3"}), None, {"requested": False, "retries": 3, "last": None}),
+    ("{not json", {"retries": 2, "last": "2026-11-26T11:00:00Z"}, {"requested": False, "retries": 2, "last": "2026-11-26T11:00:00Z"}),
+    (json.dumps({"retries": 4, "last": "2026-11-26T11:40:00Z"}), {"retries": 2}, {"requested": False, "retries": 4, "last": "2026-11-26T11:40:00Z"}),
+], ids=["no remediation at all", "a null count reads as none", "a count written as a string counts",
+        "an annotation that is not JSON gives way to the host record", "the Node's annotation wins over the host record"])
+def test_a_machine_s_remediation_is_its_node_s_annotation_else_its_host_record_s(annotation, record, expected):
+    annotations = {} if annotation is None else {observation.REMEDIATION: annotation}
+    hosts = [host("cp-1", record={"name": "cp-1", "step": "joined", "remediation": record})]
+    snap = observation.assemble(NOW, hosts, ["fd-1"], nodes=[node("cp-1", annotations=annotations)], kubeadm_config={})
+    assert snap["machines"][0]["remediation"] == expected
+
+
+@pytest.mark.parametrize("containers, tag", [
+    ([], None),
+    ([{"name": "etcd"}], None),
+    ([{"name": "etcd", "image": "etcd:3.6.8-0"}, {"name": "sidecar", "image": "busybox:1.36"}], "3.6.8-0"),
+    ([{"name": "etcd", "image": "mirror.local:5000/etcd@sha256:0123abcd"}], None),
+    ([{"name": "etcd", "image": "etcd"}], None),
+], ids=["a pod with no container", "a container with no image", "the first container's", "a digest behind a registry port",
+        "an image named with no registry and no tag"])
+def test_a_machine_s_etcd_image_tag_is_that_of_its_etcd_pod_s_first_container(containers, tag):
+    pods = with_images(mirror_pods("cp-1"), "registry.k8s.io/etcd:3.6.11-0")
+    next(p for p in pods if p["metadata"]["name"] == "etcd-cp-1")["spec"] = {"containers": containers}
+    snap = observation.assemble(NOW, [host("cp-1")], ["fd-1"], nodes=[node("cp-1")], pods=pods, kubeadm_config={})
+    assert snap["machines"][0]["etcd_image_tag"] == tag
+
+
+def test_a_worker_with_an_empty_group_label_or_no_spec_or_status():
+    bare = {"metadata": {"name": "w-1", "labels": {observation.WORKER_GROUP_LABEL: ""}, "creationTimestamp": "2026-11-26T09:00:00Z"}}
+    assert observation.workers([bare]) == [{"name": "w-1", "group": None, "created": "2026-11-26T09:00:00Z", "version": None,
+                                            "ready": False, "unschedulable": False, "upgrade": None}]
+
+
+@pytest.mark.parametrize("conditions, ready", [
+    ([{"type": "Ready", "status": "True"}], True),
+    ([{"type": "Ready", "status": "Unknown"}], False),
+    ([{"type": "MemoryPressure", "status": "True"}], False),
+    ([{"type": "MemoryPressure", "status": "False"}, {"type": "Ready", "status": "True"}], True),
+], ids=["Ready True", "Ready Unknown is not ready", "another condition True is not ready", "Ready True among others"])
+def test_a_worker_is_ready_only_when_its_ready_condition_is_true(conditions, ready):
+    worker = node("w-1", control_plane=False)
+    worker["status"]["conditions"] = conditions
+    assert observation.workers([worker])[0]["ready"] is ready
+
+
+def test_workers_come_sorted_by_name():
+    assert [w["name"] for w in observation.workers([node("w-2", control_plane=False), node("cp-1"), node("w-1", control_plane=False)])] == [
+        "w-1", "w-2"]
+
+
+@pytest.mark.parametrize("name, annotations, record, unfinished", [
+    ("cp-1", {}, {"name": "cp-1", "step": "installing"}, True),
+    ("cp-1", {}, {"name": "cp-1", "step": "joining"}, True),
+    ("cp-1", {}, {"name": "cp-1", "step": "joined"}, False),
+    ("cp-1", {}, {"name": "cp-1", "step": "deleting"}, False),
+    ("cp-1", {observation.CREATED: "2026-11-26T10:00:00Z"}, {"name": "cp-1", "step": "joining"}, False),
+    ("cp-1", {}, {"name": "cp-2", "step": "joining"}, False),
+    ("cp-1", {}, None, False),
+], ids=["a record at installing, no created annotation", "a record at joining, no created annotation", "a record at joined",
+        "a record at deleting", "the flow wrote created: done", "a record of another name", "no record: adopted"])
+def test_a_control_plane_node_is_started_not_finished_only_by_its_own_record_and_before_created(name, annotations, record, unfinished):
+    assert observation.started_not_finished(name, annotations, record) is unfinished
+
+
+@pytest.mark.parametrize("record, unconfirmed", [
+    ({"bootstrap": "init", "step": "installing"}, True),
+    ({"bootstrap": "init", "step": "joining"}, True),
+    ({"bootstrap": "init", "step": "joining", "initialized": "2026-11-28T10:00:00Z"}, False),
+    ({"bootstrap": "init", "step": "joined"}, False),
+    ({"bootstrap": "join", "step": "installing"}, False),
+    (None, False),
+], ids=["an init installing", "an init joining", "an init with its time recorded", "an init that joined", "a join", "no record"])
+def test_an_init_is_unconfirmed_until_its_time_is_recorded(record, unconfirmed):
+    assert observation.init_unconfirmed(record) is unconfirmed
+
+
+def test_a_source_without_the_etcd_credentials_comes_after_one_being_deleted_with_them():
+    answers = [machine_info(etcd=False, step="joined"), machine_info(etcd=True, step="deleting"), machine_info(etcd=False, step="deleting"),
+               None, machine_info(admin=False)]
+    assert observation.read_sources(["a", "b", "c", "d", "e"], answers) == ["b", "a", "c"]
+
+
+def test_an_adopted_node_with_a_zone_label_keeps_it_and_one_without_takes_the_inventory_s():
+    nodes = [node("cp-2", zone="fd-1"), node("cp-1"), node("w-1", control_plane=False)]
+    joining = {"name": "cp-3", "step": "joining"}
+    hosts = [host("cp-1", fd="fd-7"), host("cp-2", fd="fd-8"), host("cp-3", record=joining)]
+    assert observation.unrecorded(nodes + [node("cp-3")], hosts) == [
+        {"name": "cp-1", "created": "2026-11-26T09:00:00Z", "failure_domain": "fd-7"},
+        {"name": "cp-2", "created": "2026-11-26T09:00:00Z", "failure_domain": None},
+    ]
+
+
+def test_the_annotations_and_labels_are_the_ones_docs_state_md_names():
+    # the flows write these names on Nodes: renaming one would forget what every existing Node carries
+    assert (observation.CREATED, observation.SPEC_HASH, observation.BOOTSTRAP) == (
+        "control-plane.kubeadm.io/created", "control-plane.kubeadm.io/spec-hash", "control-plane.kubeadm.io/bootstrap")
+    assert (observation.DELETE_MACHINE, observation.REMEDIATE_MACHINE, observation.REMEDIATION, observation.DELETING) == (
+        "control-plane.kubeadm.io/delete-machine", "control-plane.kubeadm.io/remediate-machine",
+        "control-plane.kubeadm.io/remediation", "control-plane.kubeadm.io/deleting")
+    assert (observation.ZONE_LABEL, observation.CONTROL_PLANE_LABEL) == ("topology.kubernetes.io/zone", "node-role.kubernetes.io/control-plane")
+
+
+def test_the_host_record_and_the_state_object_are_where_docs_state_md_puts_them():
+    # hosts and clusters made by earlier runs keep them there: moving one would lose every record already written
+    assert observation.HOST_RECORD_PATH == "/etc/kubernetes/control-plane-machine.json"
+    assert observation.STATE_OBJECT == "control-plane-kubeadm-io"
+    assert observation.HOST_STEPS == ("installing", "joining", "joined", "deleting")
+    assert observation.MIRROR_PODS == {"api_server": "kube-apiserver", "controller_manager": "kube-controller-manager",
+                                       "scheduler": "kube-scheduler", "etcd": "etcd"}
+
+
+def test_the_endpoint_is_not_ready_unless_told_and_a_node_condition_of_unknown_status_is_kept():
+    stale = dict(READY, status="Unknown")
+    snap = observation.assemble(NOW, [], [], nodes=[node("cp-1", ready=stale)], kubeadm_config={})
+    assert snap["endpoint_ready"] is False
+    assert snap["machines"][0]["node"]["conditions"] == [{"type": "Ready", "status": "Unknown", "last_transition": "2026-11-26T10:00:00Z"}]
