@@ -440,3 +440,118 @@ def test_kcp_plan_returns_the_projection_only_when_asked():
     outcome, result = run_module("kcp_plan", {"spec": raw_spec, "observed": observed, "projection": True}, check=True)
     assert outcome == "SUCCESS" and result["action"] == "scale_up" and result["init"] is True
     assert [(s["action"], s["init"]) for s in result["projection"]] == [("scale_up", True), ("scale_up", False), ("scale_up", False), ("none", False)]
+
+
+def test_a_new_joining_machine_is_built_in_full_from_the_spec_with_nothing_yet_to_remedy():
+    observed = snapshot(cluster(2), failure_domains=FDS)
+    new = after_step(SPEC, observed, plan(SPEC, observed), "new-1")["machines"][-1]
+    created = "2026-11-22T10:00:01Z"
+    assert new == {
+        "name": "new-1",
+        "host": None,
+        "failure_domain": "fd-c",
+        "created": created,
+        "version": VERSION,
+        "etcd_image_tag": "3.6.8-0",
+        "spec_hash": JOIN_HASH,
+        "bootstrap": "join",
+        "provisioned": True,
+        "deleting": False,
+        "delete_requested": False,
+        "failure": None,
+        "remediation": {"requested": False, "retries": 0, "last": None},
+        "external_remediation": {"attempts": 0, "last": None},
+        "node": {"name": "new-1", "conditions": [{"type": "Ready", "status": "True", "last_transition": created}]},
+        "components": {"api_server": "healthy", "controller_manager": "healthy", "scheduler": "healthy", "etcd": "healthy"},
+        "certificates_expire": "2027-11-22T10:00:01Z",
+        "certificate_authorities_expire": None,
+        "kubelet_certificate_expire": None,
+        "kubelet_certificate_rotates": None,
+        "upgrade": None,
+    }
+
+
+def test_a_new_member_joins_the_cluster_its_peers_report():
+    peers = [dict(member("cp-1", leader=True), cluster_id="c0ffee"), dict(member("cp-2"), cluster_id="c0ffee")]
+    observed = snapshot(cluster(2), failure_domains=FDS, members=peers)
+    joined = after_step(SPEC, observed, plan(SPEC, observed), "new-1")["etcd"]["members"][-1]
+    assert (joined["name"], joined["cluster_id"]) == ("new-1", "c0ffee")
+
+
+def test_a_new_member_never_takes_an_id_already_in_the_cluster():
+    observed = snapshot(cluster(2), failure_domains=FDS)
+    result = plan(SPEC, observed)
+    usual = after_step(SPEC, observed, result, "new-1")["etcd"]["members"][-1]["id"]
+    assert after_step(SPEC, observed, result, "new-1")["etcd"]["members"][-1]["id"] == usual, "the placeholder's id is stable"
+    taken = snapshot(cluster(2), failure_domains=FDS, members=[member("cp-1", leader=True), member("cp-2", member_id=usual)])
+    ids = [m["id"] for m in after_step(SPEC, taken, plan(SPEC, taken), "new-1")["etcd"]["members"]]
+    assert ids[1] == usual and ids[2] != usual and len(set(ids)) == 3
+
+
+@pytest.mark.parametrize(
+    "taken,expected",
+    [
+        ([], ["new-1", "new-2", "new-3"]),
+        (["new-2"], ["new-1", "new-3", "new-4"]),
+    ],
+    ids=["placeholders are numbered from 1", "a name an observed machine has is skipped"],
+)
+def test_placeholders_are_numbered_from_1_skipping_observed_names(taken, expected):
+    observed = snapshot(cluster(1) + [machine(name, fd="fd-b", spec_hash=JOIN_HASH) for name in taken], failure_domains=FDS)
+    placeholders = free_placeholders(observed)
+    assert [next(placeholders) for _ in expected] == expected
+
+
+def test_the_kubeadm_config_update_leaves_the_spec_cluster_configuration_in_the_config_map():
+    the_spec = spec(kubeadm=ETCD_FLOOR)
+    observed = snapshot(cluster(3, **{"cp_%d" % i: {"etcd_image_tag": "3.6.8-0"} for i in (1, 2, 3)}), failure_domains=FDS,
+                        kubeadm_config=STORED_ETCD_DEFAULT)
+    result = plan(the_spec, observed)
+    assert result["action"] == "update_kubeadm_config"
+    config = after_step(the_spec, observed, result)["kubeadm_config"]
+    assert config["kubernetes_version"] == VERSION
+    assert (config["cluster_configuration"]["kubernetesVersion"], config["cluster_configuration"]["etcd"]) == (VERSION, {"local": {"imageTag": "3.6.11-0"}})
+
+
+def test_removing_a_follower_leaves_the_leadership_where_it_is():
+    observed = snapshot(cluster(5), failure_domains=FDS, members=[member("cp-%d" % i, leader=(i == 3)) for i in range(1, 6)])
+    result = plan(SPEC, observed)
+    assert (result["action"], result["machine"], result["leader_candidate"]) == ("scale_down", "cp-1", "cp-5")
+    after = after_step(SPEC, observed, result)
+    assert [(m["name"], m["leader"]) for m in after["etcd"]["members"]] == [("cp-2", False), ("cp-3", True), ("cp-4", False), ("cp-5", False)]
+
+
+def test_with_external_etcd_a_removed_machine_leaves_the_etcd_members_alone_even_one_named_like_its_node():
+    built = {"spec_hash": spec_hashes(EXTERNAL)["join"]}
+    machines = cluster(5, **{"cp_%d" % i: built for i in range(1, 6)})
+    etcd = [member("cp-1", leader=True), member("cp-2"), member("cp-3")]  # an external etcd on the control plane hosts
+    observed = snapshot(machines, failure_domains=FDS, external=True, members=etcd)
+    result = plan(EXTERNAL, observed)
+    assert (result["action"], result["machine"]) == ("scale_down", "cp-1")
+    after = after_step(EXTERNAL, observed, result)
+    assert [m["name"] for m in after["machines"]] == ["cp-2", "cp-3", "cp-4", "cp-5"]
+    assert after["etcd"]["members"] == observed["etcd"]["members"]
+
+
+def test_the_projection_stops_after_16_steps_unless_told_otherwise():
+    steps = project(spec(replicas=18), nothing_yet())
+    assert len(steps) == 17
+    assert steps[-1] == {
+        "action": STOPPED,
+        "step": None,
+        "machine": None,
+        "workers": [],
+        "failure_domain": None,
+        "init": False,
+        "member": None,
+        "reason": "the projection stops after 16 steps; the next would be scale_up scale_up: 16 of 18 machines: add one",
+        "blocked_by": [],
+    }
+
+
+@pytest.mark.parametrize("action", ["none", "wait"])
+def test_a_step_that_changes_nothing_says_so(action):
+    observed = snapshot(cluster(3), failure_domains=FDS)
+    with pytest.raises(ValueError) as raised:
+        after_step(SPEC, observed, dict(plan(SPEC, observed), action=action))
+    assert str(raised.value) == "%s changes nothing in the cluster: there is no effect to project" % action

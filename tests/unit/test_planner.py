@@ -1310,3 +1310,443 @@ def test_a_rolling_rollout_one_minor_up_or_a_patch_down_goes_ahead(versions, con
     snap = snapshot(machines, failure_domains=FDS, kubeadm_config={"kubernetes_version": config})
     result = decide(spec(version=target), snap)
     assert result["action"] in ("rollout", "update_kubeadm_config"), result
+
+
+# --- what each step says: the exact reason and blockers a person reads ---------------------------------------
+
+EXTERNAL_TASKS = {"tasks": "heal.yml", "max_attempts": 3, "timeout": 600.0, "escalate": "delete"}
+
+
+def silent(**fields):
+    """cp-1..cp-3's members, none answering; `fields` maps cp_2 to member fields to replace (error, name, client_urls)."""
+    return [dict(m, **fields.get(m["name"].replace("-", "_"), {})) for m in members(3, **{"cp_%d" % i: {"responsive": False} for i in (1, 2, 3)})]
+
+
+def blocker(rule, message, machines=()):
+    return {"rule": rule, "message": message, "machines": list(machines)}
+
+
+UPGRADED = {"cp_%d" % i: {"version": NEXT} for i in (1, 2, 3)}
+# a stored ClusterConfiguration at VERSION that differs from spec() in two fields the update manages
+STORED_TWO_FIELDS = {"kubernetesVersion": VERSION, "apiServer": {"extraArgs": [{"name": "a", "value": "1"}]}, "featureGates": {"X": True}}
+
+
+# (spec, snapshot, health verdict, expected action, its exact reason, its exact blocked_by)
+REASONS = [
+    (
+        "an etcd where no member answers is a wait naming each member tried",
+        spec(),
+        snapshot(cluster(3), failure_domains=FDS, members=silent()),
+        HEALTHY,
+        "wait",
+        "no etcd member answered, so nothing about the control plane can be decided",
+        [blocker("etcd_unreachable", "no etcd endpoint answered (cp-1: no answer within 2.0s; cp-2: no answer within 2.0s; cp-3: no answer within 2.0s)")],
+    ),
+    (
+        "a silent nameless endpoint is named by its URLs, one without URL or error by what is known",
+        spec(),
+        snapshot(cluster(3), failure_domains=FDS,
+                 members=silent(cp_1={"error": None}, cp_2={"name": "", "client_urls": ["https://a:2379", "https://b:2379"]},
+                                cp_3={"name": "", "client_urls": []})),
+        HEALTHY,
+        "wait",
+        "no etcd member answered, so nothing about the control plane can be decided",
+        [blocker("etcd_unreachable", "no etcd endpoint answered (cp-1: no answer; https://a:2379, https://b:2379: no answer within 2.0s; "
+                 "?: no answer within 2.0s)")],
+    ),
+    (
+        "the oldest of two deleting machines is finished first",
+        spec(),
+        snapshot(cluster(3, cp_2={"deleting": True}, cp_3={"deleting": True}), failure_domains=FDS),
+        HEALTHY,
+        "finish_delete",
+        "cp-2 is being deleted: finish that first",
+        [],
+    ),
+    (
+        "finishing a deletion whose member removal would lose quorum waits",
+        spec(),
+        snapshot(cluster(3, cp_3={"deleting": True}), failure_domains=FDS, members=members(3, cp_2={"responsive": False})),
+        HEALTHY,
+        "wait",
+        "cp-3 is being deleted: finish that first, but removing its etcd member would lose quorum",
+        [blocker("etcd_quorum", "after the change 1 of 2 voting members would be healthy, 2 are needed for quorum", ["cp-3"])],
+    ),
+    (
+        "a stray member next to a single machine waits for a second node",
+        spec(replicas=1),
+        snapshot(cluster(1), failure_domains=FDS, members=members(1) + [member("cp-9", member_id="00000000000000c9")]),
+        HEALTHY,
+        "wait",
+        "etcd member cp-9 (00000000000000c9) belongs to no machine, but removing a member needs at least two control plane nodes",
+        [blocker("too_few_machines", "a member is removed through the remaining nodes; only one exists")],
+    ),
+    (
+        "a stray member whose removal would lose quorum waits",
+        spec(),
+        snapshot(cluster(2), failure_domains=FDS, members=members(2, cp_2={"responsive": False}) + [member("cp-9", member_id="00000000000000c9")]),
+        HEALTHY,
+        "wait",
+        "etcd member cp-9 (00000000000000c9) belongs to no machine, but removing it would lose etcd quorum",
+        [blocker("etcd_quorum", "etcd has no quorum now: 1 of 3 voting members healthy, 2 needed; after the change 1 of 2 voting members would be "
+                 "healthy, 2 are needed for quorum")],
+    ),
+    (
+        "a request cleared after one attempt says attempt in the singular",
+        spec(remediation=dict(spec()["remediation"], external=EXTERNAL_TASKS)),
+        snapshot(cluster(3, cp_2={"external_attempts": 1, "external_last": NOW}), failure_domains=FDS),
+        HEALTHY,
+        "clear_external_remediation",
+        "cp-2 is healthy again after 1 external remediation attempt: clear its request",
+        [],
+    ),
+    (
+        "a request cleared after two attempts says attempts in the plural",
+        spec(remediation=dict(spec()["remediation"], external=EXTERNAL_TASKS)),
+        snapshot(cluster(3, cp_2={"external_attempts": 2, "external_last": NOW}), failure_domains=FDS),
+        HEALTHY,
+        "clear_external_remediation",
+        "cp-2 is healthy again after 2 external remediation attempts: clear its request",
+        [],
+    ),
+    (
+        "an initialized cluster without an observed machine is a wait that says so",
+        spec(),
+        snapshot([], failure_domains=FDS),
+        HEALTHY,
+        "wait",
+        "the observation found no control plane machine, but the cluster exists (it is initialized): check the inventory group and the "
+        "kubeconfig the observation used",
+        [blocker("no_machine_observed", "no machine observed for a cluster that exists: it is initialized")],
+    ),
+    (
+        "one etcd member without an observed machine is counted in the singular",
+        spec(),
+        snapshot([], failure_domains=FDS, initialized=False, members=[member("cp-1")]),
+        HEALTHY,
+        "wait",
+        "the observation found no control plane machine, but the cluster exists (etcd has 1 member): check the inventory group and the "
+        "kubeconfig the observation used",
+        [blocker("no_machine_observed", "no machine observed for a cluster that exists: etcd has 1 member")],
+    ),
+    (
+        "two etcd members without an observed machine are counted in the plural",
+        spec(),
+        snapshot([], failure_domains=FDS, initialized=False, members=[member("cp-1"), member("cp-2")]),
+        HEALTHY,
+        "wait",
+        "the observation found no control plane machine, but the cluster exists (etcd has 2 members): check the inventory group and the "
+        "kubeconfig the observation used",
+        [blocker("no_machine_observed", "no machine observed for a cluster that exists: etcd has 2 members")],
+    ),
+    (
+        "the first machine is created with kubeadm init",
+        spec(),
+        snapshot([], failure_domains=FDS, initialized=False, endpoint_ready=False),
+        HEALTHY,
+        "scale_up",
+        "no control plane machine exists: create the first one with kubeadm init",
+        [],
+    ),
+    (
+        "a scale up counts the machines and the replicas",
+        spec(replicas=5),
+        snapshot(cluster(3), failure_domains=FDS),
+        HEALTHY,
+        "scale_up",
+        "3 of 5 machines: add one",
+        [],
+    ),
+    (
+        "a scale down counts the machines and the replicas and names the machine",
+        spec(),
+        snapshot(cluster(5), failure_domains=FDS),
+        HEALTHY,
+        "scale_down",
+        "5 machines, 3 declared: remove one: cp-1",
+        [],
+    ),
+    (
+        "a scale down held back by preflight names the machine it would remove",
+        spec(),
+        snapshot(cluster(5, cp_4={"components": {"scheduler": "unhealthy"}}), failure_domains=FDS),
+        HEALTHY,
+        "wait",
+        "5 machines, 3 declared: remove one (cp-1), once preflight passes",
+        [blocker("components_not_healthy", "cp-4: scheduler false (pod unhealthy)", ["cp-4"])],
+    ),
+    (
+        "a scale up without an observed kubeadm-config version waits for it",
+        spec(replicas=5),
+        snapshot(cluster(3), failure_domains=FDS, kubeadm_config=None),
+        HEALTHY,
+        "wait",
+        "3 of 5 machines: add one: the kubeadm-config ConfigMap's kubernetesVersion must say %s first, and it was not observed" % VERSION,
+        [blocker("kubeadm_config_not_observed", "the snapshot has no kubeadm_config.kubernetes_version")],
+    ),
+    (
+        "a kubeadm-config without a version is not observed either",
+        spec(replicas=5),
+        snapshot(cluster(3), failure_domains=FDS, kubeadm_config={"kubernetes_version": None}),
+        HEALTHY,
+        "wait",
+        "3 of 5 machines: add one: the kubeadm-config ConfigMap's kubernetesVersion must say %s first, and it was not observed" % VERSION,
+        [blocker("kubeadm_config_not_observed", "the snapshot has no kubeadm_config.kubernetes_version")],
+    ),
+    (
+        "a kubeadm-config of the old version is updated first",
+        spec(version=NEXT),
+        snapshot(cluster(3), failure_domains=FDS),
+        HEALTHY,
+        "update_kubeadm_config",
+        "the cluster's kubeadm configuration says %s; before a machine of %s joins or is upgraded it must say %s" % (VERSION, NEXT, NEXT),
+        [],
+    ),
+    (
+        "a kubeadm-config update held back by preflight says so",
+        spec(version=NEXT),
+        snapshot(cluster(3, cp_2={"components": {"scheduler": "unhealthy"}}), failure_domains=FDS),
+        HEALTHY,
+        "wait",
+        "the cluster's kubeadm configuration says %s; before a machine of %s joins or is upgraded it must say %s, once preflight passes"
+        % (VERSION, NEXT, NEXT),
+        [blocker("components_not_healthy", "cp-2: scheduler false (pod unhealthy)", ["cp-2"])],
+    ),
+    (
+        "a rollout step names the outdated machines",
+        spec(version=NEXT),
+        snapshot(cluster(3), failure_domains=FDS, kubeadm_config={"kubernetes_version": NEXT}),
+        HEALTHY,
+        "rollout",
+        "rolling out cp-1, cp-2, cp-3: add an up-to-date machine first",
+        [],
+    ),
+    (
+        "a rollout's removal names the outdated machines and the one removed",
+        spec(version=NEXT),
+        snapshot(cluster(4), failure_domains=FDS, kubeadm_config={"kubernetes_version": NEXT}),
+        HEALTHY,
+        "rollout",
+        "rolling out cp-1, cp-2, cp-3, cp-4: remove an outdated machine: cp-1",
+        [],
+    ),
+    (
+        "finishing a deletion when etcd has no quorum now tells both reasons",
+        spec(),
+        snapshot(cluster(3, cp_3={"deleting": True}), failure_domains=FDS, members=members(3, cp_1={"responsive": False}, cp_2={"responsive": False})),
+        HEALTHY,
+        "wait",
+        "cp-3 is being deleted: finish that first, but removing its etcd member would lose quorum",
+        [blocker("etcd_quorum", "etcd has no quorum now: 1 of 3 voting members healthy, 2 needed; after the change 0 of 2 voting members would be "
+                 "healthy, 2 are needed for quorum", ["cp-3"])],
+    ),
+    (
+        "a member never started is named by its id and every peer URL",
+        spec(),
+        snapshot(cluster(3), failure_domains=FDS,
+                 members=members(3) + [dict(member("", member_id="00000000000000aa"), peer_urls=["https://10.0.0.9:2380", "https://10.0.0.19:2380"])]),
+        HEALTHY,
+        "remove_etcd_member",
+        "etcd member 00000000000000aa (added, never started, peer URLs https://10.0.0.9:2380, https://10.0.0.19:2380) belongs to no machine: remove it",
+        [],
+    ),
+    (
+        "a scale up held back by preflight says so",
+        spec(replicas=5),
+        snapshot(cluster(3, cp_2={"components": {"scheduler": "unhealthy"}}), failure_domains=FDS),
+        HEALTHY,
+        "wait",
+        "3 of 5 machines: add one, once preflight passes",
+        [blocker("components_not_healthy", "cp-2: scheduler false (pod unhealthy)", ["cp-2"])],
+    ),
+    (
+        "a remediation's replacement that etcd cannot take yet waits for etcd, though preflight leaves the flagged machine out",
+        spec(),
+        snapshot(cluster(2), failure_domains=FDS, members=members(2, cp_2={"responsive": False}),
+                 remediation_in_progress={"machine": "cp-3", "timestamp": NOW, "retry_count": 0}),
+        flag("cp-2"),
+        "wait",
+        "2 of 3 machines: add one, once etcd can take a member",
+        [blocker("etcd_quorum", "etcd has no quorum now: 1 of 2 voting members healthy, 2 needed; after the change 1 of 2 voting members would be "
+                 "healthy, 2 are needed for quorum")],
+    ),
+    (
+        "a kubeadm-config of the old version that also differs in fields names both",
+        spec(version=NEXT),
+        snapshot(cluster(3), failure_domains=FDS, kubeadm_config={"kubernetes_version": VERSION, "cluster_configuration": STORED_TWO_FIELDS}),
+        HEALTHY,
+        "update_kubeadm_config",
+        "the cluster's kubeadm configuration says %s and differs from the spec in featureGates, apiServer.extraArgs; before a machine of %s "
+        "joins or is upgraded it must say %s and match the spec" % (VERSION, NEXT, NEXT),
+        [],
+    ),
+    (
+        "a kubeadm-config of the spec's version that differs in fields names the fields",
+        spec(version=NEXT),
+        snapshot(cluster(3), failure_domains=FDS,
+                 kubeadm_config={"kubernetes_version": NEXT, "cluster_configuration": dict(STORED_TWO_FIELDS, kubernetesVersion=NEXT)}),
+        HEALTHY,
+        "update_kubeadm_config",
+        "the cluster's kubeadm configuration differs from the spec in featureGates, apiServer.extraArgs; before a machine joins or is upgraded "
+        "it must match the spec (kubeadm builds the machine's control plane from it)",
+        [],
+    ),
+    (
+        "an in-place upgrade request refused for two rules names both",
+        IN_PLACE,
+        snapshot(cluster(3, cp_2={"spec_hash": "older", "version": "v1.35.8"}), failure_domains=FDS, kubeadm_config={"kubernetes_version": NEXT}),
+        HEALTHY,
+        "wait",
+        "the in-place upgrade to %s is refused (IP3 in_place_minor_skip, IP2 in_place_other_changes); nothing is upgraded or replaced until "
+        "the spec or the cluster changes" % NEXT,
+        [
+            blocker("in_place_minor_skip", "IP3: kubeadm upgrades one minor at a time, and cp-2 (v1.35.8) would skip a minor to %s: upgrade it to "
+                    "v1.36 first" % NEXT, ["cp-2"]),
+            blocker("in_place_other_changes", "IP2: in place changes only the version and what comes with it, and upgrade.other_changes is "
+                    "refuse: cp-2 built from spec older, the spec is now current-hash (set upgrade.other_changes to rolling to replace these "
+                    "machines, or undo the change)", ["cp-2"]),
+        ],
+    ),
+    (
+        "a rolling rollout refused for two rules names both",
+        spec(),
+        snapshot([machine("cp-%d" % i, fd=FDS[i - 1]["name"], created=1000 - i, version=v) for i, v in ((1, "v1.38.1"), (2, "v1.34.8"), (3, VERSION))],
+                 failure_domains=FDS),
+        HEALTHY,
+        "wait",
+        "the rollout to %s is refused (RO6 rollout_minor_skip, RO6 rollout_minor_downgrade); nothing is replaced until the spec or the cluster "
+        "changes" % VERSION,
+        [
+            blocker("rollout_minor_skip", "RO6: API servers stay within one minor of each other, and cp-2 (v1.34.8) would skip a minor to %s: "
+                    "roll out to v1.35 first" % VERSION, ["cp-2"]),
+            blocker("rollout_minor_downgrade", "RO6: Kubernetes does not go back a minor (the new API servers would read what newer ones wrote to "
+                    "etcd): cp-1 (v1.38.1) newer than %s; a patch of the same minor may go down" % VERSION, ["cp-1"]),
+        ],
+    ),
+    (
+        "with nothing outdated a kubeadm-config two minors behind holds nothing back: only a rollout's version path is checked",
+        spec(),
+        snapshot(cluster(3), failure_domains=FDS, kubeadm_config={"kubernetes_version": "v1.34.8"}),
+        HEALTHY,
+        "none",
+        "the control plane is as declared",
+        [],
+    ),
+    (
+        "the first in-place step is upgrade apply on the oldest machine",
+        IN_PLACE,
+        snapshot(cluster(3), failure_domains=FDS, kubeadm_config={"kubernetes_version": NEXT}),
+        HEALTHY,
+        "upgrade_in_place",
+        "upgrade cp-1 in place to %s with kubeadm upgrade apply" % NEXT,
+        [],
+    ),
+    (
+        "the last in-place step says it upgrades the addons",
+        IN_PLACE,
+        snapshot(cluster(3, cp_1={"version": NEXT}, cp_2={"version": NEXT}), failure_domains=FDS, kubeadm_config={"kubernetes_version": NEXT}),
+        HEALTHY,
+        "upgrade_in_place",
+        "upgrade cp-3 in place to %s with kubeadm upgrade node, the last one: it upgrades the addons" % NEXT,
+        [],
+    ),
+    (
+        "a worker group waits for its workers not back",
+        IN_PLACE,
+        snapshot(cluster(3, **UPGRADED), failure_domains=FDS, kubeadm_config={"kubernetes_version": NEXT},
+                 workers=[worker("w-1", group="md-0"), worker("w-2", group="md-0", version=NEXT, ready=False)]),
+        HEALTHY,
+        "wait",
+        "upgrade worker group md-0 in place to %s, once its workers are back" % NEXT,
+        [blocker("workers_unavailable", "IP7: worker group md-0 may have 1 worker down at once, and w-2, at %s already, is not Ready or cordoned"
+                 % NEXT, ["w-2"])],
+    ),
+    (
+        "a batch of two workers names both",
+        spec(version=NEXT, upgrade=upgrade("in_place", groups={"md-0": 2})),
+        snapshot(cluster(3, **UPGRADED), failure_domains=FDS, kubeadm_config={"kubernetes_version": NEXT},
+                 workers=[worker("w-1", group="md-0"), worker("w-2", group="md-0", created=10)]),
+        HEALTHY,
+        "upgrade_workers",
+        "upgrade w-1, w-2 of worker group md-0 in place to %s with kubeadm upgrade node (2 of its 2 outdated workers, at most 2 at a time)" % NEXT,
+        [],
+    ),
+    (
+        "a worker step held back by preflight says so",
+        IN_PLACE,
+        snapshot(cluster(3, **dict(UPGRADED, cp_2={"version": NEXT, "components": {"scheduler": "unhealthy"}})), failure_domains=FDS,
+                 kubeadm_config={"kubernetes_version": NEXT}, workers=[worker("w-1")]),
+        HEALTHY,
+        "wait",
+        "upgrade w-1 of the unnamed worker group in place to %s with kubeadm upgrade node (1 of its 1 outdated workers, at most 1 at a time), "
+        "once preflight passes" % NEXT,
+        [blocker("components_not_healthy", "cp-2: scheduler false (pod unhealthy)", ["cp-2"])],
+    ),
+    (
+        "a settled control plane says it is as declared",
+        spec(),
+        snapshot(cluster(3), failure_domains=FDS),
+        HEALTHY,
+        "none",
+        "the control plane is as declared",
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize("the_spec,snap,health,action,reason,blocked", [c[1:] for c in REASONS], ids=[c[0] for c in REASONS])
+def test_each_step_says_why(the_spec, snap, health, action, reason, blocked):
+    result = decide(the_spec, snap, health)
+    assert (result["action"], result["reason"], result["blocked_by"]) == (action, reason, blocked)
+
+
+def test_a_scale_up_details_its_failure_domain_choice_and_a_removal_its_etcd_hand_over():
+    result = decide(spec(replicas=5), snapshot(cluster(3), failure_domains=FDS))
+    assert result["details"] == ["FD2: fewest up-to-date machines (fd-a: 1 up to date of 1, fd-b: 1 up to date of 1, fd-c: 1 up to date of 1)"]
+    result = decide(spec(), snapshot(cluster(3, cp_3={"deleting": True}), failure_domains=FDS))
+    assert (result["machine"], result["leader_candidate"]) == ("cp-3", "cp-2")
+    assert result["details"] == ["etcd member cp-3 leaves; leadership goes to cp-2 if it leads"]
+
+
+def test_a_remediation_details_the_machine_selected_among_the_flagged():
+    result = decide(spec(), snapshot(cluster(3), failure_domains=FDS), flag("cp-3", "cp-2"))
+    assert (result["action"], result["machine"], result["leader_candidate"]) == ("remediate", "cp-2", "cp-1")
+    assert result["details"] == ["RM4: cp-2 selected among flagged cp-2, cp-3"]
+    assert result["flagged"] == ["cp-2", "cp-3"]
+
+
+def test_a_scale_down_with_external_etcd_details_its_choice_and_touches_no_member():
+    result = decide(dict(EXTERNAL_ETCD, replicas=3), snapshot(cluster(4), failure_domains=FDS, external=True, members=[member("ext-1")]))
+    assert (result["action"], result["machine"], result["leader_candidate"], result["quorum"]) == ("scale_down", "cp-1", None, None)
+    assert result["details"] == ["SD1 priority 5 (any machine): cp-1, cp-2, cp-3, cp-4; FD5: fd-a holds the most eligible machines (2 of its 2); "
+                                 "FD6: cp-1 is the oldest eligible there"]
+
+
+def test_a_machine_outside_the_control_plane_failure_domains_is_removed_first():
+    result = decide(spec(), snapshot(cluster(3) + [machine("cp-9", fd="fd-old", created=10)], failure_domains=FDS))
+    assert (result["action"], result["machine"], result["failure_domain"]) == ("scale_down", "cp-9", "fd-old")
+
+
+def test_the_first_machine_details_its_failure_domain_choice():
+    result = decide(spec(), snapshot([], failure_domains=FDS, initialized=False, endpoint_ready=False))
+    assert result["details"] == ["FD2: fewest up-to-date machines (fd-a: 0 up to date of 0, fd-b: 0 up to date of 0, fd-c: 0 up to date of 0)"]
+
+
+def test_a_remediations_replacement_leaves_the_flagged_machines_out_of_preflight():
+    snap = snapshot(cluster(2, cp_2={"components": {"api_server": "unhealthy"}}), failure_domains=FDS,
+                    remediation_in_progress={"machine": "cp-3", "timestamp": NOW, "retry_count": 0})
+    result = decide(spec(), snap, flag("cp-2"))
+    assert (result["action"], result["failure_domain"], result["preflight"]["excluded"]) == ("scale_up", "fd-c", ["cp-2"])
+    assert result["remediation_for"] == {"machine": "cp-3", "timestamp": NOW, "retry_count": 0}
+
+
+def test_the_plan_reports_the_remediation_decision_and_the_etcd_verdict():
+    result = decide(spec(), snapshot(cluster(3), failure_domains=FDS, members=members(3, cp_2={"alarms": ["NOSPACE"]})), flag("cp-2"))
+    assert result["remediation"] == {"status": "remediate", "machine": "cp-2", "rule": None,
+                                     "reason": "cp-2 is unhealthy and etcd keeps quorum without it", "retry_count": 0}
+    assert result["etcd"] == {"ok": False, "problems": ["member cp-2 has alarms: NOSPACE"]}
+
+
+def test_the_time_to_look_again_is_rounded_to_the_millisecond():
+    result = decide(spec(), snapshot(cluster(3), failure_domains=FDS), dict(HEALTHY, next_check_seconds=12.34567))
+    assert (result["action"], result["retry_after_seconds"]) == ("none", 12.346)

@@ -176,3 +176,94 @@ def test_every_failure_is_listed_at_once_with_every_machine():
     pods = report["failures"][2]
     assert pods["machines"] == ["cp-2", "cp-3"]
     assert "cp-2: api_server false (pod unhealthy)" in pods["message"] and "scheduler false (pod missing)" in pods["message"]
+
+
+# (snapshot, etcd managed, the failure's rule, its exact message, the machines it names)
+MESSAGES = [
+    (
+        "a spec declaring external etcd over a stacked cluster names both topologies",
+        snapshot(three()),
+        False,
+        "etcd_topology",
+        "the spec declares external etcd but the observed cluster uses stacked etcd",
+        [],
+    ),
+    (
+        "a spec declaring stacked etcd over an external cluster names both topologies",
+        snapshot(three(), external=True, members=[member("ext-1")]),
+        True,
+        "etcd_topology",
+        "the spec declares stacked etcd but the observed cluster uses external etcd",
+        [],
+    ),
+    (
+        "a silent API endpoint is said to be silent",
+        snapshot(three(), endpoint_ready=False),
+        True,
+        "endpoint_not_ready",
+        "the stable API endpoint does not answer",
+        [],
+    ),
+    (
+        "one machine being deleted is named in the singular",
+        snapshot(three(cp_3={"deleting": True})),
+        True,
+        "machines_deleting",
+        "cp-3 is being deleted; wait until that finishes",
+        ["cp-3"],
+    ),
+    (
+        "two machines being deleted are named in the plural",
+        snapshot(three(cp_2={"deleting": True}, cp_3={"deleting": True})),
+        True,
+        "machines_deleting",
+        "cp-2, cp-3 are being deleted; wait until that finishes",
+        ["cp-2", "cp-3"],
+    ),
+    (
+        "one machine without a node is named in the singular",
+        snapshot(three(cp_3={"has_node": False})),
+        True,
+        "machines_without_node",
+        "cp-3 has no node yet",
+        ["cp-3"],
+    ),
+    (
+        "two machines without a node are named in the plural",
+        snapshot(three(cp_2={"has_node": False}, cp_3={"has_node": False})),
+        True,
+        "machines_without_node",
+        "cp-2, cp-3 have no node yet",
+        ["cp-2", "cp-3"],
+    ),
+    (
+        "unhealthy pods are listed per machine with their status and reason",
+        snapshot(three(cp_2={"components": {"api_server": "unhealthy", "scheduler": "missing"}}, cp_3={"components": {"etcd": "unknown"}})),
+        True,
+        "components_not_healthy",
+        "cp-2: api_server false (pod unhealthy), scheduler false (pod missing); cp-3: etcd_pod unknown (pod unknown)",
+        ["cp-2", "cp-3"],
+    ),
+    (
+        "unhealthy etcd members are listed per machine with their status and reason",
+        snapshot(three(), members=members(cp_2={"alarms": ["NOSPACE"]}, cp_3={"responsive": False})),
+        True,
+        "etcd_members_not_healthy",
+        "cp-2: etcd_member false (member cp-2 has alarms: NOSPACE); cp-3: etcd_member unknown (member cp-3 did not answer: no answer within 2.0s)",
+        ["cp-2", "cp-3"],
+    ),
+    (
+        "every etcd cluster problem is told, one after the other",
+        snapshot(three(), members=members(cp_2={"alarms": ["NOSPACE"]}, cp_3={"responsive": False})),
+        True,
+        "etcd_cluster",
+        "member cp-3 did not answer: no answer within 2.0s; member cp-2 has alarms: NOSPACE",
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize("snap,managed,rule,message,machines", [c[1:] for c in MESSAGES], ids=[c[0] for c in MESSAGES])
+def test_each_failure_says_what_was_seen(snap, managed, rule, message, machines):
+    failure = next(f for f in check(snap, managed)["failures"] if f["rule"] == rule)
+    assert failure == {"rule": rule, "message": message, "machines": machines}
