@@ -311,7 +311,7 @@ def _roll_out(view):
         refusal = _refuse_in_place(view)
         if refusal is not None:
             return refusal
-    if view.replace and not view.in_place_strategy:
+    if view.replace:  # also the machines the in-place strategy replaces (other_changes: rolling)
         refusal = _refuse_rolling_version(view)
         if refusal is not None:
             return refusal

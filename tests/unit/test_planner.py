@@ -1750,3 +1750,13 @@ def test_the_plan_reports_the_remediation_decision_and_the_etcd_verdict():
 def test_the_time_to_look_again_is_rounded_to_the_millisecond():
     result = decide(spec(), snapshot(cluster(3), failure_domains=FDS), dict(HEALTHY, next_check_seconds=12.34567))
     assert (result["action"], result["retry_after_seconds"]) == ("none", 12.346)
+
+
+def test_the_machines_an_in_place_upgrade_replaces_are_held_to_the_rolling_version_path():
+    """RO6 for the replacements of `upgrade.other_changes: rolling`: a kubeadm-config two minors below the spec refuses
+    them as it refuses a rolling rollout, instead of updating the ConfigMap across a minor."""
+    machines = [machine("cp-%d" % (i + 1), fd=FDS[i]["name"], created=1000 - i, version="v1.35.8") for i in range(3)]
+    machines[0]["spec_hash"] = "0" * 64
+    snap = snapshot(machines, failure_domains=FDS, kubeadm_config={"kubernetes_version": "v1.34.8"})
+    result = decide(spec(version="v1.36.4", upgrade=upgrade("in_place", other_changes="rolling")), snap)
+    assert (result["action"], rules(result)) == ("wait", ["rollout_minor_skip"]), result
