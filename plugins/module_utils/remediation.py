@@ -178,8 +178,9 @@ def decide(machines, health, members, strategy, now, initialized, etcd_managed, 
                   if m["name"] in flagged and m["name"] in upgrading and not (m.get("remediation") or {}).get("requested"))
     target = select_machine([m for m in machines if m["name"] in flagged and m["name"] not in held], conditions)
     if target is None and held:
-        return _decision(SKIP, held[0], "upgrade_in_progress", "%s: its in-place upgrade is under way, and is finished rather than "
-                                                               "undone by a replacement (RM12)" % _plural(held, "is unhealthy", "are unhealthy"))
+        upgrades = ("its in-place upgrade is under way, and is finished rather than undone by a replacement" if len(held) == 1
+                    else "their in-place upgrades are under way, and are finished rather than undone by replacements")
+        return _decision(SKIP, held[0], "upgrade_in_progress", "%s: %s (RM12)" % (_plural(held, "is unhealthy", "are unhealthy"), upgrades))
     if target is None:
         return _decision(NONE, None, None, "no machine is flagged for remediation")
     name = target["name"]
@@ -213,7 +214,9 @@ def decide(machines, health, members, strategy, now, initialized, etcd_managed, 
         return _decision(REMEDIATE, name, None, "%s is unhealthy and may be replaced" % name, retry.retry_count)
     learners = sorted(m.name or m.id for m in members if m.learner)
     if learners:
-        reason = "etcd member %s is a learner, still joining: no member is removed until it is promoted or gone" % ", ".join(learners)
+        one = len(learners) == 1
+        reason = "etcd %s %s, still joining: no member is removed until %s promoted or gone" % (
+            "member" if one else "members", _plural(learners, "is a learner", "are learners"), "it is" if one else "they are")
         return _decision(SKIP, name, "etcd_learner", reason, retry.retry_count)
     verdict = _project_removal(members, node_name(target))
     if not verdict.ok:

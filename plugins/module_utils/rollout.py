@@ -84,7 +84,7 @@ def outdated_reasons(machine, spec, desired_hashes, now):
         reasons.append(Reason(UPGRADE, upgrade_left(machine["upgrade"])))
     recorded = machine.get("spec_hash")
     wanted_hashes = [desired_hashes[machine["bootstrap"]]] if machine.get("bootstrap") else sorted(set(desired_hashes.values()))
-    if recorded is not None and recorded not in wanted_hashes:
+    if recorded and recorded not in wanted_hashes:  # an empty annotation records no hash, as a missing one
         reasons.append(
             Reason(SPEC, "built from spec %s, the spec is now %s" % (_short(recorded), " or ".join(_short(h) for h in wanted_hashes)))
         )
@@ -172,4 +172,4 @@ def version_differs(observed, wanted):
 
 
 def _short(spec_hash):
-    return spec_hash[:12] if spec_hash else "?"
+    return spec_hash[:12]

@@ -62,11 +62,10 @@ def select_machine(failure_domains, machines, outdated, conditions):
     """The machine to remove, as a ``Selection`` (machine name, SD1 priority, eligible names, bucket, detail)."""
     priority, eligible = eligible_machines(machines, outdated, conditions)
     choice = scale_down_choice(failure_domains, machines, eligible)
-    detail = "SD1 priority %d (%s): %s; %s: %s" % (
+    detail = "SD1 priority %d (%s): %s; %s" % (
         priority,
         PRIORITIES[priority],
         ", ".join(sorted(m["name"] for m in eligible)) or "none",
-        choice.rule,
-        choice.detail,
+        "%s: %s" % (choice.rule, choice.detail) if choice.rule else choice.detail,
     )
     return Selection(choice.machine, priority, sorted(m["name"] for m in eligible), choice.domain, detail)

@@ -428,3 +428,198 @@ def test_what_time_lifts_waits_and_what_it_does_not_needs_a_person():
         "remediation waits: the replacement of cp-9, remediated earlier, is not created yet")
     decision = decide_for(cluster(3), ["cp-2"], members=down("cp-2", "cp-3"))
     assert held_back(decision) == "manual intervention needed (etcd_quorum): %s" % decision.reason
+
+
+def test_a_failing_scheduler_is_a_sign_that_goes_before_age():
+    machines = [machine("cp-1", created=300), machine("cp-2", created=100, components={"scheduler": "unhealthy"})]
+    assert most_broken(machines) == "cp-2"
+
+
+# (machines, flagged, decide_for keyword arguments, the decision's reason, what held_back tells the operator or None)
+REASONS = [
+    ("nothing flagged says so", cluster(3), [], {}, "no machine is flagged for remediation", None),
+    (
+        "a budget refusal names every unhealthy machine and the health check's reason",
+        cluster(3),
+        ["cp-3", "cp-2"],
+        {"allowed": False},
+        "cp-2, cp-3 unhealthy: budget",
+        "manual intervention needed (remediation_not_allowed): cp-2, cp-3 unhealthy: budget",
+    ),
+    (
+        "several machines held back by their in-place upgrade are named together",
+        cluster(3),
+        ["cp-2", "cp-3"],
+        {"upgrading": ["cp-3", "cp-2"]},
+        "cp-2, cp-3 are unhealthy: their in-place upgrades are under way, and are finished rather than undone by replacements (RM12)",
+        "remediation waits: cp-2, cp-3 are unhealthy: their in-place upgrades are under way, and are finished rather than undone by replacements (RM12)",
+    ),
+    (
+        "a machine already deleting waits for its deletion",
+        cluster(3, cp_2={"deleting": True}),
+        ["cp-2"],
+        {},
+        "cp-2 is already being deleted",
+        "remediation waits: cp-2 is already being deleted",
+    ),
+    (
+        "a retry period names the machine, the last remediation and when it may retry",
+        cluster(3, cp_2={"retries": 1, "last_remediation": seconds_ago(60)}),
+        ["cp-2"],
+        {"strategy": dict(STRATEGY, retry_period=600)},
+        "cp-2: the last remediation (2026-11-22T09:59:00Z) is within retry_period; retry after 2026-11-22T10:09:00Z",
+        "remediation waits: cp-2: the last remediation (2026-11-22T09:59:00Z) is within retry_period; retry after 2026-11-22T10:09:00Z",
+    ),
+    (
+        "max_retry needs a person and says when a new sequence may start",
+        cluster(3, cp_2={"retries": 3, "last_remediation": seconds_ago(60)}),
+        ["cp-2"],
+        {"strategy": dict(STRATEGY, max_retry=3)},
+        "cp-2: already remediated 3 times, max_retry is 3; a new sequence may start at 2026-11-22T10:59:00Z",
+        "manual intervention needed (max_retries): cp-2: already remediated 3 times, max_retry is 3; a new sequence may start at 2026-11-22T10:59:00Z",
+    ),
+    (
+        "before init the machine is deleted directly",
+        cluster(1, cp_1={"has_node": False}),
+        ["cp-1"],
+        {"initialized": False},
+        "the control plane is not initialized: cp-1 is deleted directly",
+        None,
+    ),
+    (
+        "the only machine needs a person",
+        cluster(1),
+        ["cp-1"],
+        {},
+        "cp-1 is the only control plane machine",
+        "manual intervention needed (too_few_machines): cp-1 is the only control plane machine",
+    ),
+    (
+        "one machine provisioning is waited for",
+        cluster(3, cp_3={"has_node": False}),
+        ["cp-1"],
+        {},
+        "cp-3 is still provisioning",
+        "remediation waits: cp-3 is still provisioning",
+    ),
+    (
+        "several machines provisioning are waited for",
+        cluster(4, cp_3={"has_node": False}, cp_4={"has_node": False}),
+        ["cp-1"],
+        {},
+        "cp-3, cp-4 are still provisioning",
+        "remediation waits: cp-3, cp-4 are still provisioning",
+    ),
+    (
+        "one machine being deleted is waited for",
+        cluster(3, cp_3={"deleting": True}),
+        ["cp-1"],
+        {},
+        "cp-3 is being deleted",
+        "remediation waits: cp-3 is being deleted",
+    ),
+    (
+        "several machines being deleted are waited for",
+        cluster(4, cp_3={"deleting": True}, cp_4={"deleting": True}),
+        ["cp-1"],
+        {},
+        "cp-3, cp-4 are being deleted",
+        "remediation waits: cp-3, cp-4 are being deleted",
+    ),
+    (
+        "several learners are named together",
+        cluster(5),
+        ["cp-1"],
+        {"members": down(total=3) + [member("cp-5", learner=True), member("cp-4", learner=True)]},
+        "etcd members cp-4, cp-5 are learners, still joining: no member is removed until they are promoted or gone",
+        "remediation waits: etcd members cp-4, cp-5 are learners, still joining: no member is removed until they are promoted or gone",
+    ),
+    (
+        "a quorum refusal needs a person and gives the projection's reasons",
+        cluster(5),
+        ["cp-1"],
+        {"members": down("cp-2", "cp-3", total=5)},
+        "removing cp-1 would lose etcd quorum: after the change 2 of 4 voting members would be healthy, 3 are needed for quorum",
+        "manual intervention needed (etcd_quorum): removing cp-1 would lose etcd quorum: "
+        "after the change 2 of 4 voting members would be healthy, 3 are needed for quorum",
+    ),
+    (
+        "a quorum lost already and lost after the change gives both reasons",
+        cluster(5),
+        ["cp-1"],
+        {"members": down("cp-2", "cp-3", "cp-4", total=5)},
+        "removing cp-1 would lose etcd quorum: etcd has no quorum now: 2 of 5 voting members healthy, 3 needed; "
+        "after the change 1 of 4 voting members would be healthy, 3 are needed for quorum",
+        "manual intervention needed (etcd_quorum): removing cp-1 would lose etcd quorum: etcd has no quorum now: "
+        "2 of 5 voting members healthy, 3 needed; after the change 1 of 4 voting members would be healthy, 3 are needed for quorum",
+    ),
+    (
+        "no leader candidate needs a person",
+        cluster(3),
+        ["cp-1", "cp-2", "cp-3"],
+        {},
+        "no machine can take over etcd leadership from cp-1: none other is unflagged with a healthy voting member",
+        "manual intervention needed (no_leader_candidate): "
+        "no machine can take over etcd leadership from cp-1: none other is unflagged with a healthy voting member",
+    ),
+    (
+        "with external etcd the machine may simply be replaced",
+        cluster(3),
+        ["cp-1"],
+        {"managed": False, "members": [member("ext-1")]},
+        "cp-1 is unhealthy and may be replaced",
+        None,
+    ),
+    (
+        "with managed etcd the machine is replaced as etcd keeps quorum",
+        cluster(3),
+        ["cp-1"],
+        {"members": down("cp-1")},
+        "cp-1 is unhealthy and etcd keeps quorum without it",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize("machines,flagged,kwargs,reason,operator", [c[1:] for c in REASONS], ids=[c[0] for c in REASONS])
+def test_each_decision_tells_the_operator_why(machines, flagged, kwargs, reason, operator):
+    decision = decide_for(machines, flagged, **kwargs)
+    assert decision.reason == reason
+    if operator is not None:
+        assert held_back(decision) == operator
+
+
+def test_an_external_remediation_attempt_in_progress_waits_for_its_timeout():
+    decision = decide_for(cluster(3), ["cp-2"])._replace(status="skip", rule="external_remediation_in_progress", reason="cp-2 may come back")
+    assert held_back(decision) == "remediation waits: cp-2 may come back"
+
+
+# (machine's remediation record: retries, seconds ago or None; strategy overrides; the verdict's reason)
+RETRY_REASONS = [
+    ("a machine without a record says none is recorded", (0, None), {}, "no earlier remediation is recorded"),
+    (
+        "an expired record starts a new sequence and says when it was",
+        (4, H),
+        {"max_retry": 1},
+        "the last remediation (2026-11-22T09:00:00Z) is older than min_healthy_period: a new sequence",
+    ),
+    (
+        "a retry names its number in the sequence",
+        (1, 60),
+        {"max_retry": 2},
+        "retry 2 of the sequence that started before 2026-11-22T09:59:00Z",
+    ),
+    (
+        "the first retry of a sequence is retry one",
+        (0, 600),
+        {"retry_period": 600},
+        "retry 1 of the sequence that started before 2026-11-22T09:50:00Z",
+    ),
+]
+
+
+@pytest.mark.parametrize("record,overrides,reason", [c[1:] for c in RETRY_REASONS], ids=[c[0] for c in RETRY_REASONS])
+def test_the_retry_verdict_says_why(record, overrides, reason):
+    retries, ago = record
+    m = machine("cp-1", retries=retries, last_remediation=None if ago is None else seconds_ago(ago))
+    assert retry_verdict(m, dict(STRATEGY, **overrides), parse_time(NOW)).reason == reason

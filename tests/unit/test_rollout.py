@@ -210,3 +210,42 @@ def test_a_certificate_boundary_reached_right_now_is_one_margin_away():
     the_spec = spec(rollout={"strategy": "RollingUpdate", "max_surge": 1, "before": {"certificates_expiry_days": 30}})
     now_boundary = machine("cp-1", certificates_expire="2026-12-22T10:00:00Z")  # exactly 30 days after NOW
     assert seconds_until_outdated([now_boundary], the_spec, parse_time(NOW)) == 1.0
+
+
+FULL_HASH = "0123456789abcdef0123456789abcdef"
+# (spec, machine, the spec hash of each part, the reasons' messages in order)
+MESSAGES = [
+    ("expiring certificates name the expiry and the days set", rollout_spec(days=CERT_DAYS), machine("cp-1", certificates_expire=IN_29_DAYS),
+     HASHES, ["certificates expire at 2026-12-21T10:00:00Z, within 30 days"]),
+    ("rollout.after names its time", rollout_spec(after=at(10)), machine("cp-1", created=60), HASHES,
+     ["created before rollout.after 2026-11-22T09:50:00Z"]),
+    ("another version names both versions, the spec's with its v", spec(version="1.37.1"), machine("cp-1"), HASHES,
+     ["runs %s, the spec wants v1.37.1" % VERSION]),
+    ("an unknown version says so", spec(), machine("cp-1", version=None), HASHES, ["runs an unknown version, the spec wants %s" % VERSION]),
+    ("an older etcd names both tags", spec(), machine("cp-1", etcd_image_tag="3.6.6-0"), HASHES, ["runs etcd 3.6.6-0, the spec wants 3.6.8-0"]),
+    ("another spec hash shows the first twelve characters of each", spec(), machine("cp-1", spec_hash=FULL_HASH, bootstrap="join"),
+     {"init": "init-hash", "join": "fedcba9876543210fedcba"}, ["built from spec 0123456789ab, the spec is now fedcba987654"]),
+    ("a machine of unknown bootstrap is compared with either part", spec(), machine("cp-1", spec_hash=FULL_HASH),
+     PARTS, ["built from spec 0123456789ab, the spec is now init-hash or join-hash"]),
+    ("a failed upgrade step without an error says none was recorded", spec(),
+     machine("cp-1", upgrade=dict(STOPPED_AFTER_KUBELET, failed_step="drain")), HASHES,
+     ["its in-place upgrade to %s failed at step drain: no error recorded" % VERSION]),
+    ("an upgrade recorded before any step says so", spec(), machine("cp-1", upgrade=dict(STOPPED_AFTER_KUBELET, step=None)), HASHES,
+     ["its in-place upgrade to %s stopped after step (none)" % VERSION]),
+]
+
+
+@pytest.mark.parametrize("the_spec,the_machine,hashes,expected", [c[1:] for c in MESSAGES], ids=[c[0] for c in MESSAGES])
+def test_each_outdated_reason_tells_what_differs(the_spec, the_machine, hashes, expected):
+    assert [r.message for r in outdated_reasons(the_machine, the_spec, hashes, parse_time(NOW))] == expected
+
+
+def test_a_machine_being_deleted_never_turns_outdated_by_time():
+    the_spec = rollout_spec(after=at(-120), days=CERT_DAYS)
+    leaving = machine("cp-1", deleting=True, certificates_expire=IN_31_DAYS)
+    assert seconds_until_outdated([leaving], the_spec, parse_time(NOW)) is None
+
+
+def test_an_empty_recorded_spec_hash_is_no_hash_and_rolls_nothing_out():
+    """A spec-hash annotation present but empty records nothing, as a missing one: no `spec` reason."""
+    assert outdated_reasons(machine("cp-1", spec_hash=""), spec(), HASHES, parse_time(NOW)) == []

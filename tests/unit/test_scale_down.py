@@ -122,3 +122,55 @@ def test_a_plain_scale_down_can_only_use_priorities_two_and_five():
     assert select(machines, []).priority == 5
     machines[2]["delete_requested"] = True
     assert select(machines, []).priority == 2
+
+
+# (machines, outdated names, the whole Selection.detail the plan shows for the choice: priority, eligible machines, domain rule)
+DETAILS = [
+    (
+        "priority one names the outdated marked machines",
+        [m("cp-1", 300, delete_requested=True), m("cp-2", 200, delete_requested=True), m("cp-3", 100)],
+        ["cp-2", "cp-3"],
+        "SD1 priority 1 (outdated and marked for deletion): cp-2; "
+        "FD5: fd-a holds the most eligible machines (1 of its 3); FD6: cp-2 is the oldest eligible there",
+    ),
+    (
+        "priority two names the marked machines",
+        [m("cp-1", 300), m("cp-2", 200, delete_requested=True), m("cp-3", 100, delete_requested=True)],
+        ["cp-1"],
+        "SD1 priority 2 (marked for deletion): cp-2, cp-3; "
+        "FD5: fd-a holds the most eligible machines (2 of its 3); FD6: cp-2 is the oldest eligible there",
+    ),
+    (
+        "priority three names the outdated machines with a failing component",
+        [m("cp-1", 300), m("cp-2", 200, components={"etcd": "missing"}), m("cp-3", 100, components={"scheduler": "unhealthy"})],
+        ["cp-1", "cp-2", "cp-3"],
+        "SD1 priority 3 (outdated with a failing component): cp-2, cp-3; "
+        "FD5: fd-a holds the most eligible machines (2 of its 3); FD6: cp-2 is the oldest eligible there",
+    ),
+    (
+        "priority four names the outdated machines",
+        [m("cp-1", 100), m("cp-2", 300), m("cp-3", 200)],
+        ["cp-1", "cp-3"],
+        "SD1 priority 4 (outdated): cp-1, cp-3; "
+        "FD5: fd-a holds the most eligible machines (2 of its 3); FD6: cp-3 is the oldest eligible there",
+    ),
+    (
+        "priority five names every machine not already deleting",
+        [m("cp-1", 900, fd="fd-b"), m("cp-2", 200), m("cp-3", 100), m("cp-4", 50, deleting=True)],
+        [],
+        "SD1 priority 5 (any machine): cp-1, cp-2, cp-3; "
+        "FD5: fd-a holds the most eligible machines (2 of its 3); FD6: cp-2 is the oldest eligible there",
+    ),
+]
+
+
+@pytest.mark.parametrize("machines,outdated,detail", [c[1:] for c in DETAILS], ids=[c[0] for c in DETAILS])
+def test_the_selection_detail_names_the_priority_the_eligible_machines_and_the_domain_rule(machines, outdated, detail):
+    assert select(machines, outdated).detail == detail
+
+
+def test_with_every_machine_already_deleting_nothing_is_selected_and_the_detail_says_none():
+    selection = select([m("cp-1", 300, deleting=True), m("cp-2", 200, deleting=True)], [])
+    assert (selection.machine, selection.priority, selection.eligible, selection.domain) == (None, 5, [], None)
+    assert selection.detail.startswith("SD1 priority 5 (any machine): none; ")
+    assert selection.detail.endswith("no eligible machine")

@@ -101,3 +101,22 @@ def test_a_malformed_unhealthy_range_raises_the_rule_it_breaks(text, rule):
     with pytest.raises(ValueError) as raised:
         parse_unhealthy_range(text)
     assert str(raised.value) == rule
+
+
+@pytest.mark.parametrize(
+    "field,parse,message",
+    [
+        ("max_unhealthy", lambda: max_unhealthy_value("10", 3), "max_unhealthy must be an integer >= 0 or a percentage such as \"40%\""),
+        ("unhealthy_range", lambda: parse_unhealthy_range("1-3"), "unhealthy_range must be \"[a-b]\" with whole numbers a <= b, such as \"[1-3]\""),
+        ("unhealthy_range", lambda: parse_unhealthy_range("[3-1]"), "unhealthy_range must be \"[a-b]\" with a <= b"),
+    ],
+    ids=[
+        "a malformed max_unhealthy is told the forms it may take",
+        "a malformed unhealthy_range is told its form with an example",
+        "a backwards unhealthy_range is told the order of its bounds",
+    ],
+)
+def test_each_rule_reads_as_a_sentence_after_the_field_name(field, parse, message):
+    with pytest.raises(ValueError) as raised:
+        parse()
+    assert "%s %s" % (field, raised.value) == message

@@ -63,3 +63,21 @@ def test_a_group_held_by_a_worker_not_back_says_so():
 
 def test_an_unknown_kubelet_version_is_outdated():
     assert [w["name"] for w in worker_upgrade.outdated([worker("w-1", version=None), worker("w-2", version=VERSION)], VERSION)] == ["w-1"]
+
+
+# (id, workers, settings, the blocker's message)
+HELD = [
+    ("two workers of the unnamed group not back use up a limit of two",
+     [worker("w-2", version=NEXT, ready=False), worker("w-1", version=NEXT, unschedulable=True), worker("w-3")],
+     upgrade("in_place", max_unavailable=2)["workers"],
+     "IP7: the unnamed worker group may have 2 workers down at once, and w-1, w-2, at %s already, are not Ready or cordoned" % NEXT),
+    ("one worker of the unnamed group not back uses up a limit of one",
+     [worker("w-1", version=NEXT, ready=False), worker("w-2")], SETTINGS,
+     "IP7: the unnamed worker group may have 1 worker down at once, and w-1, at %s already, is not Ready or cordoned" % NEXT),
+]
+
+
+@pytest.mark.parametrize("workers,settings,message", [c[1:] for c in HELD], ids=[c[0] for c in HELD])
+def test_a_held_group_names_its_limit_and_the_workers_down(workers, settings, message):
+    found = worker_upgrade.next_batch(workers, NEXT, settings)
+    assert (found.workers, found.blocker["rule"], found.blocker["message"]) == ([], "workers_unavailable", message)
