@@ -116,3 +116,40 @@ def test_each_refusal_says_what_was_given():
 def test_a_worker_host_names_its_node():
     assert worker_host_errors({"w-1": "md-0", "gpu-1.example.com": None}) == []
     assert [e["path"] for e in worker_host_errors({"w-1": "md-0", "--all": "md-0", "W_2": None})] == ["--all", "W_2"]
+
+
+@pytest.mark.parametrize("action", ["scale_up", "rollout", "upgrade_in_place", "upgrade_workers"])
+def test_every_flow_step_that_builds_a_machine_needs_the_bundle(action):
+    assert paths(bundle_dir=None, actions=[action]) == ["kcp_bundle_dir"]
+
+
+NODE_NAME_RULE = ("an inventory host of the group names its Node: must be a DNS-1123 subdomain (at most 253 characters "
+                  "a-z, 0-9, '-' and '.', each part starting and ending with a letter or digit)")
+
+
+@pytest.mark.parametrize(
+    "inventory,expected",
+    [
+        ({"hosts": POOL + [{"name": "CP-4", "address": "10.0.0.9"}]}, [("CP-4", NODE_NAME_RULE, "CP-4")]),
+        ({"hosts": POOL + [{"name": "cp-4", "address": "10.0.0.9", "failure_domain": "fd 1"}]},
+         [("cp-4.failure_domain", "must be a failure domain's name, the value of the Node's zone label: one string of at most 63 "
+                                  "characters a-z, A-Z, 0-9, '-', '_' and '.', starting and ending with a letter or digit", "fd 1")]),
+        ({"hosts": POOL + [{"name": "cp-4", "address": "10.0.0.2"}]},
+         [("cp-4.ansible_host", "is also the address of cp-2: two machines would be one host", "10.0.0.2")]),
+        ({"provider": "cloud"},
+         [("kcp_provider", "must be static (a pool of inventory hosts) or hook (your own create and delete tasks; docs/providers.md)",
+           "cloud")]),
+        ({"provider": "hook", "provider_delete_tasks": "/srv/kcp/delete.yml"},
+         [("kcp_provider_create_tasks", "must be the absolute path of the hook provider's task file that creates a host", None)]),
+        ({"provider": "hook", "provider_create_tasks": "/srv/kcp/create.yml", "provider_delete_tasks": "/srv/kcp/gone.yml"},
+         [("kcp_provider_delete_tasks", "must be the absolute path of the hook provider's task file that deletes a host: "
+                                        "there is no file at /srv/kcp/gone.yml", "/srv/kcp/gone.yml")]),
+    ],
+    ids=["a host that cannot name its Node", "a failure domain that is no label value", "an address two hosts share",
+         "an unknown provider", "a hook without its create task file", "a hook whose delete task file is missing"],
+)
+def test_each_refusal_names_the_variable_the_rule_and_the_value_given(inventory, expected):
+    given = dict({"group": "control_plane_candidates", "hosts": POOL, "provider": "static", "bundle_dir": "/srv/kcp/bundle",
+                  "actions": ["scale_up"]}, **inventory)
+    found = inventory_errors(given, spec(), FILES.__contains__, DIRS.__contains__)
+    assert [(e["path"], e["rule"], e["value"]) for e in found] == expected

@@ -10,10 +10,12 @@ import pytest
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import (
     V1BETA3,
     V1BETA4,
+    coredns_tag_version,
     default_images,
     etcd_is_external,
     normalize_health_check,
     normalize_spec,
+    worker_group_errors,
 )
 from builders import ODD_VALUES, spec, with_field, without_field
 
@@ -492,3 +494,188 @@ def test_the_worked_example_of_the_docs_is_a_valid_spec():
                                .replace("{{ sandbox_mirror_dir }}", "/srv/kcp-sandbox/kcp/mirror"))
     normalized, errors = normalize_spec(variables["kcp"])
     assert errors == [] and normalized["replicas"] == 3 and normalized["endpoint"] == {"host": "172.31.250.100", "port": 6443}
+
+
+TAG_CHARACTERS = "may hold only a-z, A-Z, 0-9, '-', '_' and '.'"
+GROUP_RULE = ("must be a worker group name: a Kubernetes label value (at most 63 characters a-z, A-Z, 0-9, '-', '_' and '.', "
+              "starting and ending with a letter or digit)")
+EXTERNAL_ETCD_SPEC = with_field(MINIMAL, "replicas", 2)
+
+# (id, raw spec, every error as (path, rule, value))
+EXACT = [
+    ("a cluster name that is no DNS-1123 label", with_field(MINIMAL, "cluster_name", "Demo"),
+     [("cluster_name", "must be a DNS-1123 label: at most 63 characters a-z, 0-9 and '-', starting and ending with a letter or digit",
+       "Demo")]),
+    ("a version YAML read as a number", with_field(MINIMAL, "version", 1.3),
+     [("version", "must be a string such as v1.36.4 (quote it in YAML)", 1.3)]),
+    ("a version without a patch", with_field(MINIMAL, "version", "v1.30"),
+     [("version", "must be v<major>.<minor>.<patch> with an optional -/+ suffix", "v1.30")]),
+    ("a version older than the supported ones", with_field(MINIMAL, "version", "v1.32.0"),
+     [("version", "must be a supported Kubernetes version: v1.33 to v1.37", "v1.32.0")]),
+    ("an empty endpoint host", with_field(MINIMAL, "endpoint.host", ""), [("endpoint.host", "must be an IP address or a DNS name", "")]),
+    ("an endpoint host with a space", with_field(MINIMAL, "endpoint.host", "api server"),
+     [("endpoint.host", "must be an IP address or a DNS name", "api server")]),
+    ("a label ending in a dash before the root's dot", with_field(MINIMAL, "endpoint.host", "api.example-."),
+     [("endpoint.host", "must be an IP address or a DNS name", "api.example-.")]),
+    ("a node startup timeout under thirty seconds", with_field(MINIMAL, "health_check.node_startup_timeout", "10s"),
+     [("health_check.node_startup_timeout", "must be 0 (off) or at least 30s", "10s")]),
+    ("an external remediation timeout of zero", with_field(MINIMAL, "remediation.external.timeout", "0s"),
+     [("remediation.external.timeout", "must be longer than 0s", "0s")]),
+    ("a lower-case condition status",
+     with_field(MINIMAL, "health_check.unhealthy_conditions", [{"type": "Ready", "status": "false", "timeout": "5m"}]),
+     [("health_check.unhealthy_conditions[0].status", "must be the string True, False or Unknown (quote it in YAML)", "false")]),
+    ("worker groups as a list", with_field(MINIMAL, "upgrade.workers.groups", ["md-0"]),
+     [("upgrade.workers.groups", "must be a mapping of worker group names to their settings", ["md-0"])]),
+    ("worker group names that are no label values, in name order",
+     with_field(MINIMAL, "upgrade.workers.groups", {"md 1": None, "md 0": {"max_unavailable": 2}}),
+     [("upgrade.workers.groups.md 0", GROUP_RULE, "md 0"), ("upgrade.workers.groups.md 1", GROUP_RULE, "md 1")]),
+    ("local and external etcd together", with_field(MINIMAL, CC + ".etcd", {"local": {}, "external": EXTERNAL_ETCD}),
+     [(CC + ".etcd", "local and external exclude each other: set one of them", ["external", "local"])]),
+    ("local etcd that is no mapping", with_field(MINIMAL, CC + ".etcd.local", "stacked"),
+     [(CC + ".etcd.local", "must be a mapping", "stacked")]),
+    ("external etcd that is no mapping", with_field(EXTERNAL_ETCD_SPEC, CC + ".etcd.external", "remote"),
+     [(CC + ".etcd.external", "must be a mapping", "remote")]),
+    ("external etcd without endpoints or a key file",
+     with_field(EXTERNAL_ETCD_SPEC, CC + ".etcd.external", dict(without_field(EXTERNAL_ETCD, "keyFile"), endpoints=[])),
+     [(CC + ".etcd.external.endpoints", "external etcd needs at least one endpoint URL", []),
+      (CC + ".etcd.external.keyFile", "external etcd needs keyFile (a path on the machines)", None)]),
+    ("an external etcd endpoint without its scheme",
+     with_field(EXTERNAL_ETCD_SPEC, CC + ".etcd.external", dict(EXTERNAL_ETCD, endpoints=["10.0.0.5:2379"])),
+     [(CC + ".etcd.external.endpoints[0]", "must be a URL such as https://10.0.0.5:2379", "10.0.0.5:2379")]),
+    ("an etcd image tag with a colon", with_field(MINIMAL, CC + ".etcd.local.imageTag", "3.5:15"),
+     [(CC + ".etcd.local.imageTag", TAG_CHARACTERS, "3.5:15")]),
+    ("a CoreDNS tag with a plus", with_field(MINIMAL, CC + ".dns.imageTag", "v1.11.3+x"), [(CC + ".dns.imageTag", TAG_CHARACTERS, "v1.11.3+x")]),
+    ("a CoreDNS tag that is no version", with_field(MINIMAL, CC + ".dns.imageTag", "latest"),
+     [(CC + ".dns.imageTag", "must read as a CoreDNS version such as v1.11.3", "latest")]),
+    ("an even replica count with stacked etcd", with_field(MINIMAL, "replicas", 4),
+     [("replicas", "must be odd with stacked etcd (an even count tolerates no more failures than one less); any count is allowed "
+                   "with external etcd", 4)]),
+    ("a max surge of zero with one replica", with_field(with_field(MINIMAL, "replicas", 1), "rollout.max_surge", 0),
+     [("rollout.max_surge", "0 needs replicas >= 3 (removing first must keep etcd quorum)", 0)]),
+    ("a kubernetesVersion other than version", with_field(MINIMAL, CC + ".kubernetesVersion", "v1.36.5"),
+     [(CC + ".kubernetesVersion", "must agree with version (v1.36.4) or be left out", "v1.36.5")]),
+    ("a clusterName other than cluster_name", with_field(MINIMAL, CC + ".clusterName", "other"),
+     [(CC + ".clusterName", "must agree with cluster_name (demo) or be left out", "other")]),
+    ("a controlPlaneEndpoint on another port", with_field(MINIMAL, CC + ".controlPlaneEndpoint", "10.0.0.100:7443"),
+     [(CC + ".controlPlaneEndpoint", "must agree with endpoint (10.0.0.100:6443) or be left out", "10.0.0.100:7443")]),
+    ("v1beta3 extra arguments as a list", with_field(BETA3, CC + ".apiServer.extraArgs", [{"name": "v", "value": "2"}]),
+     [(CC + ".apiServer.extraArgs", "with kubeadm.k8s.io/v1beta3 must be a map of strings (a list of {name, value} needs "
+                                    "kubeadm.k8s.io/v1beta4)", [{"name": "v", "value": "2"}])]),
+    ("v1beta4 extra arguments as a map", with_field(MINIMAL, CC + ".apiServer.extraArgs", {"v": "2"}),
+     [(CC + ".apiServer.extraArgs", "with kubeadm.k8s.io/v1beta4 must be a list of {name, value} strings (or set "
+                                    "kubeadm.api_version to kubeadm.k8s.io/v1beta3 to write a map)", {"v": "2"})]),
+    ("v1beta3 with a kubeadm that no longer reads it", with_field(with_field(MINIMAL, "version", "v1.37.1"), "kubeadm.api_version", V1BETA3),
+     [("kubeadm.api_version", "kubeadm v1.37.1 no longer reads kubeadm.k8s.io/v1beta3: convert the configuration with `kubeadm "
+                              "config migrate` (kubeadm v1.36 reads both) and set kubeadm.api_version to kubeadm.k8s.io/v1beta4",
+       V1BETA3)]),
+    ("a kind the collection sets", with_field(MINIMAL, "kubeadm.init_configuration.kind", "InitConfiguration"),
+     [("kubeadm.init_configuration.kind", "is set by the collection from kubeadm.api_version: leave it out", "InitConfiguration")]),
+    ("a secret, without its value", with_field(MINIMAL, "kubeadm.join_configuration.controlPlane.certificateKey", "ab" * 32),
+     [("kubeadm.join_configuration.controlPlane.certificateKey",
+       "is a secret: leave it out, the collection makes tokens and certificate keys for each run", None)]),
+    ("a v1beta4 field with v1beta3", with_field(BETA3, CC + ".encryptionAlgorithm", "RSA-2048"),
+     [(CC + ".encryptionAlgorithm", "needs kubeadm.api_version kubeadm.k8s.io/v1beta4 (this spec uses kubeadm.k8s.io/v1beta3)",
+       "RSA-2048")]),
+]
+
+
+@pytest.mark.parametrize("raw,expected", [case[1:] for case in EXACT], ids=["%s is refused with its exact rule" % case[0] for case in EXACT])
+def test_each_refusal_names_the_path_the_exact_rule_and_the_value_given(raw, expected):
+    normalized, errors = normalize_spec(raw)
+    assert normalized is None
+    assert [(e["path"], e["rule"], e["value"]) for e in errors] == expected
+
+
+SECTIONS = [CC + "." + key for key in ("apiServer", "controllerManager", "scheduler", "etcd", "dns", "networking", "featureGates")] + [
+    "kubeadm.init_configuration." + key for key in ("nodeRegistration", "localAPIEndpoint", "patches")] + [
+    "kubeadm.join_configuration." + key for key in ("nodeRegistration", "discovery", "controlPlane", "patches")]
+
+
+@pytest.mark.parametrize("path", SECTIONS, ids=["%s must be a mapping" % path for path in SECTIONS])
+def test_every_section_kubeadm_reads_as_a_mapping_must_be_one(path):
+    assert normalize_spec(with_field(MINIMAL, path, ["x"]))[1] == [{"path": path, "rule": "must be a mapping", "value": ["x"]}]
+
+
+ONLY_V1BETA4 = [CC + "." + key for key in ("encryptionAlgorithm", "certificateValidityPeriod", "caCertificateValidityPeriod", "proxy",
+                                           "dns.disabled", "apiServer.extraEnvs", "controllerManager.extraEnvs",
+                                           "scheduler.extraEnvs", "etcd.local.extraEnvs")] + [
+    "kubeadm.%s.%s" % (config, key) for config in ("init_configuration", "join_configuration")
+    for key in ("dryRun", "timeouts", "nodeRegistration.imagePullSerial")]
+ONLY_V1BETA3 = [CC + ".apiServer.timeoutForControlPlane", "kubeadm.join_configuration.discovery.timeout"]
+
+
+@pytest.mark.parametrize(
+    "raw,path,needed,used",
+    [(BETA3, path, V1BETA4, V1BETA3) for path in ONLY_V1BETA4] + [(MINIMAL, path, V1BETA3, V1BETA4) for path in ONLY_V1BETA3],
+    ids=["%s needs v1beta4" % path for path in ONLY_V1BETA4] + ["%s needs v1beta3" % path for path in ONLY_V1BETA3],
+)
+def test_a_field_of_one_kubeadm_api_version_is_refused_under_the_other(raw, path, needed, used):
+    assert normalize_spec(with_field(raw, path, "RSA-2048"))[1] == [
+        {"path": path, "rule": "needs kubeadm.api_version %s (this spec uses %s)" % (needed, used), "value": "RSA-2048"}]
+
+
+SECRETS = ["kubeadm.init_configuration.certificateKey", "kubeadm.init_configuration.bootstrapTokens[0].token",
+           "kubeadm.join_configuration.controlPlane.certificateKey", "kubeadm.join_configuration.discovery.bootstrapToken.token",
+           "kubeadm.join_configuration.discovery.tlsBootstrapToken"]
+
+
+@pytest.mark.parametrize("path", SECRETS, ids=["%s is a secret" % path for path in SECRETS])
+def test_every_secret_the_collection_makes_is_refused(path):
+    raw = with_field(MINIMAL, "kubeadm.init_configuration.bootstrapTokens", [{}]) if "[0]" in path else MINIMAL
+    errors = normalize_spec(with_field(raw, path, "abcdef.0123456789abcdef"))[1]
+    assert [(e["path"], e["rule"]) for e in errors] == [(path, "is a secret: leave it out, the collection makes tokens and certificate "
+                                                               "keys for each run")]
+
+
+EXTRA_ARGS = [CC + ".apiServer.extraArgs", CC + ".controllerManager.extraArgs", CC + ".scheduler.extraArgs", CC + ".etcd.local.extraArgs",
+              "kubeadm.init_configuration.nodeRegistration.kubeletExtraArgs", "kubeadm.join_configuration.nodeRegistration.kubeletExtraArgs"]
+
+
+@pytest.mark.parametrize("path", EXTRA_ARGS, ids=["%s follows the kubeadm API version" % path for path in EXTRA_ARGS])
+def test_every_place_kubeadm_takes_extra_arguments_follows_the_api_version(path):
+    assert normalize_spec(with_field(MINIMAL, path, [{"name": "v", "value": "2"}]))[1] == []
+    assert normalize_spec(with_field(BETA3, path, {"v": "2"}))[1] == []
+    assert [e["path"] for e in normalize_spec(with_field(MINIMAL, path, {"v": "2"}))[1]] == [path]
+    assert [e["path"] for e in normalize_spec(with_field(BETA3, path, [{"name": "v", "value": "2"}]))[1]] == [path]
+
+
+@pytest.mark.parametrize("algorithm", ["RSA-2048", "RSA-3072", "RSA-4096", "ECDSA-P256"])
+def test_every_encryption_algorithm_kubeadm_knows_is_accepted(algorithm):
+    normalized, errors = normalize_spec(with_field(MINIMAL, CC + ".encryptionAlgorithm", algorithm))
+    assert errors == [] and normalized["kubeadm"]["cluster_configuration"]["encryptionAlgorithm"] == algorithm
+
+
+def test_an_external_remediation_timeout_of_one_second_is_longer_than_zero():
+    normalized, errors = normalize_spec(with_field(MINIMAL, "remediation.external.timeout", "1s"))
+    assert errors == [] and normalized["remediation"]["external"]["timeout"] == 1.0
+
+
+@pytest.mark.parametrize("tag,version", [("v1.11.3", (1, 11, 3)), ("1.11", (1, 11, 0)), ("v1.12.0_custom-1", (1, 12, 0)), ("latest", None),
+                                         (None, None)],
+                         ids=["a full tag", "a tag without its v and patch has patch 0", "a custom suffix is ignored",
+                              "a tag that is no version", "no tag"])
+def test_a_coredns_tag_reads_as_major_minor_patch(tag, version):
+    assert coredns_tag_version(tag) == version
+
+
+@pytest.mark.parametrize(
+    "workers,path,expected",
+    [
+        ({"w-1": "md-0", "gpu-1": "gpu_pool.a"}, "workers", []),
+        ({"w-1": "z z", "w-2": "a a", "w-3": "md-0"}, "workers", [("workers.w-1", GROUP_RULE, "z z"), ("workers.w-2", GROUP_RULE, "a a")]),
+        ({"w-1": None}, "kcp_workers", [("kcp_workers.w-1", GROUP_RULE, None)]),
+        (["w-1"], "workers", [("workers", "must be a mapping of inventory hosts to their worker group", ["w-1"])]),
+    ],
+    ids=["label values name groups", "each bad group at its host, in host order", "a host without a group, under the path given",
+         "a list is no mapping of hosts"],
+)
+def test_the_worker_groups_of_the_inventory(workers, path, expected):
+    assert [(e["path"], e["rule"], e["value"]) for e in worker_group_errors(workers, path)] == expected
+
+
+def test_the_worker_groups_of_the_inventory_are_placed_under_workers_by_default():
+    assert [e["path"] for e in worker_group_errors({"w-1": "md 0"})] == ["workers.w-1"]
+
+
+def test_the_health_check_alone_reports_paths_under_health_check_by_default():
+    assert [e["path"] for e in normalize_health_check({"max_unhealthy": "10"})[1]] == ["health_check.max_unhealthy"]

@@ -191,3 +191,71 @@ def test_changed_paths_follow_a_json_merge_patch(old, new, paths):
 )
 def test_allow_list_patterns_match_like_kcp(path, pattern, allowed):
     assert path_allowed(tuple(path.split(".")), tuple(pattern.split("."))) is allowed
+
+
+MUTABLE_LEAVES = [
+    CC + ".etcd.local.imageRepository",
+    CC + ".etcd.local.extraArgs",
+    CC + ".etcd.local.extraArgs.quota-backend-bytes",
+    CC + ".etcd.local.peerCertSANs",
+    CC + ".etcd.local.serverCertSANs",
+    CC + ".dns.imageRepository",
+    CC + ".featureGates",
+    CC + ".featureGates.SomeGate",
+    CC + ".apiServer",
+    CC + ".apiServer.certSANs",
+    CC + ".controllerManager",
+    CC + ".controllerManager.extraArgs",
+    CC + ".scheduler",
+    CC + ".scheduler.extraArgs",
+    "kubeadm.api_version",
+    "kubeadm.init_configuration.nodeRegistration",
+    "kubeadm.init_configuration.nodeRegistration.name",
+    "kubeadm.init_configuration.patches.directory",
+    "kubeadm.init_configuration.patches",
+    "kubeadm.init_configuration.skipPhases",
+    "kubeadm.init_configuration.bootstrapTokens",
+    "kubeadm.init_configuration.localAPIEndpoint",
+    "kubeadm.init_configuration.localAPIEndpoint.bindPort",
+    "kubeadm.join_configuration.nodeRegistration",
+    "kubeadm.join_configuration.nodeRegistration.name",
+    "kubeadm.join_configuration.patches.directory",
+    "kubeadm.join_configuration.patches",
+    "kubeadm.join_configuration.skipPhases",
+    "kubeadm.join_configuration.caCertPath",
+    "kubeadm.join_configuration.controlPlane",
+    "kubeadm.join_configuration.discovery",
+]
+
+
+@pytest.mark.parametrize("path", MUTABLE_LEAVES, ids=["%s may change" % path for path in MUTABLE_LEAVES])
+def test_every_field_on_the_mutable_list_may_change(path):
+    before = normalized(BASE)
+    assert check_update(before, with_field(before, path, ["changed"])) == []
+
+
+@pytest.mark.parametrize("field", ["endpoints", "caFile", "certFile", "keyFile"],
+                         ids=["the external etcd %s may change" % field for field in ["endpoints", "caFile", "certFile", "keyFile"]])
+def test_every_external_etcd_connection_field_may_change(field):
+    before = normalized(with_field(with_field(BASE, CC + ".etcd", {"external": EXTERNAL_ETCD}), "replicas", 2))
+    assert check_update(before, with_field(before, CC + ".etcd.external." + field, ["changed"])) == []
+
+
+@pytest.mark.parametrize(
+    "new,expected",
+    [
+        (with_field(BASE, "cluster_name", "other"), [("cluster_name", "may not change once the control plane exists", "other")]),
+        (with_field(BASE, CC + ".etcd", {"external": EXTERNAL_ETCD}),
+         [("kubeadm.cluster_configuration.etcd.local", "may not change once the control plane exists", None),
+          ("kubeadm.cluster_configuration.etcd", "may not switch between stacked (local) and external etcd", {"external": EXTERNAL_ETCD})]),
+        (with_field(BASE, "version", "v1.36.0"),
+         [("version", "may not skip a minor version: from v1.34.6 upgrade to v1.35 first", "v1.36.0")]),
+        (with_field(BASE, CC + ".dns.imageTag", "v1.10.1"),
+         [("kubeadm.cluster_configuration.dns.imageTag", "may not downgrade CoreDNS (from v1.11.1)", "v1.10.1")]),
+    ],
+    ids=["an immutable field names its new value", "a switch to external etcd names the new etcd section",
+         "a skipped minor names the minor to upgrade to first", "a CoreDNS downgrade names the tag in force"],
+)
+def test_each_refused_change_names_the_path_the_rule_and_the_new_value(new, expected):
+    errors = check_update(normalized(BASE), normalized(new))
+    assert [(e["path"], e["rule"], e["value"]) for e in errors] == expected

@@ -8,6 +8,7 @@ import datetime
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import (
+    PAST_BOUNDARY_SECONDS,
     add_seconds,
     format_time,
     parse_duration,
@@ -62,3 +63,60 @@ def test_a_datetime_without_a_zone_is_refused_and_one_with_a_zone_is_taken_as_is
 
 def test_adding_seconds_moves_forward_in_time():
     assert format_time(add_seconds("2026-11-22T10:00:00Z", 90)) == "2026-11-22T10:01:30Z"
+
+
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        (True, "a duration is a string such as '5m' or a number of seconds, not a boolean"),
+        (None, "a duration is a string such as '5m' or a number of seconds"),
+        (-1, "a duration may not be negative"),
+        ("", "an empty string is not a duration"),
+        ("  ", "an empty string is not a duration"),
+        ("-5m", "a duration may not be negative"),
+        ("5d", "'5d' is not a duration: use units h, m, s, ms, as in '1h30m' or '90s'"),
+        ("m", "'m' is not a duration: use units h, m, s, ms, as in '1h30m' or '90s'"),
+    ],
+    ids=[
+        "a boolean is not a duration",
+        "None is neither a string nor a number",
+        "a negative number of seconds is refused",
+        "an empty string is refused",
+        "a blank string is refused as empty",
+        "a negative duration string is refused as negative",
+        "an unknown unit names the units allowed",
+        "a unit without a number names the units allowed",
+    ],
+)
+def test_a_bad_duration_says_exactly_what_is_wrong(bad, message):
+    with pytest.raises(ValueError) as raised:
+        parse_duration(bad)
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        (datetime.datetime(2026, 11, 22, 10, 0, 0), "a timestamp needs a time zone"),
+        (1700000000, "a timestamp is an RFC 3339 string such as '2026-11-22T10:00:00Z'"),
+        ("2026-11-22", "'2026-11-22' is not an RFC 3339 timestamp such as '2026-11-22T10:00:00Z'"),
+    ],
+    ids=["a naive datetime needs a zone", "a number is not a timestamp", "a date alone is not a timestamp"],
+)
+def test_a_bad_timestamp_says_exactly_what_is_wrong(bad, message):
+    with pytest.raises(ValueError) as raised:
+        parse_time(bad)
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["2026-11-22T10:00:00Z", "2026-11-22t10:00:00z", "2026-11-22 10:00:00Z", "2026-11-22T10:00:00+00:00"],
+    ids=["upper-case Z is UTC", "lower-case z and t are UTC too", "a space may separate date and time", "a zero offset is UTC"],
+)
+def test_utc_timestamps_parse_in_every_rfc_3339_spelling(text):
+    assert parse_time(text) == datetime.datetime(2026, 11, 22, 10, 0, 0, tzinfo=datetime.timezone.utc)
+
+
+def test_a_look_past_a_strictly_crossed_boundary_waits_one_second():
+    assert PAST_BOUNDARY_SECONDS == 1.0

@@ -128,3 +128,86 @@ def test_the_check_lists_every_refusal_in_rule_order():
 def test_a_machine_being_deleted_is_not_part_of_the_request():
     machines = running("v1.36.4") + [machine("cp-9", version="v1.35.0", deleting=True)]
     assert upgrade_request.check(spec(version="v1.37.1", upgrade=upgrade("in_place")), snapshot(machines), {}) == []
+
+
+CONFIG = "the kubeadm-config ConfigMap"
+# (id, control plane versions, kubeadm-config version, target, [(rule, names)])
+ROLLING = [
+    ("the next minor rolls out", ["v1.36.4", "v1.36.4"], "v1.36.4", "v1.37.1", []),
+    ("a patch may go down to roll back a bad patch", ["v1.36.4", "v1.36.4"], "v1.36.4", "v1.36.3", []),
+    ("versions not known are left out", [None, "v1.36.4"], None, "v1.37.1", []),
+    ("a machine two minors behind is refused", ["v1.35.8", "v1.36.4"], "v1.36.4", "v1.37.1", [("rollout_minor_skip", ["cp-1"])]),
+    ("a kubeadm-config two minors behind is refused, naming no machine", ["v1.36.4"], "v1.35.8", "v1.37.1",
+     [("rollout_minor_skip", [])]),
+    ("a minor downgrade is refused", ["v1.37.1", "v1.36.4"], "v1.36.4", "v1.36.5", [("rollout_minor_downgrade", ["cp-1"])]),
+    ("a kubeadm-config a minor ahead is a downgrade, naming no machine", ["v1.36.4"], "v1.37.1", "v1.36.5",
+     [("rollout_minor_downgrade", [])]),
+    ("a new major skips every minor", ["v1.36.4"], "v1.36.4", "v2.0.0", [("rollout_minor_skip", ["cp-1"])]),
+]
+
+
+@pytest.mark.parametrize("control_plane,config,target,expected", [c[1:] for c in ROLLING], ids=[c[0] for c in ROLLING])
+def test_the_rolling_version_path(control_plane, config, target, expected):
+    found = upgrade_request.rolling_version_path(target, running(*control_plane), config)
+    assert [(b["rule"], b["machines"]) for b in found] == expected
+
+
+def test_a_rolling_minor_skip_names_everything_behind_and_the_minor_to_roll_out_first():
+    [found] = upgrade_request.rolling_version_path("v1.37.1", running("v1.35.8", "v1.35.9", "v1.36.4"), "v1.35.8")
+    assert found == {
+        "rule": "rollout_minor_skip",
+        "message": "RO6: API servers stay within one minor of each other, and cp-1 (v1.35.8), cp-2 (v1.35.9), %s (v1.35.8) would "
+                   "skip a minor to v1.37.1: roll out to v1.36 first" % CONFIG,
+        "machines": ["cp-1", "cp-2"],
+    }
+
+
+def test_a_rolling_minor_downgrade_names_everything_newer():
+    [found] = upgrade_request.rolling_version_path("v1.36.5", running("v1.37.1", "v1.36.4"), "v1.37.0")
+    assert found == {
+        "rule": "rollout_minor_downgrade",
+        "message": "RO6: Kubernetes does not go back a minor (the new API servers would read what newer ones wrote to etcd): "
+                   "cp-1 (v1.37.1), %s (v1.37.0) newer than v1.36.5; a patch of the same minor may go down" % CONFIG,
+        "machines": ["cp-1"],
+    }
+
+
+def test_in_place_refusals_name_every_machine_and_the_minor_to_upgrade_to_first():
+    found = upgrade_request.version_path("v1.37.1", running("v1.35.8", "v1.35.9", None, "v1.37.2"), [worker("w-1", version=None)])
+    assert [b["message"] for b in found] == [
+        "IP3: the version cp-3, w-1 runs is not known, so the way to v1.37.1 cannot be checked",
+        "IP3: an in-place upgrade never goes down: cp-4 (v1.37.2) newer than v1.37.1",
+        "IP3: kubeadm upgrades one minor at a time, and cp-1 (v1.35.8), cp-2 (v1.35.9) would skip a minor to v1.37.1: "
+        "upgrade them to v1.36 first",
+    ]
+
+
+def test_an_in_place_upgrade_to_a_new_major_skips_a_minor():
+    assert [b["rule"] for b in upgrade_request.version_path("v2.0.0", running("v1.36.4"), [])] == ["in_place_minor_skip"]
+
+
+def test_an_etcd_member_without_a_name_is_named_by_its_id():
+    unnamed = dict(member("cp-1", member_id="8e9e05c52164694d"), name="", version="3.6.8")
+    [refusal] = upgrade_request.etcd_path("3.7.0-0", [unnamed, dict(member("cp-2"), version="3.6.9")])
+    assert refusal["message"].endswith("; now at: 8e9e05c52164694d (3.6.8), cp-2 (3.6.9)")
+
+
+def test_other_changes_lists_every_other_reason_of_a_machine():
+    replace = {"cp-1": [Reason("spec", "built from spec old, the spec is now new"),
+                        Reason("certificates", "certificates expire at 2026-11-30T00:00:00Z, within 30 days")]}
+    refusal = upgrade_request.other_changes(replace, "refuse")
+    assert refusal["message"] == (
+        "IP2: in place changes only the version and what comes with it, and upgrade.other_changes is refuse: cp-1 built from spec old, "
+        "the spec is now new, certificates expire at 2026-11-30T00:00:00Z, within 30 days (set upgrade.other_changes to rolling to "
+        "replace these machines, or undo the change)")
+
+
+def test_each_refusal_is_reported_under_its_rule_of_docs_rules_md():
+    assert upgrade_request.RULE_IDS == {
+        "in_place_other_changes": "IP2", "in_place_version_unknown": "IP3", "in_place_downgrade": "IP3", "in_place_minor_skip": "IP3",
+        "in_place_etcd_path": "IP4", "rollout_minor_skip": "RO6", "rollout_minor_downgrade": "RO6"}
+
+
+def test_an_etcd_minor_skip_names_the_members_it_would_skip_from():
+    [refusal] = upgrade_request.etcd_path("3.7.0-0", [dict(member("cp-1"), version="3.5.24")])
+    assert refusal["message"] == "IP4: the etcd of the new version is 3.7.0-0, and etcd upgrades one minor at a time; it would skip one from: cp-1 (3.5.24)"
