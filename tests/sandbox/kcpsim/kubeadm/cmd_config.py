@@ -21,6 +21,7 @@ from __future__ import annotations
 import yaml
 
 from kcpsim.kubeadm import config, durations
+from kcpsim.kubeadm.cmd_init import decode_config_file, read_config_file
 from kcpsim.kubeadm.context import KubeadmError
 
 # The v1beta3 fields v1beta4 moved under ``timeouts``: (kind, path in the old document, timeouts key, kind written to).
@@ -31,28 +32,15 @@ _MOVED_TIMEOUTS = (
 )
 
 
-def _read(ctx, path, strict):
-    try:
-        with open(path, "r", encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError as exc:
-        raise KubeadmError('unable to read config file "%s": %s' % (path, exc.strerror))
-    try:
-        docs = config.read_documents(text, ctx.release)
-    except config.ConfigLoadError as exc:
-        raise KubeadmError(str(exc))
-    unknown = [w for w in docs.warnings if w.startswith("strict decoding error")]
-    if strict and unknown:
-        raise KubeadmError("\n".join(unknown))
-    return docs
-
-
 def validate(ctx, flags):
     if not flags.get("config"):
         raise KubeadmError('required flag(s) "config" not set')
     if flags.get("allow-deprecated-api") is not None and ctx.release.minor < 36:
         raise KubeadmError("unknown flag: --allow-deprecated-api")
-    docs = _read(ctx, flags["config"], strict=True)
+    docs = decode_config_file(ctx, flags["config"])
+    unknown = [w for w in docs.warnings if w.startswith("strict decoding error")]
+    if unknown:
+        raise KubeadmError("\n".join(unknown))
     for warning in docs.warnings:
         if "deprecated" not in warning or not flags.get("allow-deprecated-api"):
             ctx.warn(warning)
@@ -72,9 +60,7 @@ def validate(ctx, flags):
 def migrate(ctx, flags):
     if not flags.get("old-config"):
         raise KubeadmError('required flag(s) "old-config" not set')
-    docs = _read(ctx, flags["old-config"], strict=False)
-    for warning in docs.warnings:
-        ctx.warn(warning)
+    docs = read_config_file(ctx, flags["old-config"])
     text = yaml.safe_dump_all(migrated(docs, ctx.version), sort_keys=True, default_flow_style=False)
     if flags.get("new-config"):
         ctx.host.write(flags["new-config"], text, 0o600)

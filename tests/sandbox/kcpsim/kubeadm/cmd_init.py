@@ -27,19 +27,25 @@ KUBELET_CONF = KUBERNETES_DIR + "/kubelet.conf"
 KUBELET_PEM = "/var/lib/kubelet/pki/kubelet-client-current.pem"
 
 
-def read_config_file(ctx, path):
-    """The decoded documents of ``--config``, or KubeadmError (exit 1) for what kubeadm cannot read."""
-    if not path:
-        return None
+def decode_config_file(ctx, path):
+    """The decoded documents of the configuration file ``path``, its warnings not yet printed, or KubeadmError
+    (exit 1) for what kubeadm cannot read."""
     try:
         with open(path, "r", encoding="utf-8") as handle:
             text = handle.read()
     except OSError as exc:
         raise KubeadmError("unable to read config from \"%s\": %s" % (path, exc.strerror))
     try:
-        docs = config.read_documents(text, ctx.release)
+        return config.read_documents(text, ctx.release)
     except config.ConfigLoadError as exc:
         raise KubeadmError(str(exc))
+
+
+def read_config_file(ctx, path):
+    """The decoded documents of ``--config`` (None without one), its warnings printed."""
+    if not path:
+        return None
+    docs = decode_config_file(ctx, path)
     for warning in docs.warnings:
         ctx.warn(warning)
     return docs
