@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "job_templates")
 
-FLOWS = ("create", "scale", "rollout", "upgrade", "remediate", "reconcile", "delete", "status", "workers", "workers_remove")
+FLOWS = ("create", "scale", "rollout", "upgrade", "remediate", "reconcile", "certificates", "delete", "status", "workers", "workers_remove")
 
 # A question: (variable, role, entry point, option[, overrides]). The variable is what the flow reads (an option
 # itself, or the playbook variable that feeds it: kcp -> flow_spec, kcp_bundle_dir -> machine_create_bundle_dir,
@@ -48,6 +48,7 @@ REMOVE = [("machine_delete_drain_timeout", "machine_delete", "main", "machine_de
           ("machine_delete_drain_retries", "machine_delete", "main", "machine_delete_drain_retries"),
           ("machine_delete_unreachable_pod_timeout", "machine_delete", "main", "machine_delete_unreachable_pod_timeout")]
 KEEP = [("etcd_snapshot_keep", "etcd_snapshot", "main", "etcd_snapshot_keep")]
+RENEW = [("flow_certificate_restart_timeout", "flow", "renew_certificates", "flow_certificate_restart_timeout")]
 UPGRADE = [("kcp_worker_group", None, None, None),
            ("node_upgrade_drain_timeout", "node_upgrade", "main", "node_upgrade_drain_timeout"),
            ("node_upgrade_drain_retries", "node_upgrade", "main", "node_upgrade_drain_retries"),
@@ -68,7 +69,8 @@ QUESTIONS = {
     "rollout": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + BUILD + REMOVE + KEEP,
     "upgrade": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + BUILD + REMOVE + UPGRADE + KEEP,
     "remediate": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + BUILD + REMOVE + KEEP,
-    "reconcile": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + FIRST + BUILD + REMOVE + UPGRADE + KEEP,
+    "reconcile": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + FIRST + BUILD + REMOVE + UPGRADE + RENEW + KEEP,
+    "certificates": [SPEC] + OBSERVE + RENEW,
     "delete": [SPEC, REMOVAL_SNAPSHOTS] + OBSERVE + REMOVE + KEEP + [("kcp_delete_force", None, None, None)],
     "status": [SPEC] + OBSERVE,
     "workers": [SPEC] + WORKERS + OBSERVE[:1] + OBSERVE[2:] + BUILD[1:],

@@ -38,11 +38,14 @@ The expected effects, as the act plays produce them:
 * ``update_kubeadm_config``: the ConfigMap's ClusterConfiguration is the spec's: its version and every field the
   update manages (``kubeadm_config.updated_cluster_configuration``).
 * ``upgrade_in_place``: the machine runs the spec's version, and the step's etcd image tag when it ran an older
-  one (kubeadm never downgrades etcd); its upgrade record says done (``ready``). Its spec hash stays: the planner
+  one (kubeadm never downgrades etcd); its upgrade record says done (``ready``); its certificates are new (kubeadm
+  upgrade renews them). Its spec hash stays: the planner
   upgrades in place only a machine whose reasons to be outdated are its version and its etcd
   (``rollout.split_by_strategy``).
 * ``upgrade_workers``: each worker of the step runs the spec's version, Ready and schedulable again, its upgrade
   record done (the flow drains it, upgrades it and uncordons it).
+* ``renew_certificates``: the machine's certificates are new (they expire a validity period from ``now``), no
+  renewal is under way on it, and its pods are healthy.
 * ``remediate_external``: the projection cannot know whether the user's remediation tasks heal the machine; it
   assumes they do, as it assumes every other step succeeds. The attempt is recorded (``attempts`` + 1, ``last``
   ``now``) and the machine is back: its Node Ready since ``now`` and nothing else reported, every pod healthy, no
@@ -72,6 +75,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner impo
     ROLLOUT,
     SCALE_DOWN,
     SCALE_UP,
+    RENEW_CERTIFICATES,
     UPDATE_KUBEADM_CONFIG,
     UPGRADE_IN_PLACE,
     UPGRADE_WORKERS,
@@ -79,15 +83,13 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner impo
     plan,
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.rollout import wanted_etcd_tag
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import etcd_is_external, with_v
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import format_time, parse_duration, parse_time
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import certificate_validity, etcd_is_external, with_v
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import format_time, parse_time
 
 STOPPED = "stopped"
 # What a person reads of each step; the rest of the planner's result explains a single decision.
 KEYS = ("action", "step", "machine", "workers", "failure_domain", "init", "member", "reason", "blocked_by")
 PLACEHOLDER = "new-%d"
-# kubeadm signs the certificates of a machine for one year unless certificateValidityPeriod says otherwise.
-DEFAULT_CERTIFICATE_VALIDITY = timedelta(days=365)
 # Actions that remove a machine; a rollout only with step scale_down, since after_step tries creation first.
 _REMOVES_A_MACHINE = (SCALE_DOWN, ROLLOUT, REMEDIATE, FINISH_DELETE)
 
@@ -146,10 +148,14 @@ def after_step(spec, snapshot, result, new_machine=None):
                                    "cluster_configuration": None if stored is None else updated_cluster_configuration(spec, stored)}
     elif action == UPGRADE_IN_PLACE:
         machine = _machine(after, result["machine"])
-        machine.update(version=with_v(spec["version"]), upgrade=_upgraded(spec))
+        # kubeadm upgrade renews the machine's certificates (its --certificate-renewal, on by default)
+        machine.update(version=with_v(spec["version"]), upgrade=_upgraded(spec), certificates_expire=_renewed(spec, after))
         etcd = result["upgrade"]["etcd_image_tag"]
         if etcd_tag.behind(machine.get("etcd_image_tag"), etcd):
             machine["etcd_image_tag"] = etcd
+    elif action == RENEW_CERTIFICATES:
+        machine = _machine(after, result["machine"])
+        machine.update(certificates_expire=_renewed(spec, after), certificate_renewal=None, components=_healthy_components(managed))
     elif action == UPGRADE_WORKERS:
         for worker in after["workers"]:
             if worker["name"] in result["workers"]:
@@ -189,11 +195,12 @@ def _add_machine(spec, snapshot, result, name, managed):
             "external_remediation": {"attempts": 0, "last": None},
             "node": {"name": name, "conditions": [{"type": "Ready", "status": "True", "last_transition": format_time(created)}]},
             "components": _healthy_components(managed),
-            "certificates_expire": format_time(created + _certificate_validity(spec)),
+            "certificates_expire": format_time(created + certificate_validity(spec)),
             # what the new host will say of its CAs and its kubelet is not known before it is observed
             "certificate_authorities_expire": None,
             "kubelet_certificate_expire": None,
             "kubelet_certificate_rotates": None,
+            "certificate_renewal": None,
             "upgrade": None,
         }
     )
@@ -305,15 +312,15 @@ def _machine(snapshot, name):
     return next(m for m in snapshot["machines"] if m["name"] == name)
 
 
+def _renewed(spec, snapshot):
+    """When certificates renewed now expire."""
+    return format_time(parse_time(snapshot["now"]) + certificate_validity(spec))
+
+
 def _after_newest(snapshot):
     """One second after the newest machine's creation, and after ``now``."""
     moments = [parse_time(snapshot["now"])] + [parse_time(m["created"]) for m in snapshot["machines"]]
     return max(moments) + timedelta(seconds=1)
-
-
-def _certificate_validity(spec):
-    period = spec["kubeadm"]["cluster_configuration"].get("certificateValidityPeriod")
-    return timedelta(seconds=parse_duration(period)) if period else DEFAULT_CERTIFICATE_VALIDITY
 
 
 def _stopped(count, upcoming):

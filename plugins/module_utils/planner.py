@@ -22,7 +22,12 @@ executes it and observes again):
    bounded number of attempts, then escalates to ``remediate`` or waits for a person (RX1–RX5). A
    skipped remediation does not end the pass (G2): rollout and scaling still run, and when they have nothing
    to do the result is ``wait`` with the skip as the reason.
-5. ``rollout`` — RO / G3: machines are outdated: the step is ``scale_up`` while fewer than replicas +
+5. ``renew_certificates`` — a machine's certificates renewed where it stands (``certificate_renewal``), one machine
+   per step: the machine whose host records a renewal under way first, then, with ``certificates.renewal:
+   in_place``, the machine whose certificates expire first among those within ``rollout.before`` and outdated for
+   nothing else (``rollout.split_by_strategy``). Behind preflight (the machine whose renewal has begun left out of
+   it).
+6. ``rollout`` — RO / G3: machines are outdated: the step is ``scale_up`` while fewer than replicas +
    max_surge machines exist, else ``scale_down`` among the outdated ones. ``upgrade_in_place`` instead, when
    ``upgrade.strategy`` is ``in_place`` and the machines differ only in version and etcd (the etcd image tag they
    run is behind the spec's; ``rollout.IN_PLACE_KINDS``): one machine per step, the
@@ -32,15 +37,15 @@ executes it and observes again):
    With the in-place strategy the request is checked first (``upgrade_request``, IP2-IP4: nothing but the
    version changes unless ``upgrade.other_changes`` is ``rolling``, no downgrade, no minor skipped, etcd's path
    between its minors): a refused request is a ``wait`` naming the rules, and nothing is upgraded or replaced.
-6. ``scale_up`` / ``scale_down`` — G4: no machine → the first one, with ``init`` (no preflight), but only
+7. ``scale_up`` / ``scale_down`` — G4: no machine → the first one, with ``init`` (no preflight), but only
    when the cluster is not initialized and etcd has no member; otherwise the observation missed the machines
    of a cluster that exists, and the answer is ``wait`` (``no_machine_observed``). Fewer than replicas →
    scale up; more → scale down (SD1 with no outdated machine).
-7. ``upgrade_workers`` — IP6 / IP7, with the in-place strategy only: once the control plane is as declared (so
+8. ``upgrade_workers`` — IP6 / IP7, with the in-place strategy only: once the control plane is as declared (so
    every API server runs the spec's version), the next workers, one group after the other, at most the group's
    ``max_unavailable`` at a time (``worker_upgrade.next_batch``), behind the same request checks, the
    kubeadm-config and preflight.
-8. ``none`` — the control plane is as declared.
+9. ``none`` — the control plane is as declared.
 
 Before a machine joins (any ``scale_up`` but the first) or is upgraded in place, the cluster's kubeadm
 configuration (the ClusterConfiguration in the ``kubeadm-config`` ConfigMap, which ``kubeadm join`` and
@@ -67,6 +72,7 @@ the cluster can change the answer.
 from __future__ import annotations
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import (
+    certificate_renewal,
     component_health,
     etcd_health,
     etcd_leadership,
@@ -92,6 +98,7 @@ ROLLOUT, REMEDIATE, UPGRADE_IN_PLACE = "rollout", "remediate", "upgrade_in_place
 UPGRADE_WORKERS = "upgrade_workers"
 REMOVE_ETCD_MEMBER, FINISH_DELETE = "remove_etcd_member", "finish_delete"
 UPDATE_KUBEADM_CONFIG = "update_kubeadm_config"
+RENEW_CERTIFICATES = "renew_certificates"
 REMEDIATE_EXTERNAL, CLEAR_EXTERNAL_REMEDIATION = external_remediation.REMEDIATE_EXTERNAL, "clear_external_remediation"
 ACTIONS = (
     NONE,
@@ -107,6 +114,7 @@ ACTIONS = (
     REMEDIATE_EXTERNAL,
     CLEAR_EXTERNAL_REMEDIATION,
     UPGRADE_WORKERS,
+    RENEW_CERTIFICATES,
 )
 # How a machine is upgraded in place: ``kubeadm upgrade apply`` on the first, ``kubeadm upgrade node`` after.
 UPGRADE_APPLY, UPGRADE_NODE = "apply", "node"
@@ -129,7 +137,8 @@ class _View:
         )
         self.outdated = rollout.outdated_machines(self.machines, spec, desired_hashes, self.now)
         self.in_place_strategy = spec["upgrade"]["strategy"] == "in_place"
-        self.replace, self.in_place = rollout.split_by_strategy(self.outdated, spec["upgrade"]["strategy"])
+        self.replace, self.in_place, self.renew = rollout.split_by_strategy(
+            self.outdated, spec["upgrade"]["strategy"], spec["certificates"]["renewal"])
         self.workers = list(snapshot.get("workers") or [])
         self.health = health
         self.flagged = remediation.flagged_names(health)
@@ -146,6 +155,7 @@ class _View:
             self.remediation_in_progress,
             [m["name"] for m in self.machines if rollout.upgrade_unfinished(m, spec["version"])],
             self.conditions,
+            [m["name"] for m in self.machines if m.get("certificate_renewal") is not None],
         )
         self.remediation = external_remediation.decide(decision, self.machines, strategy.get("external"), self.now)
 
@@ -191,6 +201,7 @@ def plan(spec, snapshot, desired_hashes=None, health=None):
         or _clean_up_etcd_members(view)
         or _clear_external_remediation(view)
         or _remediate(view)
+        or _renew_certificates(view)
         or _roll_out(view)
         or _scale(view)
         or _upgrade_workers(view)
@@ -302,6 +313,25 @@ def _remediate(view):
         retry_count=decision.retry_count,
         details=[selected],
     )
+
+
+def _renew_certificates(view):
+    """One machine per step, its certificates renewed where it stands (``certificate_renewal``): a renewal under way
+    first, then the machine whose certificates expire first. Behind preflight; a machine whose renewal has begun is
+    left out of it (its pods may be down until its remaining steps are taken, as for a half-upgraded machine). With
+    every other member healthy, restarting the machine's etcd member keeps quorum (certificate_renewal checks it
+    again right before it stops the member)."""
+    if not view.renew:
+        return None
+    machine = certificate_renewal.machine_to_renew(view.machines, view.renew)
+    begun = next(m for m in view.machines if m["name"] == machine).get("certificate_renewal") is not None
+    what = "%s the certificates of %s in place: %s" % (
+        "finish renewing" if begun else "renew", machine, "; ".join(r.message for r in view.renew[machine]))
+    report = view.preflight(excluded=[machine] if begun else ())
+    fields = dict(machine=machine, machines=sorted(view.renew), preflight=report)
+    if not report["ok"]:
+        return _wait(what + ", once preflight passes", report["failures"], **fields)
+    return _step(RENEW_CERTIFICATES, what, **fields)
 
 
 def _roll_out(view):

@@ -10,10 +10,11 @@ RM1  A machine is flagged when the health check finds it unhealthy *and* allows 
      the budget does not allow to remediate are a skip (``remediation_not_allowed``, MHC8).
 RM3  No flagged machine → nothing to do.
 RM12 A flagged machine whose in-place upgrade to the spec's version is under way (``upgrading``: its Node
-     records a step done short of ``ready``, or a failed step) is not selected, unless remediation was asked
-     for it by hand (the ``remediate-machine`` annotation): half upgraded, it may be unhealthy until its
-     remaining steps are taken, and the in-place upgrade finishes it first (IP5) rather than a replacement
-     undoing the in-place promise. With no other flagged machine → skip (``upgrade_in_progress``).
+     records a step done short of ``ready``, or a failed step), or whose certificate renewal in place is
+     (``renewing``: its host's record), is not selected, unless remediation was asked for it by hand (the
+     ``remediate-machine`` annotation): half done, it may be unhealthy until its remaining steps are taken, and
+     the flow finishes it first (IP5, CR3) rather than a replacement undoing the in-place promise. With no
+     other flagged machine → skip (``upgrade_in_progress``).
 RM4  Selection, the most broken first (Cluster API v1.10+, ``pickMachineToBeRemediated``): the machine
      remediation was asked for by hand (the ``remediate-machine`` annotation), then one without a Node, then
      the first that holds, in order, of: its etcd member, its etcd pod, its API server, its controller manager,
@@ -160,26 +161,32 @@ def flagged_names(health):
     return set(health.get("unhealthy") or []) if health.get("remediation_allowed") else set()
 
 
-def decide(machines, health, members, strategy, now, initialized, etcd_managed, waiting, upgrading=(), conditions=None):
+def decide(machines, health, members, strategy, now, initialized, etcd_managed, waiting, upgrading=(), conditions=None, renewing=()):
     """RM1–RM8 as one if-chain (module docstring): a ``Decision`` for this pass.
 
     ``health``: the health check's verdict (``health_check.evaluate``); ``members``: the etcd members as
     ``etcd_quorum.Member`` values, healthy per RM7 (``component_health.quorum_members``); ``strategy``: the
     spec's ``remediation`` section; ``waiting``: the remediation still waiting for its replacement
     (``in_progress`` of the snapshot's ``remediation_in_progress``); ``upgrading``: the names of the machines whose
-    in-place upgrade to the spec's version is under way (RM12); ``conditions``: the machines' component conditions
-    (``component_health.all_conditions``), for RM4.
+    in-place upgrade to the spec's version is under way, ``renewing`` those whose certificate renewal in place is
+    (RM12); ``conditions``: the machines' component conditions (``component_health.all_conditions``), for RM4.
     """
     flagged = flagged_names(health)
     if health.get("unhealthy") and not flagged:
         unhealthy = ", ".join(sorted(health["unhealthy"]))
         return _decision(SKIP, None, "remediation_not_allowed", "%s unhealthy: %s" % (unhealthy, health.get("reason", "")))
     held = sorted(m["name"] for m in machines
-                  if m["name"] in flagged and m["name"] in upgrading and not (m.get("remediation") or {}).get("requested"))
+                  if m["name"] in flagged and (m["name"] in upgrading or m["name"] in renewing)
+                  and not (m.get("remediation") or {}).get("requested"))
     target = select_machine([m for m in machines if m["name"] in flagged and m["name"] not in held], conditions)
     if target is None and held:
-        upgrades = ("its in-place upgrade is under way, and is finished rather than undone by a replacement" if len(held) == 1
-                    else "their in-place upgrades are under way, and are finished rather than undone by replacements")
+        kinds = {"in-place upgrade" if name in upgrading else "certificate renewal in place" for name in held}
+        if len(held) == 1:
+            upgrades = "its %s is under way, and is finished rather than undone by a replacement" % kinds.pop()
+        elif kinds == {"in-place upgrade"}:
+            upgrades = "their in-place upgrades are under way, and are finished rather than undone by replacements"
+        else:
+            upgrades = "their work in place (upgrades, certificate renewals) is under way, and is finished rather than undone by replacements"
         return _decision(SKIP, held[0], "upgrade_in_progress", "%s: %s (RM12)" % (_plural(held, "is unhealthy", "are unhealthy"), upgrades))
     if target is None:
         return _decision(NONE, None, None, "no machine is flagged for remediation")

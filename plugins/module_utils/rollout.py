@@ -19,7 +19,10 @@ e. ``upgrade``: the machine's Node records an in-place upgrade to the spec's ver
    done short of ``ready``, or a step that failed: :func:`upgrade_unfinished`). Past its kubelet step the machine
    runs the spec's version already, yet may still be cordoned or not Ready: it is not up to date until the
    upgrade's last step is done, and the in-place upgrade takes it first (docs/rules.md IP5);
-f. ``spec``: the machine's recorded spec hash differs from the hash of the part of the spec that built it
+f. ``renewal``: the machine's host records a certificate renewal in place that is not done
+   (``certificate_renewal``): its certificate files are new, and some of its static pods may still run with the
+   old ones, or be stopped (docs/certificates.md);
+g. ``spec``: the machine's recorded spec hash differs from the hash of the part of the spec that built it
    (``spec_hash``: ``init`` for the machine whose ``bootstrap`` is ``init``, ``join`` for the others). A
    machine whose ``bootstrap`` is not known is outdated only when its hash matches neither part. A machine
    with no recorded hash (adopted, or built before hashes were recorded) never rolls out for this reason,
@@ -28,7 +31,11 @@ f. ``spec``: the machine's recorded spec hash differs from the hash of the part 
 A machine being deleted is never outdated (RO2), though it still counts as a machine.
 
 With ``upgrade.strategy: in_place`` a machine whose only reasons are ``version``, ``etcd`` and ``upgrade`` (IN_PLACE_KINDS) is
-upgraded where it stands rather than replaced (:func:`split_by_strategy`); any other reason still replaces it.
+upgraded where it stands rather than replaced (:func:`split_by_strategy`); any other reason still replaces it. With
+``certificates.renewal: in_place`` the ``certificates`` reason is met where the machine stands too: by a renewal in
+place when it is the machine's only reason, by the in-place upgrade when it comes with the upgrade's (kubeadm upgrade
+renews the machine's certificates). A renewal under way (``renewal``) is always finished in place, whatever the spec
+now says: it is the shortest way back to a machine whose pods run with the files on its disk.
 
 Next step (RO3): with ``max = replicas + max_surge`` (max_surge 0 or 1), fewer machines than ``max`` → scale
 up (the new machine is placed by FD2), otherwise → scale down choosing among the outdated machines (SD1).
@@ -43,11 +50,12 @@ from __future__ import annotations
 from collections import namedtuple
 from datetime import timedelta
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_tag, node_upgrade
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import certificate_renewal, etcd_tag, node_upgrade
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import default_images, etcd_is_external, with_v
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import PAST_BOUNDARY_SECONDS, format_time, parse_time
 
-CERTIFICATES, ROLLOUT_AFTER, VERSION, ETCD, UPGRADE, SPEC = "certificates", "rollout_after", "version", "etcd", "upgrade", "spec"
+CERTIFICATES, ROLLOUT_AFTER, VERSION, ETCD, UPGRADE, RENEWAL, SPEC = (
+    "certificates", "rollout_after", "version", "etcd", "upgrade", "renewal", "spec")
 # The reasons an in-place upgrade removes: the version, the etcd kubeadm deploys with it (docs/rules.md IP1), and
 # an in-place upgrade to the spec's version not done yet.
 IN_PLACE_KINDS = (VERSION, ETCD, UPGRADE)
@@ -82,6 +90,8 @@ def outdated_reasons(machine, spec, desired_hashes, now):
         reasons.append(Reason(ETCD, "runs etcd %s, the spec wants %s" % (machine["etcd_image_tag"], etcd)))
     if upgrade_unfinished(machine, spec["version"]):
         reasons.append(Reason(UPGRADE, upgrade_left(machine["upgrade"])))
+    if machine.get("certificate_renewal") is not None:
+        reasons.append(Reason(RENEWAL, certificate_renewal.left(machine["certificate_renewal"])))
     recorded = machine.get("spec_hash")
     wanted_hashes = [desired_hashes[machine["bootstrap"]]] if machine.get("bootstrap") else sorted(set(desired_hashes.values()))
     if recorded and recorded not in wanted_hashes:  # an empty annotation records no hash, as a missing one
@@ -136,19 +146,24 @@ def outdated_machines(machines, spec, desired_hashes, now):
     return out
 
 
-def split_by_strategy(outdated, upgrade_strategy):
-    """``(replace, in_place)``: which outdated machines are replaced and which are upgraded where they stand.
+def split_by_strategy(outdated, upgrade_strategy, renewal="rollout"):
+    """``(replace, in_place, renew)``: which outdated machines are replaced, which are upgraded where they stand and
+    which have their certificates renewed where they stand (module docstring).
 
-    ``rolling`` replaces every outdated machine. ``in_place`` upgrades the machines whose only reasons are the
-    version and etcd and replaces the rest.
+    ``upgrade_strategy``: ``rolling`` or ``in_place``; ``renewal``: ``certificates.renewal``, ``rollout`` or ``in_place``.
     """
-    if upgrade_strategy != "in_place":
-        return dict(outdated), {}
-    replace, in_place = {}, {}
+    renewable = {RENEWAL, CERTIFICATES} if renewal == "in_place" else {RENEWAL}
+    upgradable = set(IN_PLACE_KINDS) | renewable if upgrade_strategy == "in_place" else set()
+    replace, in_place, renew = {}, {}, {}
     for name, reasons in outdated.items():
-        target = in_place if all(r.kind in IN_PLACE_KINDS for r in reasons) else replace
-        target[name] = reasons
-    return replace, in_place
+        kinds = {r.kind for r in reasons}
+        if kinds <= renewable:
+            renew[name] = reasons
+        elif kinds <= upgradable:
+            in_place[name] = reasons
+        else:
+            replace[name] = reasons
+    return replace, in_place, renew
 
 
 def next_step(machine_count, replicas, max_surge):

@@ -26,6 +26,7 @@ etcd ids are returned in lower case and ``member_ids_seen`` sorted, so lists com
 from __future__ import annotations
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import POD_STATES
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.certificate_renewal import STEPS as RENEWAL_STEPS
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.node_upgrade import STEPS as UPGRADE_STEPS
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import (
@@ -88,9 +89,17 @@ _UPGRADE = {
     "error": Field(string(non_empty=False)),
 }
 
+# A certificate renewal in place under way on a machine's host (certificate_renewal.progress): null when none is.
+_RENEWAL = {
+    "started": Field(timestamp),
+    "step": Field(one_of(*RENEWAL_STEPS)),
+    "failed_step": Field(one_of(*RENEWAL_STEPS)),
+    "error": Field(string(non_empty=False)),
+}
+
 # What a machine's host says of its certificates (machine_info), kept under the same names in the snapshot.
 CERTIFICATE_FIELDS = ("certificates_expire", "certificate_authorities_expire", "kubelet_certificate_expire",
-                      "kubelet_certificate_rotates")
+                      "kubelet_certificate_rotates", "certificate_renewal")
 
 _MACHINE = {
     "name": Field(string(), REQUIRED),
@@ -128,6 +137,7 @@ _MACHINE = {
     "certificate_authorities_expire": Field(timestamp),
     "kubelet_certificate_expire": Field(timestamp),
     "kubelet_certificate_rotates": Field(boolean),
+    "certificate_renewal": Field(mapping(_RENEWAL)),
     "upgrade": Field(mapping(_UPGRADE)),
 }
 

@@ -28,6 +28,10 @@ error at once, as KubeadmControlPlane's and MachineHealthCheck's defaulting and 
 * ``upgrade.strategy`` is ``rolling`` or ``in_place``; ``upgrade.other_changes`` is ``refuse`` (the default: in
   place or stop) or ``rolling`` (what in place cannot change is rolled out); ``upgrade.workers.max_unavailable``
   (1) is an integer >= 1, ``upgrade.workers.groups`` maps a worker group's name to its own ``max_unavailable``;
+* ``certificates.renewal`` is ``rollout`` (the default: a machine whose certificates enter ``rollout.before`` is
+  replaced) or ``in_place`` (they are renewed where it stands), which needs ``rollout.before.certificates_expiry_days``;
+  that window must be shorter than the certificates' validity (``certificateValidityPeriod``, 8760h by default), or
+  new certificates would be inside it already;
 * ``remediation``: ``max_retry`` >= 0 or null (unlimited), periods are durations >= 0; ``external`` null (off)
   or ``{attempts >= 1 (3), timeout > 0 (10m), escalate (false)}``;
 * ``health_check``: at least one unhealthy condition ``{type, status: True|False|Unknown, timeout}``,
@@ -41,6 +45,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from datetime import timedelta
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.kubeadm_releases import (
     SUPPORTED_RANGE,
@@ -67,6 +72,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation i
     string,
     timestamp,
 )
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_duration
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.unhealthy_limit import parse_max_unhealthy, parse_unhealthy_range
 
 DEFAULT_PORT = 6443
@@ -299,6 +305,8 @@ _SPEC = {
         {},
     ),
     "upgrade": Field(mapping(_UPGRADE), {}),
+    # What a machine whose certificates enter rollout.before gets: a new machine, or its certificates renewed.
+    "certificates": Field(mapping({"renewal": Field(one_of("rollout", "in_place"), "rollout")}), {}),
     "remediation": Field(mapping(_REMEDIATION), {}),
     "health_check": Field(mapping(_HEALTH_CHECK), {}),
 }
@@ -506,6 +514,37 @@ def _check_kubeadm(spec, errors):
         one_of(*_ENCRYPTION_ALGORITHMS)(config["encryptionAlgorithm"], child(path, "encryptionAlgorithm"), errors)
 
 
+# kubeadm signs a machine's certificates for a year unless certificateValidityPeriod says otherwise.
+DEFAULT_CERTIFICATE_VALIDITY = timedelta(days=365)
+
+
+def certificate_validity(spec):
+    """How long kubeadm signs a machine's certificates for (``certificateValidityPeriod``); ValueError for a period
+    that does not read as a duration."""
+    period = ((spec["kubeadm"] or {}).get("cluster_configuration") or {}).get("certificateValidityPeriod")
+    return timedelta(seconds=parse_duration(period)) if period else DEFAULT_CERTIFICATE_VALIDITY
+
+
+def _check_certificates(spec, errors):
+    """``certificates.renewal: in_place`` needs the window it renews in; a window as long as the certificates'
+    validity never ends, whatever renews them."""
+    rollout = spec["rollout"]
+    days = ((rollout or {}).get("before") or {}).get("certificates_expiry_days")
+    renewal = (spec["certificates"] or {}).get("renewal")
+    if renewal == "in_place" and days is None and rollout is not None:
+        errors.append(error("certificates.renewal", "in_place needs rollout.before.certificates_expiry_days: the window in "
+                                                    "which a machine's certificates are renewed", renewal))
+    if days is None:
+        return
+    try:
+        valid_days = certificate_validity(spec).total_seconds() / 86400
+    except ValueError:
+        return
+    if days >= valid_days:
+        errors.append(error("rollout.before.certificates_expiry_days", "must be less than the certificates' validity (%g days): "
+                                                                       "new certificates would be within it already" % valid_days, days))
+
+
 def _check_counts(spec, errors):
     replicas = spec["replicas"]
     if replicas is None:
@@ -543,4 +582,5 @@ def normalize_spec(raw, partial=False):
     if spec["kubeadm"] is not None:
         _check_kubeadm(spec, errors)
     _check_counts(spec, errors)
+    _check_certificates(spec, errors)
     return (spec if not errors or partial else None), errors

@@ -75,7 +75,8 @@ CA_WARNING_DAYS = 365
 # The conditions that say work is under way: True while it is, False at rest; Ready does not summarize them.
 UNDER_WAY = ("RollingOut", "ScalingUp", "ScalingDown", "Remediating", "Deleting")
 # RollingOut names why machines roll out in this order, the version first as Cluster API v1.14 does.
-ROLLOUT_KIND_ORDER = (rollout.VERSION, rollout.ETCD, rollout.UPGRADE, rollout.SPEC, rollout.CERTIFICATES, rollout.ROLLOUT_AFTER)
+ROLLOUT_KIND_ORDER = (rollout.VERSION, rollout.ETCD, rollout.UPGRADE, rollout.RENEWAL, rollout.SPEC, rollout.CERTIFICATES,
+                      rollout.ROLLOUT_AFTER)
 
 
 def condition(type_, status, reason="", message="", severity=None):

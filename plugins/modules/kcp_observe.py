@@ -78,6 +78,9 @@ options:
       kubelet_certificate_rotates:
         description: Whether the host's kubelet renews its client certificate itself.
         type: bool
+      certificate_renewal:
+        description: The certificate renewal in place under way on the host (M(kubeadm.control_plane.machine_info) says), null when none is.
+        type: dict
   failure_domains:
     description:
       - The failure domains control plane machines may go to. Defaults to those of O(hosts), in order.
@@ -247,6 +250,7 @@ ARGUMENT_SPEC = dict(
             certificate_authorities_expire=dict(type="str"),
             kubelet_certificate_expire=dict(type="str"),
             kubelet_certificate_rotates=dict(type="bool"),
+            certificate_renewal=dict(type="dict"),
         ),
     ),
     failure_domains=dict(type="list", elements="str"),

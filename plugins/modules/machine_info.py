@@ -25,7 +25,9 @@ description:
     earliest of them;
   - when the kubelet's client certificate (C(pki/kubelet-client-current.pem) under O(kubelet_dir)) expires, and
     whether the kubelet renews it itself (C(rotateCertificates) in its C(config.yaml); the kubelet's default is
-    not to).
+    not to);
+  - the certificate renewal in place under way on the host, if any (the record
+    M(kubeadm.control_plane.certificate_renewal) keeps in C(certificate-renewal/record.json) until its last step).
   - Reads only. Returns no key and no certificate, only names and dates.
 author:
   - kubeadm.control_plane contributors (!UNKNOWN)
@@ -107,6 +109,15 @@ kubelet_certificate_rotates:
   description: Whether the kubelet's configuration has it renew its client certificate (C(rotateCertificates)).
   returned: always
   type: bool
+certificate_renewal:
+  description:
+    - The certificate renewal in place under way on the host, null when none is; C(step) is the last step done
+      (null before the first), C(failed_step) and C(error) what failed last, if a step did.
+    - A record that cannot be read is reported as a renewal stopped before its first step, with the reason as its
+      error, so that it is finished rather than ignored.
+  returned: always
+  type: dict
+  sample: {started: "2026-11-28T23:10:00Z", step: etcd, failed_step: kube-apiserver, error: "kube-apiserver did not answer ..."}
 """
 
 import base64
@@ -116,6 +127,8 @@ import re
 from datetime import datetime, timezone
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.certificate_renewal import RECORD as RENEWAL_RECORD
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.certificate_renewal import progress
 
 RECORD = "control-plane-machine.json"
 ETCD_CLIENT_FILES = ("ca.crt", "healthcheck-client.crt", "healthcheck-client.key")
@@ -260,6 +273,19 @@ def read_record(kubernetes_dir):
     return record, None
 
 
+def read_renewal(kubernetes_dir):
+    """The renewal under way on the host (``certificate_renewal.progress``), or None."""
+    path = os.path.join(kubernetes_dir, RENEWAL_RECORD)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            record = json.load(handle)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        record = {"failed": {"error": "%s: %s" % (path, exc)}}
+    return progress(record if isinstance(record, dict) else {"failed": {"error": "%s: not a JSON object" % path}})
+
+
 def main():
     module = AnsibleModule(argument_spec=dict(kubernetes_dir=dict(type="path", default="/etc/kubernetes"),
                                               kubelet_dir=dict(type="path", default="/var/lib/kubelet")),
@@ -281,6 +307,7 @@ def main():
         certificate_authorities=_listed(authorities),
         kubelet_certificate_expire=kubelet_expires.strftime(STAMP) if kubelet_expires else None,
         kubelet_certificate_rotates=kubelet_rotates,
+        certificate_renewal=read_renewal(directory),
     )
 
 

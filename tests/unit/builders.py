@@ -56,6 +56,7 @@ def machine(
     failure=None,
     bootstrap=None,
     upgrade=None,
+    certificate_renewal=None,
 ):
     """A control plane machine created `created` minutes before NOW, healthy unless told otherwise.
 
@@ -85,6 +86,7 @@ def machine(
         "components": comps,
         "certificates_expire": certificates_expire,
         "upgrade": upgrade,
+        "certificate_renewal": certificate_renewal,
     }
 
 
@@ -163,6 +165,7 @@ def spec(**overrides):
         "machine_template": {},
         "rollout": {"strategy": "RollingUpdate", "max_surge": 1, "after": None, "before": {"certificates_expiry_days": None}},
         "upgrade": upgrade(),
+        "certificates": {"renewal": "rollout"},
         "remediation": {"max_retry": None, "retry_period": 0.0, "min_healthy_period": 3600.0, "external": None},
         "health_check": {
             "unhealthy_conditions": [

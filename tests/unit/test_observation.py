@@ -363,7 +363,8 @@ def test_a_first_machine_whose_init_is_not_known_to_have_finished_is_no_source()
 
 
 CERTIFICATES = {"certificates_expire": "2027-11-20T09:00:00Z", "certificate_authorities_expire": "2035-11-20T09:00:00Z",
-                "kubelet_certificate_expire": "2027-11-21T09:00:00Z", "kubelet_certificate_rotates": True}
+                "kubelet_certificate_expire": "2027-11-21T09:00:00Z", "kubelet_certificate_rotates": True,
+                "certificate_renewal": {"started": "2026-11-26T11:00:00Z", "step": "renew", "failed_step": None, "error": None}}
 
 
 def test_a_machine_with_a_node_is_the_node_s_facts_filled_in_by_its_host_record_and_the_inventory():

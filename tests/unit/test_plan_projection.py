@@ -468,6 +468,7 @@ def test_a_new_joining_machine_is_built_in_full_from_the_spec_with_nothing_yet_t
         "certificate_authorities_expire": None,
         "kubelet_certificate_expire": None,
         "kubelet_certificate_rotates": None,
+        "certificate_renewal": None,
         "upgrade": None,
     }
 

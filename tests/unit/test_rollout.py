@@ -117,8 +117,8 @@ def test_an_unfinished_upgrade_says_where_it_stopped_and_is_finished_in_place():
     failed = machine("cp-1", upgrade=dict(STOPPED_AFTER_KUBELET, failed_step="uncordon", error="timed out"))
     (reason,) = outdated_reasons(failed, spec(), HASHES, parse_time(NOW))
     assert reason.message == "its in-place upgrade to %s failed at step uncordon: timed out" % VERSION
-    replace, upgrade = split_by_strategy(outdated_machines([stopped], spec(), HASHES, parse_time(NOW)), "in_place")
-    assert (list(replace), list(upgrade)) == ([], ["cp-1"])
+    replace, upgrade, renew = split_by_strategy(outdated_machines([stopped], spec(), HASHES, parse_time(NOW)), "in_place")
+    assert (list(replace), list(upgrade), list(renew)) == ([], ["cp-1"], [])
 
 
 def test_outdated_machines_lists_only_outdated_ones():
@@ -128,17 +128,31 @@ def test_outdated_machines_lists_only_outdated_ones():
     assert "v1.29.8" in out["cp-2"][0].message
 
 
+EXPIRING = at(-60 * 24 * 3)  # in 3 days, within a 7-day window
+RENEWING = {"started": at(5), "step": "renew", "failed_step": None, "error": None}
+
+
 @pytest.mark.parametrize(
-    "strategy,machine_kwargs,replaced,in_place",
+    "strategy,renewal,machine_kwargs,where",
     [
-        ("rolling", {"version": "v1.29.8"}, True, False),
-        ("in_place", {"version": "v1.29.8"}, False, True),
-        ("in_place", {"version": "v1.29.8", "spec_hash": "older-hash"}, True, False),
-        ("in_place", {"spec_hash": "older-hash"}, True, False),
-        ("rolling", {"etcd_image_tag": "3.6.6-0"}, True, False),
-        ("in_place", {"etcd_image_tag": "3.6.6-0"}, False, True),
-        ("in_place", {"version": "v1.29.8", "etcd_image_tag": "3.6.6-0"}, False, True),
-        ("in_place", {"etcd_image_tag": "3.6.6-0", "spec_hash": "older-hash"}, True, False),
+        ("rolling", "rollout", {"version": "v1.29.8"}, "replace"),
+        ("in_place", "rollout", {"version": "v1.29.8"}, "in_place"),
+        ("in_place", "rollout", {"version": "v1.29.8", "spec_hash": "older-hash"}, "replace"),
+        ("in_place", "rollout", {"spec_hash": "older-hash"}, "replace"),
+        ("rolling", "rollout", {"etcd_image_tag": "3.6.6-0"}, "replace"),
+        ("in_place", "rollout", {"etcd_image_tag": "3.6.6-0"}, "in_place"),
+        ("in_place", "rollout", {"version": "v1.29.8", "etcd_image_tag": "3.6.6-0"}, "in_place"),
+        ("in_place", "rollout", {"etcd_image_tag": "3.6.6-0", "spec_hash": "older-hash"}, "replace"),
+        ("rolling", "rollout", {"certificates_expire": EXPIRING}, "replace"),
+        ("in_place", "rollout", {"certificates_expire": EXPIRING}, "replace"),
+        ("rolling", "in_place", {"certificates_expire": EXPIRING}, "renew"),
+        ("in_place", "in_place", {"certificates_expire": EXPIRING}, "renew"),
+        ("in_place", "in_place", {"certificates_expire": EXPIRING, "version": "v1.29.8"}, "in_place"),
+        ("rolling", "in_place", {"certificates_expire": EXPIRING, "version": "v1.29.8"}, "replace"),
+        ("rolling", "in_place", {"certificates_expire": EXPIRING, "spec_hash": "older-hash"}, "replace"),
+        ("rolling", "rollout", {"certificate_renewal": RENEWING}, "renew"),
+        ("in_place", "rollout", {"certificate_renewal": RENEWING, "version": "v1.29.8"}, "in_place"),
+        ("rolling", "rollout", {"certificate_renewal": RENEWING, "spec_hash": "older-hash"}, "replace"),
     ],
     ids=[
         "the rolling strategy replaces a machine of another version",
@@ -149,12 +163,33 @@ def test_outdated_machines_lists_only_outdated_ones():
         "the in-place strategy upgrades a machine that differs only in etcd",
         "the in-place strategy upgrades a machine that differs in version and etcd",
         "the in-place strategy replaces a machine of an older etcd that also differs in spec",
+        "certificates renewed by rollout replace the machine",
+        "certificates renewed by rollout replace the machine with the in-place upgrade strategy too",
+        "certificates renewed in place are renewed, whatever the upgrade strategy",
+        "certificates renewed in place are renewed with the in-place upgrade strategy",
+        "the in-place upgrade renews the certificates of a machine it upgrades",
+        "a machine of another version is replaced with the rolling strategy, which renews its certificates too",
+        "a machine built from another spec is replaced, which renews its certificates too",
+        "a renewal under way is finished in place whatever the spec says",
+        "a renewal under way is finished by the in-place upgrade of its machine",
+        "a renewal under way is finished by the replacement of a machine built from another spec",
     ],
 )
-def test_split_by_strategy(strategy, machine_kwargs, replaced, in_place):
-    out = outdated_machines([machine("cp-1", **machine_kwargs)], spec(), HASHES, parse_time(NOW))
-    replace, upgrade = split_by_strategy(out, strategy)
-    assert ("cp-1" in replace, "cp-1" in upgrade) == (replaced, in_place)
+def test_split_by_strategy(strategy, renewal, machine_kwargs, where):
+    days = with_field(spec(), "rollout.before.certificates_expiry_days", 7)
+    out = outdated_machines([machine("cp-1", **machine_kwargs)], days, HASHES, parse_time(NOW))
+    replace, upgrade, renew = split_by_strategy(out, strategy, renewal)
+    assert {"replace": list(replace), "in_place": list(upgrade), "renew": list(renew)}[where] == ["cp-1"]
+    assert len(replace) + len(upgrade) + len(renew) == 1
+
+
+def test_a_renewal_under_way_says_where_it_stopped():
+    failed = dict(RENEWING, failed_step="kube-apiserver", error="kube-apiserver did not answer its probe within 300 s")
+    reasons = outdated_reasons(machine("cp-1", certificate_renewal=RENEWING), spec(), HASHES, parse_time(NOW))
+    assert [(r.kind, r.message) for r in reasons] == [("renewal", "its certificate renewal in place stopped after step renew")]
+    reasons = outdated_reasons(machine("cp-1", certificate_renewal=failed), spec(), HASHES, parse_time(NOW))
+    assert [r.message for r in reasons] == [
+        "its certificate renewal in place failed at step kube-apiserver: kube-apiserver did not answer its probe within 300 s"]
 
 
 @pytest.mark.parametrize(

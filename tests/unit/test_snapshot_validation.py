@@ -27,7 +27,8 @@ def test_a_built_snapshot_passes_and_only_gains_the_optional_fields():
     for record in expected["machines"] + expected["workers"]:
         record.setdefault("upgrade", None)
     for record in expected["machines"]:
-        record.update(certificate_authorities_expire=None, kubelet_certificate_expire=None, kubelet_certificate_rotates=None)
+        record.update(certificate_authorities_expire=None, kubelet_certificate_expire=None, kubelet_certificate_rotates=None,
+                      certificate_renewal=None)
     expected["kubeadm_config"]["cluster_configuration"] = None
     assert normalized == expected
 
@@ -79,6 +80,7 @@ def test_a_minimal_snapshot_gets_every_documented_default():
                 "certificate_authorities_expire": None,
                 "kubelet_certificate_expire": None,
                 "kubelet_certificate_rotates": None,
+                "certificate_renewal": None,
                 "upgrade": None,
             }
         ],

@@ -494,4 +494,15 @@ def test_the_status_reports_each_machines_certificates():
                                  kubelet_certificate_expire="2027-11-20T09:01:00Z", kubelet_certificate_rotates=True)
     assert status_of(snapshot(machines))["certificates"]["cp-1"] == {
         "certificates_expire": "2027-11-20T09:00:00Z", "certificate_authorities_expire": "2035-11-18T09:00:00Z",
-        "kubelet_certificate_expire": "2027-11-20T09:01:00Z", "kubelet_certificate_rotates": True}
+        "kubelet_certificate_expire": "2027-11-20T09:01:00Z", "kubelet_certificate_rotates": True, "certificate_renewal": None}
+
+
+def test_a_certificate_renewal_under_way_is_reported_as_work_in_progress_with_its_step():
+    renewing = {"started": at(5), "step": "etcd", "failed_step": "kube-apiserver", "error": "no answer"}
+    machines = three()
+    machines[1]["certificate_renewal"] = renewing
+    report = status_of(snapshot(machines))
+    assert of(report["conditions"], "RollingOut")["message"] == "rolling out 1 not up-to-date machine: renewal (cp-2)"
+    assert of(report["conditions"], "MachinesUpToDate")["message"] == \
+        "cp-2: its certificate renewal in place failed at step kube-apiserver: no answer"
+    assert report["certificates"]["cp-2"]["certificate_renewal"] == renewing
