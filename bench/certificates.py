@@ -13,7 +13,7 @@ certificates.yml renews the three machines, each behind the full preflight, with
 hand-over before its etcd restarts.
 
 Printed: the flow's time, the floor, the health waits, the ratio against floor + waits, the tasks and the SSH
-invocations. Own sandbox ``benchcerts`` (172.31.226.0/24), 3 hosts over 3 failure domains; needs root.
+invocations. Own sandbox ``benchcert`` (172.31.226.0/24), 3 hosts over 3 failure domains; needs root.
 
     .venv/bin/python bench/certificates.py
 """
@@ -27,7 +27,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from flows import admin_json, flow, timed, walk, wait_pods_ready  # noqa: E402  (bench/flows.py, found through the path above)
 
-NAME, SUBNET, HOSTS = "benchcerts", "172.31.226.0/24", ("cp-1", "cp-2", "cp-3")
+NAME, SUBNET, HOSTS = "benchcert", "172.31.226.0/24", ("cp-1", "cp-2", "cp-3")
 COMPONENTS = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
 # The probe each kubeadm component answers on the host (its manifest's readiness probe).
 PROBES = {"etcd": "http://127.0.0.1:2381/readyz", "kube-controller-manager": "https://127.0.0.1:10257/healthz",

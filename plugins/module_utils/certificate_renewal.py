@@ -12,6 +12,9 @@ The steps, in order, each written to the host's record (RECORD under /etc/kubern
     kube-apiserver           does not restart them): its manifest moved out of the manifest directory until its
     kube-controller-manager  container is gone, then back until it answers its own probe again; etcd first, so that
     kube-scheduler           the API server is not interrupted twice
+    ready                    the machine's control plane pods ready in the API again (what the next observation reads
+                             of it): the caller, which can ask the API, waits for that and then records it, which
+                             removes the record
 
 The record exists only while a renewal is under way: the last step removes it. A machine whose host keeps one is
 half renewed (its files are new, some of its pods may still run with the old ones, or be stopped) and is finished
@@ -27,10 +30,10 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil imp
 # Under /etc/kubernetes: the record, and the manifests moved out while their pods restart.
 RECORD_DIR = "certificate-renewal"
 RECORD = RECORD_DIR + "/record.json"
-RENEW = "renew"
+RENEW, READY = "renew", "ready"
 # The static pods kubeadm makes on a control plane machine, in the order they are restarted.
 COMPONENTS = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
-STEPS = (RENEW,) + COMPONENTS
+STEPS = (RENEW,) + COMPONENTS + (READY,)
 
 
 def remaining(record, present):
@@ -38,12 +41,13 @@ def remaining(record, present):
     pods the host does not run (``present``: the components whose manifest it has; no etcd with external etcd)."""
     done = (record or {}).get("step")
     start = STEPS.index(done) + 1 if done in STEPS else 0
-    return [step for step in STEPS[start:] if step == RENEW or step in present]
+    return [step for step in STEPS[start:] if step in (RENEW, READY) or step in present]
 
 
 def progress(record):
     """The snapshot's ``certificate_renewal`` (docs/snapshot.md) from a host's record: ``{started, step,
-    failed_step, error}``, or None when the host keeps none (no renewal under way)."""
+    failed_step, error, expired}``, or None when the host keeps none (no renewal under way). ``expired``: the renewal
+    is a recovery of expired certificates, begun through the hosts without the API (docs/certificates.md)."""
     if record is None:
         return None
     failed = record.get("failed") if isinstance(record.get("failed"), dict) else {}
@@ -54,6 +58,7 @@ def progress(record):
         "step": step if step in STEPS else None,
         "failed_step": failed_step if failed_step in STEPS else None,
         "error": failed.get("error"),
+        "expired": record.get("expired") is True,
     }
 
 

@@ -95,6 +95,7 @@ _RENEWAL = {
     "step": Field(one_of(*RENEWAL_STEPS)),
     "failed_step": Field(one_of(*RENEWAL_STEPS)),
     "error": Field(string(non_empty=False)),
+    "expired": Field(boolean, False),
 }
 
 # What a machine's host says of its certificates (machine_info), kept under the same names in the snapshot.

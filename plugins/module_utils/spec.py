@@ -400,6 +400,24 @@ def _check_extra_args(value, path, api_version, errors):
                             % (V1BETA3, V1BETA4), value))
 
 
+def _check_kubelet_serving_certificates(value, path, errors):
+    """A kubelet told to request its serving certificate (``rotate-server-certificates``, what KubeletConfiguration's
+    serverTLSBootstrap sets) asks for it through a certificate signing request that the controller manager does not
+    approve and this collection has no approver for: the kubelet would serve no certificate, and ``kubectl logs`` and
+    ``exec`` on its Node would fail."""
+    if isinstance(value, dict):
+        pairs = list(value.items())
+    elif isinstance(value, list):
+        pairs = [(arg.get("name"), arg.get("value")) for arg in value if isinstance(arg, dict)]
+    else:
+        pairs = []
+    for name, flag in pairs:
+        if name == "rotate-server-certificates" and str(flag).lower() != "false":
+            errors.append(error(path, "rotate-server-certificates: the kubelet would request its serving certificate through a "
+                                      "certificate signing request nothing approves (kube-controller-manager does not approve "
+                                      "kubelet-serving requests): leave it out, as kubeadm does (docs/certificates.md)", flag))
+
+
 def _check_etcd(etcd, path, errors):
     local, external = etcd.get("local"), etcd.get("external")
     if local is not None and external is not None:
@@ -487,6 +505,8 @@ def _check_kubeadm(spec, errors):
         for keys in _EXTRA_ARGS[name]:
             for found, value in _lookup(config, keys, path):
                 _check_extra_args(value, found, api_version, errors)
+                if keys[-1] == "kubeletExtraArgs":
+                    _check_kubelet_serving_certificates(value, found, errors)
 
     config = kubeadm["cluster_configuration"]
     if config is None:

@@ -217,10 +217,19 @@ def _up_to_date(spec, machines, now):
                       % (len(outdated), "machine" if len(outdated) == 1 else "machines", why))]
 
 
+# Why a kubelet's client certificate is still close to expiry: a kubelet that rotates it renews it when 70 to 90 % of
+# its lifetime has passed, through a certificate signing request the controller manager approves.
+_KUBELET_ROTATION = {
+    False: "the kubelet does not renew it (rotateCertificates is off)",
+    True: "the kubelet has not renewed it: is its certificate signing request approved (kubectl get csr)?",
+    None: "whether the kubelet renews it is not known",
+}
+
+
 def _certificates(spec, machines, now):
     """CertificatesNotExpiring: an Error when a CA expires within a year (renewing the leaves cannot help then), a
-    Warning when a machine's certificates, or the client certificate of a kubelet that does not renew it itself,
-    expire within the spec's threshold; Unknown when a machine's expiry was not observed."""
+    Warning when a machine's certificates or its kubelet's client certificate expire within the spec's threshold;
+    Unknown when a machine's expiry was not observed."""
     days = ((spec.get("rollout") or {}).get("before") or {}).get("certificates_expiry_days") or DEFAULT_CERTIFICATE_WARNING_DAYS
     limit, ca_limit = now + timedelta(days=days), now + timedelta(days=CA_WARNING_DAYS)
 
@@ -230,9 +239,8 @@ def _certificates(spec, machines, now):
     authorities = ["%s: a CA expires at %s" % (m["name"], m["certificate_authorities_expire"])
                    for m in machines if within(m, "certificate_authorities_expire", ca_limit)]
     leaves = ["%s: expire at %s" % (m["name"], m["certificates_expire"]) for m in machines if within(m, "certificates_expire", limit)]
-    kubelets = ["%s: the kubelet's client certificate expires at %s and the kubelet does not renew it"
-                % (m["name"], m["kubelet_certificate_expire"]) for m in machines
-                if within(m, "kubelet_certificate_expire", limit) and m.get("kubelet_certificate_rotates") is False]
+    kubelets = ["%s: the kubelet's client certificate expires at %s and %s" % (m["name"], m["kubelet_certificate_expire"], _KUBELET_ROTATION[
+        m.get("kubelet_certificate_rotates")]) for m in machines if within(m, "kubelet_certificate_expire", limit)]
     found = [(severity, reason, "%s (within %s)" % ("; ".join(parts), window)) for severity, reason, parts, window in (
         (ERROR, "CertificateAuthorityExpiring", authorities, "a year"),
         (WARNING, "CertificatesExpiring", leaves, "%d days" % days),

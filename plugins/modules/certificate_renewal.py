@@ -24,7 +24,7 @@ description:
     certificate, from O(etcd_endpoints)) and refuses when etcd would lose its quorum without this member; when this
     member leads, the leadership goes to another healthy voting member first.
   - Each step done is written to a record on the host (C(certificate-renewal/record.json) under O(kubernetes_dir),
-    mode 0600), removed after the last step. A run killed at any point is finished by the next one, which starts at
+    mode 0600), removed once the caller says the renewal is done (O(done)). A run killed at any point is finished by the next one, which starts at
     the first step not done, after putting back a manifest the killed run had moved aside. A step that fails is
     written to the record with its error and the module fails; nothing done is undone.
   - The steps are described in C(docs/certificates.md).
@@ -51,6 +51,23 @@ options:
       - Seconds a component has to stop once its manifest is moved out, and again to answer healthy once it is back.
     type: float
     default: 300.0
+  expired:
+    description:
+      - The host's certificates have expired (C(docs/certificates.md) "Expired already"), as have, maybe, those of its
+        peers; etcd and the API server refuse them, and a pod may not come back healthy until its peers are renewed too.
+      - When the host's etcd peer certificate had expired before the renewal, its member was out of every quorum
+        already (its peers refused it), so etcd is not asked before it restarts; otherwise it is, as always. Each pod
+        restarted is waited for until it answers its probe at all, healthy or not. The record says so.
+    type: bool
+    default: false
+  done:
+    description:
+      - Record that the renewal is done, which removes its record and takes no other step. The caller sets it once
+        it has seen the machine's control plane pods ready in the API (what the module, which does not talk to the
+        API, cannot see); until then the renewal counts as under way, and a run that finds it waits for that again.
+      - Fails when steps of the renewal remain on the host.
+    type: bool
+    default: false
   etcd_endpoints:
     description:
       - etcd client URLs to ask before etcd is restarted, such as V(https://10.0.0.11:2379); the other members are
@@ -96,7 +113,9 @@ msg:
   type: str
   sample: "certs renewed (0.4 s), etcd restarted (6.1 s, leadership moved to cp-2), kube-apiserver restarted (9.8 s), ..."
 steps:
-  description: The steps taken (or, in check mode, to take), in order; C(renew) then the static pods restarted.
+  description:
+    - The steps taken (or, in check mode, to take), in order; C(renew) then the static pods restarted; with O(done),
+      C(ready).
   returned: always
   type: list
   elements: str
@@ -115,6 +134,11 @@ new_leader:
   description: The etcd member the leadership went to before this host's etcd restarted; null when it did not move.
   returned: always
   type: str
+notes:
+  description: What a renewal of expired certificates (O(expired)) went ahead without.
+  returned: always
+  type: list
+  elements: str
 seconds:
   description: Seconds each step took.
   returned: always
@@ -132,6 +156,7 @@ from urllib.error import HTTPError, URLError
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible.module_utils.urls import open_url
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import certificate_renewal, etcd_client
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.certificate_dates import expiry_of_file
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_gateway import EtcdError, EtcdUnavailable
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_health import change_verdict
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_leadership import among_members
@@ -295,8 +320,17 @@ def hand_over_etcd(params, kubernetes_dir):
         return next(m["name"] for m in members if m["id"] == heir)
 
 
-def restart(host, component, timeout):
-    """Move the manifest out until the component stops answering, then back until it answers healthy."""
+def peer_certificate_expired(kubernetes_dir):
+    """Whether the host's etcd peer certificate has expired: then its member is in no quorum (its peers refuse it)."""
+    try:
+        return expiry_of_file(os.path.join(kubernetes_dir, "pki", "etcd", "peer.crt")) <= datetime.now(timezone.utc)
+    except (OSError, ValueError):
+        return False
+
+
+def restart(host, component, timeout, healthy=True):
+    """Move the manifest out until the component stops answering, then back until it answers healthy (or, with
+    ``healthy`` false, at all)."""
     url = probe_url(host.manifest(component) if os.path.exists(host.manifest(component)) else host.set_aside(component))
     if os.path.exists(host.manifest(component)):
         os.rename(host.manifest(component), host.set_aside(component))
@@ -305,8 +339,10 @@ def restart(host, component, timeout):
     if not stopped:
         raise StepFailed("%s still answered %s %g s after its manifest was moved out: the kubelet did not stop it; its manifest is back"
                          % (component, url, timeout))
-    if not wait_for(lambda: probe_state(url) == "healthy", timeout):
-        raise StepFailed("%s did not answer its probe %s healthy within %g s of its manifest coming back" % (component, url, timeout))
+    wanted = ("healthy",) if healthy else ("healthy", "unhealthy")
+    if not wait_for(lambda: probe_state(url) in wanted, timeout):
+        raise StepFailed("%s did not answer its probe %s%s within %g s of its manifest coming back"
+                         % (component, url, " healthy" if healthy else "", timeout))
 
 
 def renew(module, kubeadm):
@@ -319,19 +355,27 @@ def run(module):
     params = module.params
     host = Host(params["kubernetes_dir"])
     record = host.record()
-    steps = certificate_renewal.remaining(record, host.components())
-    result = dict(changed=False, steps=steps, components=host.components(), resumed=record is not None, new_leader=None, seconds={})
+    if params["done"]:
+        return record_done(module, host, record)
+    steps = on_host(record, host)
+    result = dict(changed=False, steps=steps, components=host.components(), resumed=record is not None, new_leader=None, notes=[],
+                  seconds={})
     if module.check_mode:
         result["changed"] = bool(steps)
         result["msg"] = "would take: " + (", ".join(steps) or "nothing")
         return result
     host.hold(params["restart_timeout"])
-    # what a run that held the lock before this one did: a renewal it finished is not begun again
+    # what a run that held the lock before this one did is not done again
     found, record = record, host.record()
-    steps = [] if found is not None and record is None else certificate_renewal.remaining(record, host.components())
+    steps = [] if found is not None and record is None else on_host(record, host)
     result.update(steps=steps, resumed=found is not None)
-    record = dict(record or {"started": _now(), "step": None})
+    if not steps:
+        result["msg"] = describe(result)
+        return result
+    record = dict(record or {"started": _now(), "step": None}, expired=params["expired"])
     record.pop("failed", None)
+    if certificate_renewal.RENEW in steps:  # before the renewal makes it new; kept for a run that resumes
+        record["etcd_peer_expired"] = params["expired"] and peer_certificate_expired(params["kubernetes_dir"])
     host.write(record)
     result["changed"] = True
     host.put_back()
@@ -341,9 +385,12 @@ def run(module):
             if step == certificate_renewal.RENEW:
                 renew(module, params["kubeadm"])
             else:
-                if step == "etcd":
+                if step == "etcd" and record.get("etcd_peer_expired"):
+                    result["notes"].append("etcd not asked before its member restarted: its peer certificate had expired, so the member was "
+                                           "in no quorum")
+                elif step == "etcd":
                     result["new_leader"] = hand_over_etcd(params, params["kubernetes_dir"])
-                restart(host, step, params["restart_timeout"])
+                restart(host, step, params["restart_timeout"], healthy=not params["expired"])
         except (StepFailed, EtcdError, EtcdUnavailable, OSError) as exc:
             host.write(dict(record, failed={"step": step, "error": str(exc), "at": _now()}))
             result["seconds"][step] = round(time.monotonic() - started, 1)
@@ -351,8 +398,28 @@ def run(module):
         result["seconds"][step] = round(time.monotonic() - started, 1)
         record["step"] = step
         host.write(record)
-    host.finish()
     result["msg"] = describe(result)
+    return result
+
+
+def on_host(record, host):
+    """The steps left that the module takes on the host: all but the last (ready), which is its caller's."""
+    return [step for step in certificate_renewal.remaining(record, host.components()) if step != certificate_renewal.READY]
+
+
+def record_done(module, host, record):
+    """``done``: the caller saw the machine's pods ready; the renewal is over and its record goes."""
+    result = dict(changed=False, steps=[], components=host.components(), resumed=record is not None, new_leader=None, notes=[], seconds={})
+    if record is None:
+        result["msg"] = "no renewal under way"
+        return result
+    left = on_host(record, host)
+    if left:
+        raise StepFailed("the renewal is not done on the host: %s remain" % ", ".join(left))
+    result.update(changed=True, steps=[certificate_renewal.READY], msg="renewal done")
+    if not module.check_mode:
+        host.hold(module.params["restart_timeout"])
+        host.finish()
     return result
 
 
@@ -364,7 +431,8 @@ def describe(result):
         parts.append("%s (%s s%s)" % ("certificates renewed" if step == certificate_renewal.RENEW else step + " restarted",
                                       result["seconds"].get(step, "-"), extra))
     done = ", ".join(parts) or "nothing left to do"
-    return ("finished the renewal a run had begun: " if result["resumed"] else "") + done
+    notes = "".join("; %s" % note for note in result["notes"])
+    return ("finished the renewal a run had begun: " if result["resumed"] else "") + done + notes
 
 
 def main():
@@ -375,6 +443,8 @@ def main():
             kubeadm=dict(type="path", default="kubeadm"),
             restart_timeout=dict(type="float", default=300.0),
             etcd_endpoints=dict(type="list", elements="str", default=[]),
+            expired=dict(type="bool", default=False),
+            done=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
     )

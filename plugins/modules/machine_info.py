@@ -101,6 +101,12 @@ certificate_authorities:
   returned: always
   type: list
   elements: dict
+certificates_expired:
+  description:
+    - Whether one of those certificates has expired by the host's clock; its API server, etcd member or kubeconfigs
+      are then refused, and C(playbooks/certificates.yml) renews them through the host (C(docs/certificates.md)).
+  returned: always
+  type: bool
 kubelet_certificate_expire:
   description: When the kubelet's client certificate expires (RFC 3339, UTC); null when it has none or it cannot be read.
   returned: always
@@ -129,6 +135,7 @@ from datetime import datetime, timezone
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.certificate_renewal import RECORD as RENEWAL_RECORD
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.certificate_renewal import progress
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.certificate_dates import expiry_of_file, first_pem_certificate, not_after
 
 RECORD = "control-plane-machine.json"
 ETCD_CLIENT_FILES = ("ca.crt", "healthcheck-client.crt", "healthcheck-client.key")
@@ -137,60 +144,7 @@ AUTHORITIES = ("pki/ca.crt", "pki/etcd/ca.crt", "pki/front-proxy-ca.crt")
 KUBELET_CERTIFICATE = "pki/kubelet-client-current.pem"
 ROTATES = re.compile(r"^rotateCertificates:\s*(true|false)\s*$", re.M)
 STAMP = "%Y-%m-%dT%H:%M:%SZ"
-PEM = re.compile(rb"-----BEGIN CERTIFICATE-----(.+?)-----END CERTIFICATE-----", re.S)
 CLIENT_CERTIFICATE = re.compile(r"client-certificate-data:\s*(\S+)")
-
-
-class NotACertificate(ValueError):
-    pass
-
-
-def _tlv(data, pos):
-    """(tag, start of content, end of content) of the DER element at ``pos``."""
-    if pos + 2 > len(data):
-        raise NotACertificate("truncated")
-    tag, length = data[pos], data[pos + 1]
-    pos += 2
-    if length & 0x80:
-        count = length & 0x7F
-        if count == 0 or count > 4 or pos + count > len(data):
-            raise NotACertificate("bad length")
-        length = int.from_bytes(data[pos:pos + count], "big")
-        pos += count
-    if pos + length > len(data):
-        raise NotACertificate("truncated")
-    return tag, pos, pos + length
-
-
-def not_after(der):
-    """The notAfter of a DER X.509 certificate, as an aware datetime (RFC 5280 4.1)."""
-    tag, start, _end = _tlv(der, 0)  # Certificate
-    tag, start, _end = _tlv(der, start)  # tbsCertificate
-    if tag != 0x30:
-        raise NotACertificate("no tbsCertificate")
-    pos = start
-    tag, _s, end = _tlv(der, pos)
-    if tag == 0xA0:  # [0] version
-        pos = end
-    for _field in ("serialNumber", "signature", "issuer"):
-        _tag, _s, pos = _tlv(der, pos)
-    tag, start, _end = _tlv(der, pos)  # validity
-    _tag, _s, after = _tlv(der, start)  # notBefore
-    tag, start, end = _tlv(der, after)  # notAfter
-    text = der[start:end].decode("ascii")
-    if tag == 0x17:  # UTCTime: years 1950-2049 (RFC 5280)
-        year = int(text[:2])
-        text = "%d%s" % (1900 + year if year >= 50 else 2000 + year, text[2:])
-    elif tag != 0x18:
-        raise NotACertificate("no notAfter")
-    return datetime.strptime(text, "%Y%m%d%H%M%SZ").replace(tzinfo=timezone.utc)
-
-
-def _first_pem_certificate(text):
-    match = PEM.search(text)
-    if not match:
-        raise NotACertificate("no PEM certificate")
-    return base64.b64decode(b"".join(match.group(1).split()))
 
 
 def certificate_files(kubernetes_dir):
@@ -209,8 +163,7 @@ def certificate_files(kubernetes_dir):
 def _read_file(name, path):
     """``{name, expires}`` of the first certificate in the PEM file ``path``, or ``{name, error}``."""
     try:
-        with open(path, "rb") as handle:
-            return {"name": name, "expires": not_after(_first_pem_certificate(handle.read()))}
+        return {"name": name, "expires": expiry_of_file(path)}
     except (OSError, ValueError) as exc:
         return {"name": name, "error": str(exc)}
 
@@ -252,7 +205,7 @@ def read_certificates(kubernetes_dir):
             with open(path, encoding="utf-8") as handle:
                 match = CLIENT_CERTIFICATE.search(handle.read())
             if match:  # a kubeconfig whose client certificate is a file has nothing embedded to read
-                certificates.append({"name": name, "expires": not_after(_first_pem_certificate(base64.b64decode(match.group(1))))})
+                certificates.append({"name": name, "expires": not_after(first_pem_certificate(base64.b64decode(match.group(1))))})
         except (OSError, ValueError) as exc:
             certificates.append({"name": name, "error": str(exc)})
     return certificates
@@ -302,6 +255,8 @@ def main():
         admin_kubeconfig=os.path.exists(os.path.join(directory, "admin.conf")),
         etcd_client_credentials=all(os.path.isfile(os.path.join(directory, "pki", "etcd", name)) for name in ETCD_CLIENT_FILES),
         certificates_expire=_earliest(certificates),
+        # by the host's clock, which its TLS peers go by
+        certificates_expired=any(c["expires"] <= datetime.now(timezone.utc) for c in certificates if "expires" in c),
         certificates=_listed(certificates),
         certificate_authorities_expire=_earliest(authorities),
         certificate_authorities=_listed(authorities),

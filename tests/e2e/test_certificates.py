@@ -9,7 +9,10 @@ expires first first. The run is killed while the second machine's pods restart; 
 first, from the record on its host, then the third. Throughout, a background writer through the load balancer loses
 no write and never waits longer than a leader election; every machine keeps its etcd member; the certificates and
 kubeconfigs on every host then expire in a year, the pods run with them (the API server serves the new certificate),
-the records are gone, and a second run changes nothing."""
+the records are gone, and a second run changes nothing. Then the sandbox lets every certificate expire (the
+certs-expired fault: the API server and etcd refuse every client, status cannot observe the cluster), and the same
+playbook renews them through the hosts, without the API: the cluster is back with its members and what was written
+before, and a second run changes nothing."""
 
 import datetime
 import json
@@ -89,17 +92,17 @@ def test_certificates_about_to_expire_are_renewed_in_place_one_machine_at_a_time
     with cluster.writing(ENDPOINT) as writer:
         # killed while cp-3's pods restart (cp-2 is done): its record on the host says how far it went
         killed = cluster.playbook_killed(CERTIFICATES, flow_vars(cluster), "Renew the certificates and restart the static pods of cp-3", after=4)
-        # the killed run's module may go on on the host without its SSH session; the next run's waits for it
+        # the killed run's module may go on on the host without its SSH session (the next run's waits for its lock);
+        # either way the record stays until a run has seen cp-3's pods ready in the API
         left_behind = cluster.ssh("cp-3", "cat %s" % RECORD, check=False).stdout
         done = cluster.playbook(CERTIFICATES, flow_vars(cluster), timeout=1200)
     assert "This pass's step: pass 3" not in killed, killed[-6000:]
     assert done.returncode == 0, done.stdout[-8000:]
     assert_writes_survived(writer, "the certificate renewals, one killed")
-    taken = steps_taken(done.stdout)
-    # cp-3 first, its renewal under way (or done already, if the killed run's module finished it on the host), then cp-1
-    assert taken in (["renew_certificates cp-3", "renew_certificates cp-1", "none"], ["renew_certificates cp-1", "none"]), taken
-    if left_behind and taken[0] == "renew_certificates cp-3":
-        assert "cp-3: finished the renewal a run had begun" in done.stdout, done.stdout[-8000:]
+    # cp-3 first, its renewal under way (on the host, or only its pods' readiness left to see), then cp-1
+    assert steps_taken(done.stdout) == ["renew_certificates cp-3", "renew_certificates cp-1", "none"], steps_taken(done.stdout)
+    assert json.loads(left_behind)["step"] != "ready", left_behind
+    assert "cp-3: finished the renewal a run had begun" in " ".join(done.stdout.split()), done.stdout[-8000:]
     assert member_ids(cluster) == kept
     wait_control_plane_ready(cluster, HOSTS)
     now = datetime.datetime.now(datetime.timezone.utc)
@@ -115,3 +118,33 @@ def test_certificates_about_to_expire_are_renewed_in_place_one_machine_at_a_time
     again = cluster.playbook(CERTIFICATES, flow_vars(cluster), timeout=600)
     assert again.returncode == 0 and all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
     assert steps_taken(again.stdout) == ["none"]
+
+
+def test_a_control_plane_whose_certificates_have_expired_is_renewed_through_the_hosts(cluster):
+    admin = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
+    cluster.ssh("cp-1", admin + "create configmap written-before-expiry --from-literal=k=v")
+    kept = member_ids(cluster)
+    for host in HOSTS:
+        cluster.fault("certs-expired", host)
+    # the API server and etcd refuse every client: nothing can be observed through them
+    refused = cluster.ssh("cp-1", admin + "get nodes", check=False)
+    assert refused.returncode != 0, refused.stdout
+    status = cluster.playbook(os.path.join(ROOT, "playbooks", "status.yml"), flow_vars(cluster))
+    assert status.returncode != 0, status.stdout[-4000:]
+
+    done = cluster.playbook(CERTIFICATES, flow_vars(cluster), timeout=1200)
+    assert done.returncode == 0, done.stdout[-8000:]
+    for host in HOSTS:
+        assert "%s: certificates renewed" % host in " ".join(done.stdout.split()), done.stdout[-8000:]
+    assert "its peer certificate had expired, so the member was in no quorum" in " ".join(done.stdout.split())
+    # the flow that follows observes a control plane as declared
+    assert steps_taken(done.stdout) == ["none"], steps_taken(done.stdout)
+    assert member_ids(cluster) == kept
+    assert cluster.ssh("cp-2", admin + "get configmap written-before-expiry -o jsonpath={.data.k}").stdout == "v"
+    now = datetime.datetime.now(datetime.timezone.utc)
+    for host in HOSTS:
+        assert all(days > 360 for days in expiries(cluster, host).values()), host
+        assert cluster.ssh(host, "test -e %s" % RECORD, check=False).returncode != 0, host
+        assert served_expiry(cluster.record.hosts[host]["ip"]) - now > datetime.timedelta(days=360), host
+    again = cluster.playbook(CERTIFICATES, flow_vars(cluster), timeout=600)
+    assert again.returncode == 0 and all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]

@@ -4,7 +4,6 @@
 """The planner's renew_certificates step (docs/certificates.md "Renewal in place"): which machine, behind what, and
 what it leaves to the other steps."""
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.certificate_renewal import machine_to_renew, progress, remaining
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import ACTIONS, plan
 
 from builders import HASHES, NEXT, at, machine, member, snapshot, spec, upgrade, with_field
@@ -90,30 +89,3 @@ def test_the_in_place_upgrade_renews_the_certificates_of_the_machines_it_upgrade
     result = decide(the_spec, cluster(cp_2={"certificates_expire": IN_3_DAYS}), kubeadm_config={"kubernetes_version": NEXT})
     assert (result["action"], result["machine"]) == ("upgrade_in_place", "cp-1")
     assert result["machines"] == ["cp-1", "cp-2", "cp-3"]
-
-
-def test_machine_to_renew_prefers_a_renewal_under_way_then_the_earliest_expiry_then_the_oldest():
-    machines = cluster(cp_1={"certificates_expire": IN_3_DAYS}, cp_2={"certificates_expire": IN_3_DAYS}, cp_3={"certificates_expire": IN_2_DAYS})
-    assert machine_to_renew(machines, {"cp-1", "cp-2"}) == "cp-1"
-    assert machine_to_renew(machines, {"cp-1", "cp-2", "cp-3"}) == "cp-3"
-    machines[1]["certificate_renewal"] = RENEWING
-    assert machine_to_renew(machines, {"cp-1", "cp-2", "cp-3"}) == "cp-2"
-
-
-def test_the_steps_left_follow_the_record_and_the_pods_the_host_runs():
-    every = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"]
-    assert remaining(None, every) == ["renew"] + every
-    assert remaining({"step": None}, every) == ["renew"] + every
-    assert remaining({"step": "renew"}, every) == every
-    assert remaining({"step": "kube-apiserver"}, every) == ["kube-controller-manager", "kube-scheduler"]
-    assert remaining({"step": "kube-scheduler"}, every) == []
-    # external etcd: no etcd pod to restart
-    assert remaining({"step": "renew"}, every[1:]) == every[1:]
-
-
-def test_progress_reads_a_host_record():
-    assert progress(None) is None
-    record = {"started": "2026-11-22T10:00:00Z", "step": "etcd", "failed": {"step": "kube-apiserver", "error": "no answer", "at": "x"}}
-    assert progress(record) == {"started": "2026-11-22T10:00:00Z", "step": "etcd", "failed_step": "kube-apiserver", "error": "no answer"}
-    assert progress({"started": "2026-11-22T10:00:00Z", "step": "other", "failed": "text"}) == {
-        "started": "2026-11-22T10:00:00Z", "step": None, "failed_step": None, "error": None}

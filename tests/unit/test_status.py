@@ -475,11 +475,18 @@ CERTIFICATES = [
     ("a kubelet that does not renew its client certificate, close to expiry, is a warning",
      with_certificates(three(), "cp-3", kubelet_certificate_expire=at(-60 * 24 * 2), kubelet_certificate_rotates=False),
      ("False", "KubeletCertificateExpiring", "Warning"),
-     "cp-3: the kubelet's client certificate expires at 2026-11-24T10:00:00Z and the kubelet does not renew it (within 7 days)"),
-    ("a kubelet that renews it is fine", with_certificates(three(), "cp-3", kubelet_certificate_expire=at(-60 * 24 * 2),
-                                                           kubelet_certificate_rotates=True), ("True", "", None), ""),
-    ("a kubelet whose rotation is unknown is not reported", with_certificates(three(), "cp-3", kubelet_certificate_expire=at(-60)),
-     ("True", "", None), ""),
+     "cp-3: the kubelet's client certificate expires at 2026-11-24T10:00:00Z and the kubelet does not renew it (rotateCertificates "
+     "is off) (within 7 days)"),
+    ("a kubelet that rotates its certificate and has not renewed it that close to expiry is a warning too",
+     with_certificates(three(), "cp-3", kubelet_certificate_expire=at(-60 * 24 * 2), kubelet_certificate_rotates=True),
+     ("False", "KubeletCertificateExpiring", "Warning"),
+     "cp-3: the kubelet's client certificate expires at 2026-11-24T10:00:00Z and the kubelet has not renewed it: is its certificate "
+     "signing request approved (kubectl get csr)? (within 7 days)"),
+    ("a kubelet whose rotation is unknown is reported as such", with_certificates(three(), "cp-3", kubelet_certificate_expire=at(-60)),
+     ("False", "KubeletCertificateExpiring", "Warning"),
+     "cp-3: the kubelet's client certificate expires at 2026-11-22T11:00:00Z and whether the kubelet renews it is not known (within 7 days)"),
+    ("a kubelet's certificate outside the window is fine",
+     with_certificates(three(), "cp-3", kubelet_certificate_expire=at(-60 * 24 * 8), kubelet_certificate_rotates=False), ("True", "", None), ""),
 ]
 
 

@@ -59,7 +59,16 @@ def test_the_earliest_leaf_expiry_the_record_and_nothing_secret(tmp_path):
     assert "no PEM certificate" in next(c["error"] for c in result["certificates"] if c["name"] == "pki/broken.crt")
     assert (result["record"], result["record_error"], result["admin_kubeconfig"]) == (record, None, True)
     assert result["etcd_client_credentials"] is False  # no healthcheck-client certificate and key
+    assert result["certificates_expired"] is False
     assert "c2VjcmV0LWtleQ" not in output and "BEGIN" not in output
+
+
+def test_a_certificate_past_its_expiry_says_the_host_s_certificates_have_expired(tmp_path):
+    directory = kubernetes_dir(tmp_path, json.dumps({"name": "cp-1", "created": "2026-11-26T10:00:00Z", "step": "joined"}))
+    (tmp_path / "pki" / "etcd" / "peer.crt").write_bytes(certificate_pem(-0.5))  # valid from a day ago until 12 hours ago
+    outcome, result = run("machine_info", {"kubernetes_dir": directory})[:2]
+    assert outcome == "SUCCESS" and result["certificates_expired"] is True
+    assert result["certificates_expire"] == (NOW - datetime.timedelta(days=0.5)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def test_a_record_that_is_not_an_object_is_named_and_a_bare_host_has_nothing(tmp_path):
@@ -68,7 +77,7 @@ def test_a_record_that_is_not_an_object_is_named_and_a_bare_host_has_nothing(tmp
     outcome, result = run("machine_info", {"kubernetes_dir": str(tmp_path / "absent"), "kubelet_dir": str(tmp_path / "none")})[:2]
     assert outcome == "SUCCESS"
     assert (result["record"], result["record_error"], result["admin_kubeconfig"], result["certificates_expire"],
-            result["certificates"]) == (None, None, False, None, [])
+            result["certificates"], result["certificates_expired"]) == (None, None, False, None, [], False)
     assert (result["certificate_authorities_expire"], result["certificate_authorities"], result["kubelet_certificate_expire"],
             result["kubelet_certificate_rotates"]) == (None, [], None, False)
 

@@ -16,6 +16,9 @@
 - join-fail-next: the marker /var/lib/kcpsim/faults/join-fail-next the kubeadm emulation consumes.
 - certs-expire-soon <days>: re-sign the host's leaf certificates (and the client certificates embedded in
   its kubeconfigs) to expire in that many days, with the host's own CAs.
+- certs-expired: the same, expired an hour ago; then the control plane pods are killed, and the kubelet starts them
+  again with the expired files: what a year without renewal leaves (a real component presents the expired file it
+  reads, and its peers refuse it at every handshake; the emulation's load theirs when they start).
 """
 
 import contextlib
@@ -167,8 +170,30 @@ def join_fail_next(sbx, name):
     write_file(sbx.host_fs(name, JOIN_FAIL_MARKER), "sandbox fault join-fail-next\n")
 
 
+CONTROL_PLANE_PODS = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
+
+
 def certs_expire_soon(sbx, name, days):
     """Re-sign the host's leaf certificates and kubeconfig client certificates to expire in ``days`` days."""
+    return _resign_leaves(sbx, name, datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=days))
+
+
+def certs_expired(sbx, name):
+    """Re-sign them expired an hour ago (valid for the year before), then kill the control plane pods, which the
+    kubelet starts again with the expired files."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    renewed = _resign_leaves(sbx, name, now - datetime.timedelta(hours=1), now=now - datetime.timedelta(days=365))
+    for pod in CONTROL_PLANE_PODS:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            with open(host.path_in(sbx, name, "%s/%s.pid" % (PODS_DIR, pod))) as handle:
+                pid = int(handle.read().split()[0])
+            host.exec_in(sbx, name, ["kill", "-KILL", "--", "-%d" % pid])
+    return renewed
+
+
+def _resign_leaves(sbx, name, not_after, now=None):
+    """Re-sign the host's leaf certificates and kubeconfig client certificates to expire at ``not_after``, each with
+    the CA that signed it; ``now``: when they are signed (their validity starts then)."""
     sbx.require_host(name)
     from kcpsim import kubeconfig, pki  # the emulation's PKI code (tests/sandbox is on sys.path)
 
@@ -179,7 +204,6 @@ def certs_expire_soon(sbx, name, days):
             cas.append(pki.load_pair(pki_dir, ca_name))
     if not cas:
         raise SandboxError("host %s has no kubeadm CA under /etc/kubernetes/pki" % name)
-    not_after = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=days)
 
     def issuer(cert):
         return next(((ca, key) for ca, key in cas if pki.signed_by(cert, ca)), None)
@@ -189,13 +213,13 @@ def certs_expire_soon(sbx, name, days):
         cert = pki.load_cert(path)
         signer = None if pki.is_ca(cert) else issuer(cert)
         if signer:
-            pki.resign_file(path, signer[0], signer[1], not_after=not_after)
+            pki.resign_file(path, signer[0], signer[1], not_after=not_after, now=now)
             renewed.append(os.path.relpath(path, pki_dir))
     for path in sorted(glob.glob(sbx.host_fs(name, "/etc/kubernetes/*.conf"))):
         # only the embedded ones, as kubeadm certs renew does: kubelet.conf points at the kubelet's own rotated file
         cert = kubeconfig.embedded_client_certificate(path)
         signer = cert and issuer(cert)
-        if signer and kubeconfig.resign_embedded(path, signer[0], signer[1], not_after=not_after):
+        if signer and kubeconfig.resign_embedded(path, signer[0], signer[1], not_after=not_after, now=now):
             renewed.append(os.path.basename(path))
     return renewed
 
@@ -207,7 +231,7 @@ FAULTS = {
     "kubelet-stop": kubelet_stop, "kubelet-start": kubelet_start,
     "etcd-kill": etcd_kill, "etcd-stop": etcd_stop, "etcd-start": etcd_start,
     "etcd-alarm-nospace": etcd_alarm_nospace, "etcd-alarm-clear": etcd_alarm_clear,
-    "join-fail-next": join_fail_next, "certs-expire-soon": certs_expire_soon,
+    "join-fail-next": join_fail_next, "certs-expire-soon": certs_expire_soon, "certs-expired": certs_expired,
 }
 
 

@@ -221,3 +221,14 @@ def test_certs_expire_soon_resigns_leaves_and_kubeconfigs_but_not_the_cas(infra_
         assert abs((pki.not_after(cert) - soon).total_seconds()) < 3600
     assert pki.load_cert(os.path.join(pki_dir, "ca.crt")) == ca_before
     assert pki.signed_by(leaves[1], pki.load_cert(os.path.join(pki_dir, "etcd/ca.crt")))
+
+
+def test_certs_expired_resigns_leaves_and_kubeconfigs_expired_within_a_year_of_validity(infra_sandbox, kubeadm_pki):
+    name, pki_dir, admin_conf = kubeadm_pki
+    done = infra_sandbox.cli("fault", "certs-expired", name)
+    assert "apiserver.crt" in done.stdout and "admin.conf" in done.stdout
+    now = datetime.datetime.now(datetime.timezone.utc)
+    for cert in (pki.load_cert(os.path.join(pki_dir, "apiserver.crt")), kubeconfig.client_certificate(admin_conf)):
+        assert now - datetime.timedelta(hours=2) < pki.not_after(cert) < now
+        assert cert.not_valid_before_utc < now - datetime.timedelta(days=364)
+    assert pki.signed_by(pki.load_cert(os.path.join(pki_dir, "etcd/peer.crt")), pki.load_cert(os.path.join(pki_dir, "etcd/ca.crt")))

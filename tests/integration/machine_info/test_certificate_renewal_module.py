@@ -39,12 +39,18 @@ class Healthy(http.server.BaseHTTPRequestHandler):
         pass
 
 
+class Unready(Healthy):
+    def do_GET(self):  # noqa: N802 - http.server's name
+        self.send_response(503)
+        self.end_headers()
+
+
 class Kubelet:
     """Runs a server per manifest in ``manifests`` while it is there; ``starts`` counts each component's starts.
     A component in ``stuck`` keeps running when its manifest goes, as a kubelet that does not notice."""
 
-    def __init__(self, manifests, ports, stuck=()):
-        self.manifests, self.ports, self.stuck = manifests, ports, set(stuck)
+    def __init__(self, manifests, ports, stuck=(), unready=()):
+        self.manifests, self.ports, self.stuck, self.unready = manifests, ports, set(stuck), set(unready)
         self.servers, self.starts = {}, {c: 0 for c in ports}
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -54,7 +60,7 @@ class Kubelet:
             for component in self.ports:
                 present = os.path.exists(os.path.join(self.manifests, component + ".yaml"))
                 if present and component not in self.servers:
-                    server = http.server.HTTPServer(("127.0.0.1", self.ports[component]), Healthy)
+                    server = http.server.HTTPServer(("127.0.0.1", self.ports[component]), Unready if component in self.unready else Healthy)
                     threading.Thread(target=server.serve_forever, daemon=True).start()
                     self.servers[component] = server
                     self.starts[component] += 1
@@ -103,9 +109,9 @@ def host(tmp_path):
     return tmp_path, kubernetes_dir, ports
 
 
-def renew(tmp_path, kubernetes_dir, check=False, timeout=10):
+def renew(tmp_path, kubernetes_dir, check=False, timeout=10, expired=False, done=False):
     return run("certificate_renewal", {"name": "cp-1", "kubernetes_dir": str(kubernetes_dir), "kubeadm": str(tmp_path / "kubeadm"),
-                                       "restart_timeout": timeout}, check=check)
+                                       "restart_timeout": timeout, "expired": expired, "done": done}, check=check)
 
 
 def test_certificates_renewed_then_each_pod_restarted_once_and_the_record_gone(host):
@@ -117,8 +123,21 @@ def test_certificates_renewed_then_each_pod_restarted_once_and_the_record_gone(h
     assert (result["resumed"], result["new_leader"]) == (False, None)
     assert kubelet.starts == {component: 2 for component in COMPONENTS}
     assert (tmp_path / "kubeadm.log").read_text() == "certs renew all\n"
-    assert sorted(os.listdir(kubernetes_dir)) == ["manifests"]
     assert result["msg"].startswith("certificates renewed (")
+    # the record stays until the caller has seen the pods ready in the API and says so
+    record = json.loads((kubernetes_dir / "certificate-renewal" / "record.json").read_text())
+    assert (record["step"], record["expired"]) == ("kube-scheduler", False)
+    outcome, info, _rc, _output = run("machine_info", {"kubernetes_dir": str(kubernetes_dir)})
+    assert info["certificate_renewal"]["step"] == "kube-scheduler"
+    with Kubelet(str(kubernetes_dir / "manifests"), ports) as kubelet:
+        outcome, result, _rc, _output = renew(tmp_path, kubernetes_dir)
+        assert (outcome, result["steps"], result["resumed"]) == ("SUCCESS", [], True), result
+        outcome, result, _rc, _output = renew(tmp_path, kubernetes_dir, done=True)
+    assert (outcome, result["steps"], result["msg"]) == ("CHANGED", ["ready"], "renewal done"), result
+    assert kubelet.starts == {component: 1 for component in COMPONENTS}
+    assert sorted(os.listdir(kubernetes_dir)) == ["manifests"]
+    outcome, result, _rc, _output = renew(tmp_path, kubernetes_dir, done=True)
+    assert (outcome, result["msg"]) == ("SUCCESS", "no renewal under way"), result
 
 
 def test_a_killed_run_is_finished_from_its_record_and_the_manifest_it_set_aside_is_put_back(host):
@@ -137,7 +156,7 @@ def test_a_killed_run_is_finished_from_its_record_and_the_manifest_it_set_aside_
     assert (kubelet.starts["kube-apiserver"], kubelet.starts["kube-scheduler"]) == (1, 2)
     assert kubelet.starts["kube-controller-manager"] >= 1 and "kube-controller-manager" in kubelet.servers
     assert not (tmp_path / "kubeadm.log").exists()
-    assert sorted(os.listdir(kubernetes_dir)) == ["manifests"]
+    assert sorted(os.listdir(kubernetes_dir / "certificate-renewal")) == ["lock", "record.json"]
     assert sorted(os.listdir(kubernetes_dir / "manifests")) == sorted(c + ".yaml" for c in COMPONENTS)
 
 
@@ -153,10 +172,14 @@ def test_a_pod_the_kubelet_does_not_stop_fails_the_step_with_its_manifest_back_a
     assert oct(os.stat(record_path).st_mode & 0o777) == "0o600"
     record = json.loads(record_path.read_text())
     assert (record["step"], record["failed"]["step"]) == ("renew", "kube-apiserver")
+    # not done while steps remain on the host
+    outcome, result, _rc, _output = renew(tmp_path, kubernetes_dir, done=True)
+    assert (outcome, result["msg"]) == ("FAILED!", "the renewal is not done on the host: kube-apiserver, kube-controller-manager, "
+                                                   "kube-scheduler remain"), result
     # what the observation reads of it
     outcome, info, _rc, _output = run("machine_info", {"kubernetes_dir": str(kubernetes_dir)})
     assert info["certificate_renewal"] == {"started": record["started"], "step": "renew", "failed_step": "kube-apiserver",
-                                           "error": record["failed"]["error"]}
+                                           "error": record["failed"]["error"], "expired": False}
 
 
 def test_a_kubeadm_that_fails_stops_the_renewal_before_any_pod_restarts(host):
@@ -179,3 +202,17 @@ def test_check_mode_says_the_steps_and_changes_nothing(host):
     assert sorted(os.listdir(kubernetes_dir)) == ["manifests"] and not (tmp_path / "kubeadm.log").exists()
     outcome, info, _rc, _output = run("machine_info", {"kubernetes_dir": str(kubernetes_dir)})
     assert info["certificate_renewal"] is None
+
+
+def test_expired_certificates_restart_pods_that_answer_unhealthy_as_they_wait_for_their_peers(host):
+    tmp_path, kubernetes_dir, ports = host
+    with Kubelet(str(kubernetes_dir / "manifests"), ports, unready=["kube-apiserver"]) as kubelet:
+        outcome, result, _rc, _output = renew(tmp_path, kubernetes_dir, timeout=3, expired=True)
+        assert outcome == "CHANGED", result
+        assert kubelet.starts == {component: 2 for component in COMPONENTS}
+        assert renew(tmp_path, kubernetes_dir, done=True)[0] == "CHANGED"
+        # without expired, an API server that does not answer healthy fails the step
+        outcome, result, _rc, _output = renew(tmp_path, kubernetes_dir, timeout=2)
+    assert outcome == "FAILED!", result
+    assert "kube-apiserver did not answer its probe http://127.0.0.1:%d/readyz healthy within 2 s" % ports["kube-apiserver"] in result["msg"]
+    assert json.loads((kubernetes_dir / "certificate-renewal" / "record.json").read_text())["expired"] is False
