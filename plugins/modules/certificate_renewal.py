@@ -168,7 +168,7 @@ try:
 except ImportError:
     HAS_YAML = False
 
-POLL_SECONDS = 0.5
+POLL_SECONDS = 0.2
 PROBE_SECONDS = 2.0
 
 
@@ -235,13 +235,10 @@ class Host:
         return handle
 
     def put_back(self):
-        """Move back every manifest a killed run set aside; returns their components."""
-        back = []
+        """Move back every manifest a killed run set aside."""
         for component in certificate_renewal.COMPONENTS:
             if os.path.exists(self.set_aside(component)) and not os.path.exists(self.manifest(component)):
                 os.rename(self.set_aside(component), self.manifest(component))
-                back.append(component)
-        return back
 
 
 def probe_url(path):

@@ -14,8 +14,8 @@
 - etcd-alarm-nospace / etcd-alarm-clear: raise / disarm the member's NOSPACE alarm through etcd's JSON
   gateway (the emulation's own client, kcpsim.etcdclient) with the host's healthcheck-client certificate.
 - join-fail-next: the marker /var/lib/kcpsim/faults/join-fail-next the kubeadm emulation consumes.
-- certs-expire-soon <days>: re-sign the host's leaf certificates (and the client certificates embedded in
-  its kubeconfigs) to expire in that many days, with the host's own CAs.
+- certs-expire-soon <when>: re-sign the host's leaf certificates (and the client certificates embedded in
+  its kubeconfigs) to expire that soon (whole days, or ``30m`` / ``2h``), with the host's own CAs.
 - certs-expired: the same, expired an hour ago; then the control plane pods are killed, and the kubelet starts them
   again with the expired files: what a year without renewal leaves (a real component presents the expired file it
   reads, and its peers refuse it at every handshake; the emulation's load theirs when they start).
@@ -25,6 +25,7 @@ import contextlib
 import datetime
 import glob
 import os
+import re
 
 from . import host
 from .commands import run
@@ -173,9 +174,14 @@ def join_fail_next(sbx, name):
 CONTROL_PLANE_PODS = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
 
 
-def certs_expire_soon(sbx, name, days):
-    """Re-sign the host's leaf certificates and kubeconfig client certificates to expire in ``days`` days."""
-    return _resign_leaves(sbx, name, datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=days))
+# certs-expire-soon's argument: whole days, or minutes and hours
+EXPIRE_IN = re.compile(r"^([1-9][0-9]*)([mhd]?)$")
+EXPIRE_UNITS = {"m": "minutes", "h": "hours", "d": "days", "": "days"}
+
+
+def certs_expire_soon(sbx, name, soon):
+    """Re-sign the host's leaf certificates and kubeconfig client certificates to expire in ``soon`` (a timedelta)."""
+    return _resign_leaves(sbx, name, datetime.datetime.now(datetime.timezone.utc) + soon)
 
 
 def certs_expired(sbx, name):
@@ -245,10 +251,11 @@ def inject(sbx, kind, name, args):
                         % (name, sbx.name, ", ".join(sorted(sbx.hosts)) or "none"))
     extra = []
     if kind == "certs-expire-soon":
-        if len(args) != 1 or not args[0].isdigit() or int(args[0]) < 1:
-            problems.append("certs-expire-soon <days>: days must be a whole number of at least 1")
+        match = EXPIRE_IN.match(args[0]) if len(args) == 1 else None
+        if match is None:
+            problems.append("certs-expire-soon <when>: a whole number of days of at least 1, or of minutes or hours (30m, 2h)")
         else:
-            extra = [int(args[0])]
+            extra = [datetime.timedelta(**{EXPIRE_UNITS[match.group(2)]: int(match.group(1))})]
     elif args:
         problems.append("fault %s takes no arguments (got %s)" % (kind, " ".join(args)))
     if problems:

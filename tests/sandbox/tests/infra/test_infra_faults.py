@@ -97,9 +97,12 @@ def test_marker_faults_leave_the_file_the_emulation_reads(infra_sandbox, fault, 
 
 @pytest.mark.parametrize("args, fragments", [
     (["bogus-fault", "no-such-host"], ["fault 'bogus-fault': not one of", "host 'no-such-host'"]),
-    (["certs-expire-soon", "cp-1"], ["certs-expire-soon <days>"]),
+    (["certs-expire-soon", "cp-1"], ["certs-expire-soon <when>"]),
+    (["certs-expire-soon", "cp-1", "0"], ["certs-expire-soon <when>"]),
+    (["certs-expire-soon", "cp-1", "10s"], ["certs-expire-soon <when>"]),
     (["partition", "cp-1", "extra"], ["fault partition takes no arguments"]),
 ], ids=["an unknown fault on an unknown host names both problems", "certs-expire-soon needs its days",
+        "certs-expire-soon needs at least a day, a minute or an hour", "certs-expire-soon takes no seconds",
         "a fault without arguments refuses extra ones"])
 def test_bad_fault_requests_fail_before_touching_anything(infra_sandbox, args, fragments):
     done = infra_sandbox.cli("fault", *args, check=False)
@@ -221,6 +224,14 @@ def test_certs_expire_soon_resigns_leaves_and_kubeconfigs_but_not_the_cas(infra_
         assert abs((pki.not_after(cert) - soon).total_seconds()) < 3600
     assert pki.load_cert(os.path.join(pki_dir, "ca.crt")) == ca_before
     assert pki.signed_by(leaves[1], pki.load_cert(os.path.join(pki_dir, "etcd/ca.crt")))
+
+
+def test_certs_expire_soon_takes_minutes_too(infra_sandbox, kubeadm_pki):
+    name, pki_dir, admin_conf = kubeadm_pki
+    infra_sandbox.cli("fault", "certs-expire-soon", name, "30m")
+    soon = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(minutes=30)
+    for cert in (pki.load_cert(os.path.join(pki_dir, "apiserver.crt")), kubeconfig.client_certificate(admin_conf)):
+        assert abs((pki.not_after(cert) - soon).total_seconds()) < 120
 
 
 def test_certs_expired_resigns_leaves_and_kubeconfigs_expired_within_a_year_of_validity(infra_sandbox, kubeadm_pki):
