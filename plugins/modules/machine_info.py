@@ -211,32 +211,32 @@ def read_certificates(kubernetes_dir):
     return certificates
 
 
-def read_record(kubernetes_dir):
-    """(record or None, why it could not be read or None)."""
-    path = os.path.join(kubernetes_dir, RECORD)
+def _read_json_object(path):
+    """(the JSON object in ``path`` or None, why it could not be read or None); a missing file is (None, None)."""
     try:
         with open(path, encoding="utf-8") as handle:
-            record = json.load(handle)
+            found = json.load(handle)
     except FileNotFoundError:
         return None, None
     except (OSError, ValueError) as exc:
         return None, "%s: %s" % (path, exc)
-    if not isinstance(record, dict):
+    if not isinstance(found, dict):
         return None, "%s: not a JSON object" % path
-    return record, None
+    return found, None
+
+
+def read_record(kubernetes_dir):
+    """(record or None, why it could not be read or None)."""
+    return _read_json_object(os.path.join(kubernetes_dir, RECORD))
 
 
 def read_renewal(kubernetes_dir):
-    """The renewal under way on the host (``certificate_renewal.progress``), or None."""
-    path = os.path.join(kubernetes_dir, RENEWAL_RECORD)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            record = json.load(handle)
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as exc:
-        record = {"failed": {"error": "%s: %s" % (path, exc)}}
-    return progress(record if isinstance(record, dict) else {"failed": {"error": "%s: not a JSON object" % path}})
+    """The renewal under way on the host (``certificate_renewal.progress``), or None; a record that cannot be read is
+    one stopped before its first step, with the reason as its error."""
+    record, problem = _read_json_object(os.path.join(kubernetes_dir, RENEWAL_RECORD))
+    if problem is not None:
+        record = {"failed": {"error": problem}}
+    return progress(record)
 
 
 def main():
