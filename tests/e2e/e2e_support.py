@@ -293,6 +293,22 @@ def wait_control_plane_ready(sandbox, names, timeout=180):
         time.sleep(1)
 
 
+def wait_pod_started_since(sandbox, pod, since, timeout=180):
+    """Until static pod ``pod`` (kube-system) runs a container started at ``since`` (epoch seconds) or later and is
+    Ready. A member whose own etcd was down could not report its pods (its kubelet talks to its own API server, and
+    that one to its own etcd): until the kubelet reports the restart, the API still shows the status from before."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status = kubectl_json(sandbox, "-n kube-system get pod %s" % pod)["status"]
+        started = [state["running"]["startedAt"] for state in (c.get("state") or {} for c in status.get("containerStatuses") or [])
+                   if "running" in state]
+        if started and calendar.timegm(time.strptime(started[0], "%Y-%m-%dT%H:%M:%SZ")) >= int(since) and any(
+                c["type"] == "Ready" and c["status"] == "True" for c in status.get("conditions") or []):
+            return
+        assert time.monotonic() < deadline, "%s did not start again within %d s: %s" % (pod, timeout, status)
+        time.sleep(1)
+
+
 def _held_for(condition):
     since = calendar.timegm(time.strptime(condition["lastTransitionTime"], "%Y-%m-%dT%H:%M:%SZ"))
     return time.time() - since

@@ -15,10 +15,12 @@ the load balancer (docs/flows.md "What a workload sees"). The remediation record
 
 import json
 import os
+import time
 
 import pytest
 
-from e2e_support import ROOT, assert_writes_survived, kubectl_json, newest, recap, status_table, steps_taken, wait_control_plane_ready, wait_ready
+from e2e_support import (ROOT, assert_writes_survived, kubectl_json, newest, recap, status_table, steps_taken, wait_control_plane_ready,
+                         wait_pod_started_since, wait_ready)
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-remed", "172.31.235.0/24", 3, 3)
@@ -137,7 +139,9 @@ def test_another_machines_etcd_member_down_blocks_remediation(cluster):
         assert "manual intervention needed (etcd_quorum)" in refused.stdout, refused.stdout[-6000:]
         assert nodes(cluster)["cp-1"]["metadata"]["uid"] == uid
     finally:
+        started = time.time()
         cluster.fault("etcd-start", "cp-3")
+        wait_pod_started_since(cluster, "etcd-cp-3", started)
         wait_control_plane_ready(cluster, ["cp-1", "cp-3"])
         cluster.ssh("cp-2", ADMIN + "annotate node cp-1 control-plane.kubeadm.io/remediate-machine-")
     assert_one_voter_a_machine(cluster)
