@@ -66,8 +66,8 @@ def main():
         floor, waits = by_hand(operator)
         for host in HOSTS:
             operator.sandbox("fault", "certs-expire-soon", host, "2")
-        seconds, tasks, ssh = flow(operator, "certificates.yml", 3, workdir, version,
-                                   rollout={"max_surge": 0, "before": {"certificates_expiry_days": 7}}, certificates={"renewal": "in_place"})
+        run = flow(operator, "certificates.yml", 3, workdir, version,
+                   rollout={"max_surge": 0, "before": {"certificates_expiry_days": 7}}, certificates={"renewal": "in_place"})
         left = [host for host in HOSTS if admin_json(operator, "get node %s" % host) is None]
         if left:
             raise SystemExit("nodes missing after the renewal: %s" % ", ".join(left))
@@ -75,7 +75,9 @@ def main():
         operator.down()
         shutil.rmtree(workdir)
     print("certificates(3) %6.1f s  floor %5.1f s + health waits %5.1f s = %4.2f x (floor + waits), %4.2f x floor  %4d tasks  "
-          "%4d ssh invocations" % (seconds, floor, waits, seconds / (floor + waits), seconds / floor, tasks, ssh))
+          "%4d ssh invocations" % (run["seconds"], floor, waits, run["seconds"] / (floor + waits), run["seconds"] / floor, run["tasks"], run["ssh"]))
+    for seconds, runs, task in run["top"]:
+        print("    %6.1f s %4d x  %s" % (seconds, runs, task[:110]))
 
 
 if __name__ == "__main__":

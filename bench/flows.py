@@ -25,14 +25,19 @@ new or upgraded machine's pods to be ready, the drain before a removal, and each
 Node. The in-place upgrade pins etcd.local.imageTag to the mirror's 3.5 tag: the sandbox's etcd is 3.5.1, and the
 in-place upgrade's etcd path check refuses to move it to 3.7.
 
-Printed for each flow: its time, the floor, their ratio (target <= 1.5), the tasks Ansible ran and the SSH
-invocations it made; then the health waits the floor leaves out, measured in the same floor run but not counted in
-it: after each host joins or is upgraded, the time until its control plane pods report Ready (the static pods'
-startup probes, 10 s before their first check, as kubeadm writes them; after a kubelet restart, a random part of
-one probe period, as the kubelet spreads the probes of the pods it takes over). A flow takes no next membership step
-before the machine it added is healthy (docs/flows.md), so the floor plus those waits is what an operator who checks
-the same before each step spends, and the second ratio is the flow's against it. Own sandbox ``benchflow``
-(172.31.241.0/24), 6 hosts over 3 failure domains (max_surge 1 needs a spare host in each); needs root.
+The floor also holds the safety steps a careful operator takes (over SSH, on a machine that stays): before each step
+(a join, a removal, the kubeadm-config update, an in-place upgrade) one ``etcdctl endpoint health --cluster`` and
+one ``kubectl get --raw /readyz``; before each membership change an ``etcdctl snapshot save`` copied to the
+controller (and before the first machine upgraded in place); before each removal a ``kubectl drain``. And the
+waits that work needs: after each host joins or is upgraded, until its control plane pods report Ready (the static
+pods' startup probes, 10 s before their first check, as kubeadm writes them). A flow takes no next membership step
+before the machine it added is healthy (docs/flows.md), and neither does the careful operator.
+
+Printed for each flow: its time, the floor with its parts (commands, safety steps, waits), their ratio (target
+<= 1.5), the tasks Ansible ran, the SSH invocations it made and the ten tasks that took longest (a callback,
+bench/callback/task_times.py); then a converged reconcile of the 3 machines (nothing to do, target <= 5 s) and a
+run refused for a bad spec (target <= 3 s). Own sandbox ``benchflow`` (172.31.241.0/24), 6 hosts over 3 failure
+domains (max_surge 1 needs a spare host in each); needs root.
 
     .venv/bin/python bench/flows.py
 """
@@ -56,6 +61,11 @@ import walk_support as walk  # noqa: E402
 
 NAME, SUBNET, TARGET = "benchflow", "172.31.241.0/24", 1.5
 UNHEALTHY_AFTER_SECONDS = 5
+# seconds: a converged reconcile of 3 machines (nothing to do), a run refused for its spec
+CONVERGED_TARGET, REFUSED_TARGET = 5, 3
+# the converged reconcile again with each of ansible.cfg's connection settings turned off
+CONNECTION_SETTINGS_OFF = (("converged, no pipelining", {"ANSIBLE_PIPELINING": "False"}),
+                           ("converged, no SSH multiplexing", {"ANSIBLE_SSH_ARGS": "-o ControlMaster=no -o ControlPath=none"}))
 BIN = os.path.dirname(sys.executable)
 # From the in-place upgrade on (module docstring): the sandbox's etcd is 3.5.1 whatever the image tag.
 ETCD_PINNED = {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"}, "etcd": {"local": {"imageTag": "3.5.24-0"}}}}
@@ -67,19 +77,44 @@ def timed(action):
     return time.perf_counter() - start
 
 
+ADMIN = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
+# the operator's etcdctl on a control plane host, with the host's etcd health-check client certificate
+ETCDCTL = ("ETCDCTL_API=3 /opt/kcpsim/releases/etcd/3.5.1/etcdctl --endpoints https://127.0.0.1:2379"
+           " --cacert /etc/kubernetes/pki/etcd/ca.crt --cert /etc/kubernetes/pki/etcd/healthcheck-client.crt"
+           " --key /etc/kubernetes/pki/etcd/healthcheck-client.key ")
+
+
 def floor(operator, workdir, new, patch):
-    """[(floor seconds, health wait seconds)] of create(3), scale 3 -> 5, scale 5 -> 3, rollout(3) to ``new`` with
-    max_surge 0, rollout(3) to ``new`` with max_surge 1, in place to ``patch``, remediation of one machine: the
-    operator's steps by hand, and apart from them the waits until each new or upgraded machine is healthy."""
+    """[{"commands", "safety", "waits"} seconds] of create(3), scale 3 -> 5, scale 5 -> 3, rollout(3) to ``new``
+    with max_surge 0, rollout(3) to ``new`` with max_surge 1, in place to ``patch``, remediation of one machine: the
+    operator's steps by hand, the safety steps they take before each, and the waits until each new or upgraded
+    machine is healthy."""
     hosts = operator.inventory()[0]
     mirror_dir = operator.mirror()[0]
-    waits = []
+    parts = {"safety": 0.0, "waits": 0.0}
+
+    def spent(part, action, *argv):
+        start = time.perf_counter()
+        action(*argv)
+        parts[part] += time.perf_counter() - start
 
     def healthy(host):
-        """Wait until ``host``'s control plane pods are all Ready, kept in ``waits``: not part of the floor."""
-        start = time.perf_counter()
-        wait_pods_ready(operator, host)
-        waits.append(time.perf_counter() - start)
+        """Wait until ``host``'s control plane pods are all Ready."""
+        spent("waits", wait_pods_ready, operator, host)
+
+    def checked(via, membership=True, drained=None):
+        """The safety steps before a step taken through ``via``: the health of etcd and of the API server; an
+        etcd snapshot copied to the controller before a membership change; the drain of a machine to remove."""
+        def steps():
+            operator.ssh(via, ETCDCTL + "endpoint health --cluster")
+            operator.ssh(via, ADMIN + "get --raw /readyz")
+            if membership:
+                operator.ssh(via, "umask 077 && " + ETCDCTL + "snapshot save /root/floor-snapshot.db")
+                os.unlink(operator.fetch(via, "/root/floor-snapshot.db", workdir))
+                operator.ssh(via, "rm /root/floor-snapshot.db")
+            if drained:
+                operator.ssh(via, ADMIN + "drain %s --ignore-daemonsets --delete-emptydir-data --timeout 60s" % drained)
+        spent("safety", steps)
 
     def create():
         operator.prepare_hosts(["cp-1", "cp-2", "cp-3"])
@@ -88,6 +123,7 @@ def floor(operator, workdir, new, patch):
         healthy("cp-1")
         join = walk.control_plane_join_command(output)
         for host in ("cp-2", "cp-3"):
+            checked("cp-1")
             operator.join_control_plane(host, join)
             operator.install_pod_network(host)
             healthy(host)
@@ -95,23 +131,28 @@ def floor(operator, workdir, new, patch):
     def scale():
         operator.prepare_hosts(["cp-4", "cp-5"])
         for host in ("cp-4", "cp-5"):
+            checked("cp-1")
             operator.join_control_plane(host, operator.fresh_control_plane_join_command("cp-1"))
             operator.install_pod_network(host)
             healthy(host)
 
     def scale_down():
         for host in ("cp-5", "cp-4"):
+            checked("cp-1", drained=host)
             operator.ssh(host, "kubeadm reset --force")
-            operator.ssh("cp-1", "kubectl --kubeconfig /etc/kubernetes/admin.conf delete node %s" % host)
+            operator.ssh("cp-1", ADMIN + "delete node %s" % host)
 
     def rollout():
-        operator.ssh("cp-2", "kubectl --kubeconfig /etc/kubernetes/admin.conf -n kube-system get configmap kubeadm-config"
-                             " -o yaml | sed 's/kubernetesVersion: .*/kubernetesVersion: %s/'"
-                             " | kubectl --kubeconfig /etc/kubernetes/admin.conf replace -f -" % new)
+        checked("cp-2", membership=False)
+        operator.ssh("cp-2", ADMIN + "-n kube-system get configmap kubeadm-config"
+                     " -o yaml | sed 's/kubernetesVersion: .*/kubernetesVersion: %s/'"
+                     " | kubectl --kubeconfig /etc/kubernetes/admin.conf replace -f -" % new)
         for host, via in (("cp-1", "cp-2"), ("cp-2", "cp-3"), ("cp-3", "cp-1")):
+            checked(via, drained=host)
             operator.ssh(host, "kubeadm reset --force")
-            operator.ssh(via, "kubectl --kubeconfig /etc/kubernetes/admin.conf delete node %s" % host)
+            operator.ssh(via, ADMIN + "delete node %s" % host)
             operator.node(host).prepare(mirror_dir, new, hosts[host]["failure_domain"])
+            checked(via)
             operator.join_control_plane(host, operator.fresh_control_plane_join_command(via))
             operator.install_pod_network(host)
             healthy(host)
@@ -119,36 +160,40 @@ def floor(operator, workdir, new, patch):
     def rollout_surge():
         for spare, old, via in (("cp-4", "cp-1", "cp-2"), ("cp-5", "cp-2", "cp-3"), ("cp-6", "cp-3", "cp-4")):
             operator.node(spare).prepare(mirror_dir, new, hosts[spare]["failure_domain"])
+            checked(via)
             operator.join_control_plane(spare, operator.fresh_control_plane_join_command(via))
             operator.install_pod_network(spare)
             healthy(spare)
+            checked(via, drained=old)
             operator.ssh(old, "kubeadm reset --force")
-            operator.ssh(via, "kubectl --kubeconfig /etc/kubernetes/admin.conf delete node %s" % old)
+            operator.ssh(via, ADMIN + "delete node %s" % old)
 
     def in_place():
-        admin = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
-        for host, upgrade in (("cp-4", "apply %s --yes" % patch), ("cp-5", "node"), ("cp-6", "node")):
+        for index, (host, upgrade) in enumerate((("cp-4", "apply %s --yes" % patch), ("cp-5", "node"), ("cp-6", "node"))):
+            checked(host, membership=index == 0)
             operator.node(host).prepare(mirror_dir, patch, hosts[host]["failure_domain"])
             operator.ssh(host, "kubeadm upgrade %s" % upgrade)
-            operator.ssh(host, admin + "drain %s --ignore-daemonsets --delete-emptydir-data" % host)
+            operator.ssh(host, ADMIN + "drain %s --ignore-daemonsets --delete-emptydir-data" % host)
             operator.ssh(host, "systemctl restart kubelet")
-            operator.ssh(host, admin + "uncordon %s" % host)
+            operator.ssh(host, ADMIN + "uncordon %s" % host)
             operator.ssh(host, "timeout 300 sh -c 'until %s get node %s -o jsonpath={.status.nodeInfo.kubeletVersion} | grep -qx %s; "
-                               "do sleep 1; done'" % (admin.strip(), host, patch))
+                               "do sleep 1; done'" % (ADMIN.strip(), host, patch))
             healthy(host)
 
     def remediation():
+        checked("cp-5", drained="cp-4")
         operator.ssh("cp-4", "kubeadm reset --force")
-        operator.ssh("cp-5", "kubectl --kubeconfig /etc/kubernetes/admin.conf delete node cp-4")
+        operator.ssh("cp-5", ADMIN + "delete node cp-4")
+        checked("cp-5")
         operator.join_control_plane("cp-4", operator.fresh_control_plane_join_command("cp-5"))
         operator.install_pod_network("cp-4")
         healthy("cp-4")
 
     def measured(action):
-        """(the action's seconds less its health waits, its health waits)."""
-        del waits[:]
+        """{"commands", "safety", "waits"}: the action's seconds apart from its safety steps and waits, and those."""
+        parts.update(safety=0.0, waits=0.0)
         seconds = timed(action)
-        return seconds - sum(waits), sum(waits)
+        return dict(parts, commands=seconds - parts["safety"] - parts["waits"])
 
     figures = [measured(create), measured(scale), measured(scale_down), measured(rollout), measured(rollout_surge), measured(in_place)]
     make_unhealthy(operator, "cp-4")
@@ -190,9 +235,10 @@ def admin_json(operator, args):
     raise SystemExit("no host answers kubectl %s" % args)
 
 
-def flow(operator, playbook, replicas, workdir, version, max_surge=0, **spec):
-    """(seconds, tasks, ssh invocations) of one flow run by ansible-playbook, as an operator runs it; ``spec``: more
-    fields of the spec."""
+def flow(operator, playbook, replicas, workdir, version, max_surge=0, refused=False, environment=None, **spec):
+    """{seconds, tasks, ssh, top} of one flow run by ansible-playbook, as an operator runs it (``top``: its ten
+    costliest tasks, (seconds, runs, name)); ``spec``: more fields of the spec; ``refused``: the run must fail;
+    ``environment``: more of Ansible's environment (settings measured against the collection's ansible.cfg)."""
     inventory = os.path.join(operator.state, "inventory.ini")
     variables = operator.inventory()[1]
     mirror_dir = operator.mirror()[0]
@@ -205,20 +251,25 @@ def flow(operator, playbook, replicas, workdir, version, max_surge=0, **spec):
                      "endpoint": {"host": variables["sandbox_endpoint_host"], "port": 6443},
                      "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"}}}}}
     extra["kcp"].update(spec)
-    count_file = os.path.join(workdir, "ssh-count")
+    count_file, times_file = os.path.join(workdir, "ssh-count"), os.path.join(workdir, "task-times.json")
     open(count_file, "w").close()
     env = dict(os.environ, PATH=BIN + os.pathsep + os.environ["PATH"], ANSIBLE_NOCOLOR="1",
-               ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"))
+               ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
+               ANSIBLE_CALLBACK_PLUGINS=os.path.join(ROOT, "bench", "callback"), ANSIBLE_CALLBACKS_ENABLED="task_times",
+               KCP_BENCH_TASK_TIMES=times_file, **(environment or {}))
     start = time.perf_counter()
     done = subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", inventory, os.path.join(ROOT, "playbooks", playbook),
                            "-e", json.dumps(extra)], cwd=ROOT, env=env, stdin=subprocess.DEVNULL, capture_output=True,
                           text=True, timeout=1800, check=False)
     seconds = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit("%s failed (exit %d):\n%s" % (playbook, done.returncode, done.stdout[-4000:]))
-    tasks = len(re.findall(r"^TASK \[", done.stdout, re.MULTILINE))
+    if (done.returncode != 0) != refused:
+        raise SystemExit("%s %s (exit %d):\n%s" % (playbook, "was not refused" if refused else "failed", done.returncode, done.stdout[-4000:]))
+    with open(times_file, encoding="utf-8") as handle:
+        times = json.load(handle)
+    top = sorted(((entry["seconds"], entry["runs"], name) for name, entry in times.items()), reverse=True)[:10]
     with open(count_file, encoding="utf-8") as handle:
-        return seconds, tasks, len(handle.readlines())
+        return {"seconds": seconds, "tasks": len(re.findall(r"^TASK \[", done.stdout, re.MULTILINE)),
+                "ssh": len(handle.readlines()), "top": top}
 
 
 def first_machine(operator):
@@ -262,18 +313,34 @@ def main():
         sick = first_machine(operator)
         make_unhealthy(operator, sick)
         figures.append(("remediate", flow(operator, "remediate.yml", 3, workdir, patch, kubeadm=ETCD_PINNED)))
-        figures = [figure + floor_figures for figure, floor_figures in zip(figures, floors)]
+        figures = [figure + (parts,) for figure, parts in zip(figures, floors)]
+        fixed = [("converged", flow(operator, "reconcile.yml", 3, workdir, patch, kubeadm=ETCD_PINNED), CONVERGED_TARGET),
+                 ("refused", flow(operator, "reconcile.yml", 3, workdir, "v1.37", refused=True, kubeadm=ETCD_PINNED), REFUSED_TARGET)]
+        # the connection settings of ansible.cfg (docs/performance.md), each turned off in turn: no target, the difference
+        reuse = [(name, flow(operator, "reconcile.yml", 3, workdir, patch, environment=setting, kubeadm=ETCD_PINNED))
+                 for name, setting in CONNECTION_SETTINGS_OFF]
     finally:
         operator.down()
         shutil.rmtree(workdir)
     verdicts = []  # printed, like the other benchmarks' targets: a missed one is a figure to act on, not a crash
-    for name, (seconds, tasks, ssh), floor_seconds, waits in figures:
-        ratio = seconds / floor_seconds
+    for name, run, parts in figures:
+        floor_seconds = parts["commands"] + parts["safety"] + parts["waits"]
+        ratio = run["seconds"] / floor_seconds
         verdicts.append(ratio <= TARGET)
-        print("%-11s %6.1f s  floor %5.1f s  = %4.2f x floor (target <= %.1f: %s)  %4d tasks  %4d ssh invocations  "
-              "| health waits %5.1f s: %4.2f x (floor + waits)"
-              % (name, seconds, floor_seconds, ratio, TARGET, "met" if ratio <= TARGET else "MISSED", tasks, ssh, waits,
-                 seconds / (floor_seconds + waits)))
+        print("%-11s %6.1f s  floor %5.1f s (commands %5.1f + safety %4.1f + waits %4.1f) = %4.2f x floor (target <= %.1f: %s)"
+              "  %4d tasks  %4d ssh invocations"
+              % (name, run["seconds"], floor_seconds, parts["commands"], parts["safety"], parts["waits"], ratio, TARGET,
+                 "met" if ratio <= TARGET else "MISSED", run["tasks"], run["ssh"]))
+        for seconds, runs, task in run["top"]:
+            print("    %6.1f s %4d x  %s" % (seconds, runs, task[:110]))
+    for name, run, target in fixed:
+        verdicts.append(run["seconds"] <= target)
+        print("%-11s %6.1f s  (target <= %.0f s: %s)  %4d tasks  %4d ssh invocations"
+              % (name, run["seconds"], target, "met" if run["seconds"] <= target else "MISSED", run["tasks"], run["ssh"]))
+        for seconds, runs, task in run["top"][:5]:
+            print("    %6.1f s %4d x  %s" % (seconds, runs, task[:110]))
+    for name, run in reuse:
+        print("%-30s %6.1f s  %4d tasks  %4d ssh invocations" % (name, run["seconds"], run["tasks"], run["ssh"]))
     print("target %s" % ("met for every flow" if all(verdicts) else "MISSED"))
 
 
