@@ -89,10 +89,18 @@ options:
     description: kubeadm's directory, which holds the record.
     type: path
     default: /etc/kubernetes
+  leftovers:
+    description:
+      - With O(state=absent), files and directories the machine left on the host that C(kubeadm reset) does not
+        remove (a pod network configuration, the host's etcd snapshots, ...), removed in the same round trip
+        before the record. The record goes last, so a run killed in between finds it and removes them again.
+    type: list
+    elements: path
+    default: []
 attributes:
   check_mode:
     support: full
-    description: Says whether the record would change, and how with C(--diff), without writing it.
+    description: Says whether the record (and the leftovers) would change, and how with C(--diff), without writing it.
   diff_mode:
     support: full
     description: The record before and after, as JSON.
@@ -117,9 +125,10 @@ EXAMPLES = r"""
       spec_hash: 1f0c2d9e
       step: joining
 
-- name: Give the host back to the pool
+- name: Give the host back to the pool, without what the machine left on it
   kubeadm.control_plane.machine_record:
     state: absent
+    leftovers: [/etc/cni/net.d/99-kcp-bridge.conflist, /var/lib/kubeadm-control-plane/etcd-snapshots]
 """
 
 RETURN = r"""
@@ -131,10 +140,16 @@ path:
   description: The record's file.
   returned: always
   type: str
+removed:
+  description: The leftovers that were there and are removed (would be, in check mode).
+  returned: always
+  type: list
+  elements: str
 """
 
 import json
 import os
+import shutil
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -171,31 +186,49 @@ def write(path, text):
         out.write(text.encode("utf-8"))
 
 
+def remove(path):
+    """Remove the file or directory tree at ``path`` (a symbolic link itself, not what it points to)."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
             state=dict(type="str", choices=["present", "absent"], default="present"),
             record=dict(type="dict", options=FIELDS),
             kubernetes_dir=dict(type="path", default="/etc/kubernetes"),
+            leftovers=dict(type="list", elements="path", default=[]),
         ),
         required_if=[("state", "present", ["record"])],
         supports_check_mode=True,
     )
+    if module.params["leftovers"] and module.params["state"] != "absent":
+        module.fail_json(msg="leftovers: removed only with state=absent, with the record")
     path = os.path.join(module.params["kubernetes_dir"], RECORD)
     before = read(path)
     wanted = None
     if module.params["state"] == "present":
         wanted = json.dumps(module.params["record"], indent=2, sort_keys=True) + "\n"
-    changed = before != wanted
+    removed = [leftover for leftover in module.params["leftovers"] if os.path.lexists(leftover)]
+    changed = before != wanted or bool(removed)
     if changed and not module.check_mode:
+        for leftover in removed:
+            try:
+                remove(leftover)
+            except OSError as exc:
+                module.fail_json(msg="cannot remove %s, which the machine left on the host: %s (the host record stays)" % (leftover, exc))
         try:
             if wanted is None:
-                os.unlink(path)
+                if before is not None:
+                    os.unlink(path)
             else:
                 write(path, wanted)
         except OSError as exc:
-            module.fail_json(msg="cannot write the host record %s: %s" % (path, exc))
-    module.exit_json(changed=changed, path=path, record=json.loads(wanted) if wanted else None,
+            module.fail_json(msg="cannot %s the host record %s: %s" % ("write" if wanted else "remove", path, exc))
+    module.exit_json(changed=changed, path=path, record=json.loads(wanted) if wanted else None, removed=removed,
                      diff=dict(before=before or "", after=wanted or "", before_header=path, after_header=path))
 
 

@@ -66,3 +66,28 @@ def test_a_step_the_flows_do_not_know_is_refused_naming_it(tmp_path):
     assert done.outcome == "FAILED!"
     assert "step" in done.result["msg"] and "halfway" in done.result["msg"]
     assert not (tmp_path / "kubernetes").exists()
+
+
+def test_absent_removes_what_the_machine_left_then_the_record_and_check_mode_only_says_so(tmp_path):
+    write(tmp_path, RECORD)
+    snapshots = tmp_path / "snapshots"
+    (snapshots / "cluster").mkdir(parents=True)
+    (snapshots / "cluster" / "before-join.db").write_text("etcd")
+    network = tmp_path / "99-kcp-bridge.conflist"
+    network.write_text("{}")
+    missing = tmp_path / "certificate-renewal"
+    args = {"kubernetes_dir": str(tmp_path / "kubernetes"), "state": "absent", "leftovers": [str(network), str(snapshots), str(missing)]}
+    checked = run("machine_record", args, check=True)
+    assert checked.outcome == "CHANGED" and checked.result["removed"] == [str(network), str(snapshots)]
+    assert network.exists() and snapshots.exists() and (tmp_path / "kubernetes" / "control-plane-machine.json").exists()
+    done = run("machine_record", args)
+    assert done.outcome == "CHANGED" and done.result["removed"] == [str(network), str(snapshots)]
+    assert not network.exists() and not snapshots.exists() and not (tmp_path / "kubernetes" / "control-plane-machine.json").exists()
+    again = run("machine_record", args)
+    assert again.outcome == "SUCCESS" and again.result["removed"] == []
+
+
+def test_leftovers_are_refused_when_a_record_is_written(tmp_path):
+    done = run("machine_record", {"kubernetes_dir": str(tmp_path / "kubernetes"), "record": RECORD, "leftovers": [str(tmp_path / "x")]})
+    assert done.outcome == "FAILED!" and "leftovers" in done.result["msg"]
+    assert not (tmp_path / "kubernetes").exists()
