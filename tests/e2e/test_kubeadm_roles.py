@@ -106,6 +106,15 @@ def test_no_token_or_certificate_key_reaches_the_output(bare_hosts, created):
     assert "certificateKey: " not in created.stdout or "certificateKey: <redacted>" in created.stdout
 
 
+def test_each_join_deletes_its_bootstrap_token_and_the_certificates_it_uploaded(bare_hosts, created):
+    # what is left are the proxies kubeadm's upload-certs makes to expire kubeadm-certs (they own nothing once it is gone)
+    first = bare_hosts.hosts()[0]
+    tokens = bare_hosts.ssh(first, "kubeadm token list").stdout
+    assert "join of" not in tokens, tokens
+    secrets = bare_hosts.ssh(first, "kubectl --kubeconfig /etc/kubernetes/admin.conf -n kube-system get secret kubeadm-certs", check=False)
+    assert secrets.returncode != 0 and "NotFound" in secrets.stderr, secrets.stdout + secrets.stderr
+
+
 def test_a_second_run_changes_nothing(bare_hosts, created):
     again = bare_hosts.playbook(PLAYBOOK, spec_vars(bare_hosts))
     assert again.returncode == 0, again.stdout[-6000:]
