@@ -187,6 +187,8 @@ def job_template(flow, root=ROOT):
         "ask_inventory_on_launch": False,
         "allow_simultaneous": False,
         "job_slice_count": 1,
+        # each pass asks every candidate host at once (docs/flows.md "How fast"); AWX's 0 would be Ansible's 5
+        "forks": 20,
         "use_fact_cache": False,
         # a fixed holder of the cluster lock for this template: a rerun after a killed job renews it at once
         "extra_vars": {"flow_holder": "awx-kubeadm-control-plane-%s" % flow},

@@ -76,3 +76,8 @@ def test_ansible_core_and_runner_are_the_versions_the_collection_is_tested_with(
 
 def test_the_job_container_has_an_ssh_client(context):
     assert "openssh-clients [platform:rpm]" in (context / "_build" / "bindep.txt").read_text()
+
+
+def test_the_job_container_pipes_modules_into_the_hosts_python(context):
+    # the setting the flows are measured with (bench/flows.py); without it every module is copied to the host first
+    assert "ENV ANSIBLE_PIPELINING=True" in (context / "Containerfile").read_text()

@@ -46,6 +46,8 @@ def test_each_template_runs_its_wrapper_playbook_with_a_survey_awx_accepts(flow)
     assert os.path.isfile(os.path.join(ROOT, template["playbook"]))
     assert template["survey_enabled"] and template["ask_variables_on_launch"]
     assert not template["allow_simultaneous"] and template["job_slice_count"] == 1
+    # as many forks as ansible.cfg: each pass reads every candidate host at once (AWX's 0 is Ansible's 5)
+    assert template["forks"] == 20
     # a fixed lock holder per template, and nothing secret in the extra vars
     assert template["extra_vars"] == {"flow_holder": "awx-kubeadm-control-plane-" + flow}
     survey = template["survey_spec"]
