@@ -2,7 +2,7 @@
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What a flow is given besides the spec, from the inventory: the candidate hosts, the machine provider, the node
-software bundle, the external remediation's tasks (docs/flows.md "What a run refuses, and where"). Every error at
+software bundle, the external remediation's tasks, the most steps a run takes (docs/flows.md "What a run refuses, and where"). Every error at
 once, each at the inventory variable (or ``<host>.<variable>``) that gives it, before any host is touched. Pure;
 whether a path is a file or a directory is asked of the ``is_file`` and ``is_dir`` the caller gives."""
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.flow_passes import STEPS_CEILING
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import is_worker_group_name
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import error
 
@@ -49,7 +50,20 @@ def inventory_errors(inventory, spec, is_file, is_dir):
         errors += _task_file_errors("kcp_remediation_tasks", inventory.get("remediation_tasks"), is_file,
                                     "the task file run for an unhealthy machine, since remediation.external is set "
                                     "(docs/flows.md \"External remediation\")")
+    errors += _max_steps_errors(inventory.get("max_steps"))
     return errors
+
+
+def _max_steps_errors(max_steps):
+    """The error of the most steps a run may take (kcp_max_steps), unset meaning the ceiling, or none."""
+    if max_steps is None:
+        return []
+    if isinstance(max_steps, str) and max_steps.strip().isdigit():
+        max_steps = int(max_steps)  # an extra var given on the command line is text
+    if isinstance(max_steps, int) and not isinstance(max_steps, bool) and 1 <= max_steps <= STEPS_CEILING:
+        return []
+    return [error("kcp_max_steps", "must be a whole number from 1 to %d: the most steps one run takes (one pass a step, "
+                                   "docs/flows.md \"One pass\")" % STEPS_CEILING, max_steps)]
 
 
 def worker_host_errors(workers):

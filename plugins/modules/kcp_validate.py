@@ -309,6 +309,11 @@ options:
           - The external remediation's task file (C(kcp_remediation_tasks)), an absolute path, needed by a flow that
             may take the step C(remediate_external) when the spec's C(remediation.external) is set.
         type: raw
+      max_steps:
+        description:
+          - The most steps one run takes (C(kcp_max_steps)), one pass a step, a whole number from 1 to 30. Unset, as
+            many as the plan needs, up to 30.
+        type: raw
       actions:
         description: The plan's steps the flow may take (C(flow_actions)); they say what the flow needs.
         type: list
@@ -499,7 +504,8 @@ ARGUMENT_SPEC = dict(
     inventory=dict(type="dict", options=dict(
         group=dict(type="str", default="control_plane_candidates"), hosts=dict(type="list", elements="dict", default=[]),
         provider=dict(type="raw", default="static"), provider_create_tasks=dict(type="raw"), provider_delete_tasks=dict(type="raw"),
-        bundle_dir=dict(type="raw"), remediation_tasks=dict(type="raw"), actions=dict(type="list", elements="str", default=[]))),
+        bundle_dir=dict(type="raw"), remediation_tasks=dict(type="raw"), max_steps=dict(type="raw"),
+        actions=dict(type="list", elements="str", default=[]))),
 )
 
 

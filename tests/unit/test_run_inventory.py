@@ -153,3 +153,15 @@ def test_each_refusal_names_the_variable_the_rule_and_the_value_given(inventory,
                   "actions": ["scale_up"]}, **inventory)
     found = inventory_errors(given, spec(), FILES.__contains__, DIRS.__contains__)
     assert [(e["path"], e["rule"], e["value"]) for e in found] == expected
+
+
+@pytest.mark.parametrize("max_steps", [None, 1, 30, "12"],
+                         ids=["unset: as many as the plan needs", "one", "the ceiling", "a number given as an extra var on the command line"])
+def test_the_most_steps_a_run_takes_is_a_whole_number_up_to_the_passes_a_run_has(max_steps):
+    assert errors(max_steps=max_steps) == []
+
+
+@pytest.mark.parametrize("max_steps", [0, 31, -1, True, 2.5, "many", ""])
+def test_a_number_of_steps_no_run_can_take_is_refused(max_steps):
+    rule = "must be a whole number from 1 to 30: the most steps one run takes (one pass a step, docs/flows.md \"One pass\")"
+    assert errors(max_steps=max_steps) == [("kcp_max_steps", rule)]

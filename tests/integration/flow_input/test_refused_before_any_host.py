@@ -64,10 +64,12 @@ def flow(tmp_path, playbook, hosts, workers=None, **extra):
          "create.yml is not an absolute path"),
         (CREATE, POOL, {"flow_group": "no_such_group"}, "flow_group: the inventory group no_such_group has no host"),
         (CREATE, {}, {}, "flow_group: the inventory group control_plane_candidates has no host"),
+        (CREATE, POOL, {"kcp_max_steps": 0}, "kcp_max_steps: must be a whole number from 1 to 30"),
     ],
     ids=["a host named like a flag", "a comma in a failure domain", "two hosts at one address", "an unknown provider",
          "a bundle that is not there", "more replicas than the pool holds", "a hook task file by a relative path",
-         "an unknown group", "an empty group"],
+         "an unknown group", "an empty group",
+         "a run of no steps"],
 )
 def test_the_flow_fails_naming_the_variable_and_reaches_no_host(tmp_path, playbook, hosts, extra, said):
     code, output = flow(tmp_path, playbook, hosts, **extra)
