@@ -2,15 +2,17 @@
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """kcp_observe's controller side. With ``admin_kubeconfig_on_host`` (and ``etcd_endpoints``) the task runs on a
-control plane host: etcd is read there with the host's own certificates and the admin kubeconfig is read over the
-same connection, into a private file on the controller that lives only while this task reads the cluster; the
-observation and the lock then run here, in one task, and a lock taken or renewed is kept alive while the run acts
-(lock_keeper). Without them, the module runs where the task runs. The
+control plane host: the admin kubeconfig is read over the task's connection into a private file on the controller
+that lives only while this task runs, and the cluster is read from the controller while etcd is read on the host
+with the host's own certificates; the observation and the lock then run here, in one task, and a lock taken or
+renewed is kept alive while the run acts (lock_keeper). Without them, the module runs where the task runs. The
 documentation is in plugins/modules/kcp_observe.py."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
+
+from concurrent.futures import ThreadPoolExecutor
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
@@ -44,16 +46,20 @@ class ActionModule(ActionBase):
             return dict(result, failed=True, msg="the kubernetes Python package is needed on the controller",
                         exception=cluster_reader.IMPORT_ERROR)
         where = self._task.delegate_to or (task_vars or {}).get("inventory_hostname")
-        if endpoints:
-            found = self._execute_module(module_name="kubeadm.control_plane.etcd_info",
-                                         module_args={"endpoints": endpoints, "timeout": params["timeout"]}, task_vars=task_vars)
-            if found.get("failed"):
-                return dict(result, failed=True, msg="reading etcd on %s: %s" % (where, found.get("msg")))
-            params["etcd"] = found["etcd"]
         try:
             with host_kubeconfig.private_copy(self, on_host, task_vars) as path:
                 params["kubeconfig"] = path
-                observed = observe_and_lock(params, bool(self._play_context.check_mode))
+                # the cluster is read from here while etcd is read on the host: the two round trips at once
+                with ThreadPoolExecutor(max_workers=1) as reader:
+                    cluster = reader.submit(cluster_reader.read_cluster, path, params["timeout"])
+                    if endpoints:
+                        found = self._execute_module(module_name="kubeadm.control_plane.etcd_info", task_vars=task_vars,
+                                                     module_args={"endpoints": endpoints, "timeout": params["timeout"]})
+                        if found.get("failed"):
+                            return dict(result, failed=True, msg="reading etcd on %s: %s" % (where, found.get("msg")))
+                        params["etcd"] = found["etcd"]
+                    read = cluster.result()
+                observed = observe_and_lock(params, bool(self._play_context.check_mode), read)
                 if observed["lock"]:
                     kept = lock_keeper.keep_alive(observed["lock"], path, params["lock"]["holder"], params["lock"]["duration"],
                                                   params["timeout"], bool(self._play_context.check_mode))

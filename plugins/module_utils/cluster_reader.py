@@ -103,9 +103,11 @@ def endpoint_ready(api, timeout):
         return False
 
 
-def observe(kubeconfig, hosts, failure_domains, etcd, external_etcd, timeout):
-    """The kcp_observe result (``observed``, ``api_server``, ``worker_nodes``, ``unrecorded``). Raises Refused for
-    input that cannot be observed from, kube_api.ClusterUnreadable when the cluster did not answer."""
+def observe(kubeconfig, hosts, failure_domains, etcd, external_etcd, timeout, cluster=None):
+    """The kcp_observe result (``observed``, ``api_server``, ``worker_nodes``, ``unrecorded``). ``cluster``: what
+    read_cluster answered for ``kubeconfig``, when the caller read it already (while etcd was read on a host); read
+    here otherwise. Raises Refused for input that cannot be observed from, kube_api.ClusterUnreadable when the
+    cluster did not answer."""
     hosts, problems = host_records(hosts)
     if failure_domains is None:
         failure_domains = []
@@ -123,7 +125,7 @@ def observe(kubeconfig, hosts, failure_domains, etcd, external_etcd, timeout):
     now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     server, nodes, pods, kubeadm_config, state, ready = None, [], [], None, None, False
     if kubeconfig:
-        server, nodes, pods, kubeadm_config, state, ready = read_cluster(kubeconfig, timeout)
+        server, nodes, pods, kubeadm_config, state, ready = cluster or read_cluster(kubeconfig, timeout)
     etcd = etcd if kubeadm_config is not None else None
     if kubeadm_config is not None and etcd is None:
         raise Refused("etcd: required, the cluster at %s exists (read it with kubeadm.control_plane.etcd_info on a "

@@ -271,11 +271,11 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def observe_and_lock(params, check_mode):
-    """The module's result: the observation, then the lock when asked for and there is a cluster. Raises
-    cluster_reader.Refused, kube_api.ClusterUnreadable or lock_lease.LockFailed."""
+def observe_and_lock(params, check_mode, cluster=None):
+    """The module's result: the observation, then the lock when asked for and there is a cluster (``cluster``:
+    cluster_reader.observe's). Raises cluster_reader.Refused, kube_api.ClusterUnreadable or lock_lease.LockFailed."""
     result = cluster_reader.observe(params["kubeconfig"], params["hosts"], params["failure_domains"], params["etcd"],
-                                    params["external_etcd"], params["timeout"])
+                                    params["external_etcd"], params["timeout"], cluster)
     result.update(changed=False, lock=None)
     lock = params["lock"]
     if lock and params["kubeconfig"]:
