@@ -5,7 +5,8 @@
 
 Used: --advertise-address, --bind-address, --secure-port, --etcd-servers (comma-separated, tried in turn),
 --etcd-cafile/--etcd-certfile/--etcd-keyfile, --tls-cert-file/--tls-private-key-file, --client-ca-file,
---enable-bootstrap-token-auth and --etcd-readycheck-timeout (default 1s here, 2s in the real server); how long a
+--enable-bootstrap-token-auth, --kubelet-client-certificate/--kubelet-client-key (the identity pods/log is asked of
+kubelets with) and --etcd-readycheck-timeout (default 1s here, 2s in the real server); how long a
 request waits for etcd is the emulation's own ``KCPSIM_ETCD_REQUEST_TIMEOUT`` (a Go duration, default 5s: the
 real server has no flag for it). --service-account-key-file and
 --service-account-signing-key-file must name readable files and --service-account-issuer must be set, as the
@@ -41,6 +42,8 @@ FLAGS = {
     "service-account-key-file": ("str", ""),
     "service-account-signing-key-file": ("str", ""),
     "service-account-issuer": ("str", ""),
+    "kubelet-client-certificate": ("str", ""),
+    "kubelet-client-key": ("str", ""),
     "v": ("int", 0),
     "version": ("bool", False),
 }
@@ -59,7 +62,8 @@ def check(values):
     if not values["service-account-signing-key-file"]:
         problems.append("service-account-signing-key-file is a required flag")
     for name in ("etcd-cafile", "etcd-certfile", "etcd-keyfile", "tls-cert-file", "tls-private-key-file",
-                 "client-ca-file", "service-account-key-file", "service-account-signing-key-file"):
+                 "client-ca-file", "service-account-key-file", "service-account-signing-key-file",
+                 "kubelet-client-certificate", "kubelet-client-key"):
         if values[name] and not os.access(values[name], os.R_OK):
             problems.append("--%s: cannot read %s" % (name, values[name]))
     if not values["etcd-cafile"]:
@@ -94,8 +98,10 @@ def main(argv=None):
                                      values["etcd-keyfile"] or None)
     store = storage.Store(values["etcd-servers"], context, timeout=etcd_request_timeout())
     address = "%s:%d" % (values["advertise-address"] or values["bind-address"], values["secure-port"])
+    kubelet_client = (values["kubelet-client-certificate"], values["kubelet-client-key"]) \
+        if values["kubelet-client-certificate"] else None
     app = api.Api(store, address, bootstrap_token_auth=values["enable-bootstrap-token-auth"],
-                  ready_timeout=values["etcd-readycheck-timeout"], log=log)
+                  ready_timeout=values["etcd-readycheck-timeout"], log=log, kubelet_client=kubelet_client)
     try:
         tls = server.server_context(values["tls-cert-file"], values["tls-private-key-file"],
                                     values["client-ca-file"] or None)

@@ -7,7 +7,9 @@ Routes: discovery (``/api``, ``/apis``, …), ``/version``, health (``/livez``, 
 ``/<check>`` paths), and resources at ``/api/v1/…`` and ``/apis/<group>/<version>/…``: list (with label and field
 selectors, or as a Table for kubectl), watch, get, create, update (PUT), patch (the three patch types),
 delete, deletecollection, and the subresources status, approval, finalize, pods/eviction (deletes the pod; no
-PodDisruptionBudget check) and pods/binding. ``?dryRun=All`` does everything but the write.
+PodDisruptionBudget check), pods/binding and pods/log (asked of the pod's kubelet, as the real server does, with its
+--kubelet-client-certificate: the kubelet decides whether that identity may read it). A SubjectAccessReview is
+answered by the authorizers and not stored. ``?dryRun=All`` does everything but the write.
 
 Writes follow the real server's optimistic concurrency: an update or patch that carries a resourceVersion other
 than the stored one is a 409 Conflict; one that carries none is retried on a fresh read when a concurrent
@@ -23,8 +25,11 @@ import queue
 import random
 import threading
 import time
+import ssl
 import traceback
+import urllib.error
 import urllib.parse
+import urllib.request
 import uuid
 
 import yaml
@@ -141,8 +146,10 @@ class Api:
     """The API server's behaviour over a Store. Thread-safe; one instance serves every connection."""
 
     def __init__(self, store, server_address, bootstrap_token_auth=True, ready_timeout=1.0, clock=utcnow,
-                 log=None):
+                 log=None, kubelet_client=None):
         self.store = store
+        # (certificate, key) the server reaches kubelets with (--kubelet-client-certificate / -key), or None
+        self.kubelet_client = kubelet_client
         self.server_address = server_address
         self.bootstrap_token_auth = bootstrap_token_auth
         self.ready_timeout = ready_timeout
@@ -412,7 +419,11 @@ class Api:
                 return self._list(request, target)
             if sub in (None, "status", "approval"):
                 return self._get(request, target)
+            if sub == "log":
+                return self._pod_log(request, target)
         elif method == "POST":
+            if target.resource.plural == "subjectaccessreviews" and name is None:
+                return self._review(request)
             if name is None and (target.namespace or not target.resource.namespaced):
                 return self._create(request, target, user)
             if sub == "eviction":
@@ -428,6 +439,70 @@ class Api:
                 return self._delete(request, target, user=user)
             return self._delete_collection(request, target)
         raise errors.method_not_allowed(method)
+
+    def _review(self, request):
+        """A SubjectAccessReview: may ``spec.user`` (with ``spec.groups``) do ``spec.resourceAttributes`` or
+        ``spec.nonResourceAttributes``? Answered by the same authorizers as a request, never stored."""
+        review = self._body(request)
+        spec = (review or {}).get("spec") if isinstance(review, dict) else None
+        if not isinstance(spec, dict) or not (spec.get("user") or spec.get("groups")):
+            raise errors.invalid(resources.lookup("authorization.k8s.io", "v1", "subjectaccessreviews"), "", [
+                ("spec.user", "Invalid value: \"\": at least one of user or group must be specified")])
+        subject = auth.User(spec.get("user") or "", tuple(spec.get("groups") or ()), spec.get("uid") or "")
+        wanted = spec.get("resourceAttributes")
+        if isinstance(wanted, dict):
+            attrs = authz.Attributes(wanted.get("verb") or "", wanted.get("group") or "", wanted.get("resource") or "",
+                                     wanted.get("subresource") or "", wanted.get("namespace") or None,
+                                     wanted.get("name") or None, None, None)
+        else:
+            other = spec.get("nonResourceAttributes") or {}
+            attrs = authz.Attributes(other.get("verb") or "", "", "", "", None, None, other.get("path") or "", None)
+        allowed, reason = authz.decide(subject, attrs, self.policy(), lambda: self._pods_on(authz.node_name(subject)))
+        status = {"allowed": allowed}
+        if reason:
+            status["reason"] = reason
+        return json_response(201, {"kind": "SubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
+                                   "metadata": {"creationTimestamp": None}, "spec": spec, "status": status})
+
+    def _pod_log(self, request, target):
+        """pods/log: the container's output, asked of the kubelet of the pod's node over TLS with the server's
+        kubelet client certificate (no check of the kubelet's serving certificate: kubeadm sets no
+        --kubelet-certificate-authority). The kubelet's refusal comes back as the real server words it."""
+        pod = self._read(target)
+        containers = [c.get("name") for c in (pod.get("spec") or {}).get("containers") or []]
+        container = request.query.get("container") or (containers[0] if len(containers) == 1 else None)
+        if container is None:
+            raise errors.bad_request("a container name must be specified for pod %s, choose one of: [%s]"
+                                     % (target.name, " ".join(containers)))
+        if container not in containers:
+            raise errors.bad_request("container %s is not valid for pod %s" % (container, target.name))
+        node_name = (pod.get("spec") or {}).get("nodeName")
+        node = self.store.get(resources.key(resources.lookup("", "v1", "nodes"), None, node_name)) if node_name else None
+        status = (node or {}).get("status") or {}
+        address = next((a["address"] for a in status.get("addresses") or [] if a.get("type") == "InternalIP"), None)
+        if address is None:
+            raise errors.bad_request("pod %s does not have a host assigned" % target.name if not node_name
+                                     else "node %s has no InternalIP address" % node_name)
+        port = ((status.get("daemonEndpoints") or {}).get("kubeletEndpoint") or {}).get("Port") or 10250
+        query = {key: request.query[key] for key in ("previous", "tailLines", "timestamps") if key in request.query}
+        url = "https://%s:%d/containerLogs/%s/%s/%s%s" % (
+            "[%s]" % address if ":" in address else address, port, target.namespace, target.name, container,
+            "?" + urllib.parse.urlencode(query) if query else "")
+        context = ssl.create_default_context()
+        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+        if self.kubelet_client:
+            context.load_cert_chain(*self.kubelet_client)
+        try:
+            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), urllib.request.HTTPSHandler(context=context))
+            with opener.open(url, timeout=10) as answer:
+                return Response(200, TEXT, answer.read(), None)
+        except urllib.error.HTTPError as exc:
+            message = exc.read().decode("utf-8", "replace").strip()
+            reason = {401: "Unauthorized", 403: "Forbidden", 404: "NotFound"}.get(exc.code, "InternalError")
+            raise errors.ApiError(exc.code if exc.code in (401, 403, 404) else 500, reason,
+                                  "%s ( pods/log %s)" % (message, target.name))
+        except (OSError, ssl.SSLError) as exc:
+            raise errors.internal('Get "%s": %s' % (url, getattr(exc, "reason", exc)))
 
     def _admitted(self, user, verb, target, old, new):
         """``new`` when admission lets ``user`` make this change; the NodeRestriction plugin's 403 otherwise."""

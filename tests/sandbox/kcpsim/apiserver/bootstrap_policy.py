@@ -65,6 +65,10 @@ CLUSTER_ROLES = {
                                ("authorization.k8s.io",)),
                           rule(("create",), ("selfsubjectreviews",), ("authentication.k8s.io",))],
     "system:node": NODE_RULES,
+    # what kubeadm binds the API server's kubelet client to (kubeadm:apiserver-kubelet-client)
+    "system:kubelet-api-admin": [rule(("get", "list", "watch", "proxy"), ("nodes",)),
+                                 rule(("*",), ("nodes/proxy", "nodes/log", "nodes/stats", "nodes/metrics", "nodes/spec",
+                                               "nodes/configz", "nodes/healthz", "nodes/pods"))],
     "system:node-bootstrapper": [rule(("create", "get", "list", "watch"), ("certificatesigningrequests",),
                                       ("certificates.k8s.io",))],
     "system:certificates.k8s.io:certificatesigningrequests:nodeclient": [

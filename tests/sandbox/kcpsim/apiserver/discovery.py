@@ -38,7 +38,7 @@ def api_resource_list(group, version):
     entries = []
     for resource in served:
         entry = {"name": resource.plural, "singularName": resource.singular, "namespaced": resource.namespaced,
-                 "kind": resource.kind, "verbs": list(resources.VERBS)}
+                 "kind": resource.kind, "verbs": list(resource.verbs)}
         if resource.short_names:
             entry["shortNames"] = list(resource.short_names)
         if resource.categories:

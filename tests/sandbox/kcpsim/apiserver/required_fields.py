@@ -30,6 +30,7 @@ KINDS = {
     'Service': 'V1Service',
     'ServiceAccount': 'V1ServiceAccount',
     'StatefulSet': 'V1StatefulSet',
+    'SubjectAccessReview': 'V1SubjectAccessReview',
 }
 
 TYPES = {
@@ -270,6 +271,13 @@ TYPES = {
         'name': ('str', True, None),
         'priority': ('int', True, None),
     },
+    'V1FieldSelectorAttributes': {
+        'requirements': ('list', False, 'V1FieldSelectorRequirement'),
+    },
+    'V1FieldSelectorRequirement': {
+        'key': ('str', True, None),
+        'operator': ('str', True, None),
+    },
     'V1FileKeySelector': {
         'key': ('str', True, None),
         'path': ('str', True, None),
@@ -345,6 +353,9 @@ TYPES = {
     },
     'V1LabelSelector': {
         'matchExpressions': ('list', False, 'V1LabelSelectorRequirement'),
+    },
+    'V1LabelSelectorAttributes': {
+        'requirements': ('list', False, 'V1LabelSelectorRequirement'),
     },
     'V1LabelSelectorRequirement': {
         'key': ('str', True, None),
@@ -664,6 +675,10 @@ TYPES = {
     'V1ReplicaSetStatus': {
         'replicas': ('int', True, None),
     },
+    'V1ResourceAttributes': {
+        'fieldSelector': ('obj', False, 'V1FieldSelectorAttributes'),
+        'labelSelector': ('obj', False, 'V1LabelSelectorAttributes'),
+    },
     'V1ResourceFieldSelector': {
         'resource': ('str', True, None),
     },
@@ -750,6 +765,17 @@ TYPES = {
     },
     'V1StatefulSetStatus': {
         'replicas': ('int', True, None),
+    },
+    'V1SubjectAccessReview': {
+        'metadata': ('obj', False, 'V1ObjectMeta'),
+        'spec': ('obj', True, 'V1SubjectAccessReviewSpec'),
+        'status': ('obj', False, 'V1SubjectAccessReviewStatus'),
+    },
+    'V1SubjectAccessReviewSpec': {
+        'resourceAttributes': ('obj', False, 'V1ResourceAttributes'),
+    },
+    'V1SubjectAccessReviewStatus': {
+        'allowed': ('bool', True, None),
     },
     'V1SuccessPolicy': {
         'rules': ('list', True, None),

@@ -16,22 +16,22 @@ import collections
 
 Resource = collections.namedtuple("Resource", [
     "group", "version", "plural", "singular", "kind", "namespaced", "short_names", "subresources",
-    "status", "generation", "dropped", "categories"])
+    "status", "generation", "dropped", "categories", "verbs"])
 
 VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 
 
 def _resource(group, version, plural, kind, namespaced=True, short_names=(), subresources=(), generation=False,
-              dropped=False, categories=()):
+              dropped=False, categories=(), verbs=VERBS):
     return Resource(group, version, plural, kind.lower(), kind, namespaced, tuple(short_names), tuple(subresources),
-                    "status" in subresources, generation, dropped, tuple(categories))
+                    "status" in subresources, generation, dropped, tuple(categories), tuple(verbs))
 
 
 RESOURCES = (
     _resource("", "v1", "namespaces", "Namespace", namespaced=False, short_names=("ns",),
               subresources=("status", "finalize")),
     _resource("", "v1", "nodes", "Node", namespaced=False, short_names=("no",), subresources=("status",)),
-    _resource("", "v1", "pods", "Pod", short_names=("po",), subresources=("status", "eviction", "binding"),
+    _resource("", "v1", "pods", "Pod", short_names=("po",), subresources=("status", "eviction", "binding", "log"),
               categories=("all",)),
     _resource("", "v1", "configmaps", "ConfigMap", short_names=("cm",)),
     _resource("", "v1", "secrets", "Secret"),
@@ -58,11 +58,15 @@ RESOURCES = (
     _resource("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", short_names=("pdb",),
               subresources=("status",), generation=True),
     _resource("events.k8s.io", "v1", "events", "Event", short_names=("ev",), dropped=True),
+    # asked, answered and never stored (what the kubelet's webhook authorizer sends)
+    _resource("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview", namespaced=False,
+              verbs=("create",)),
 )
 
 # Subresources answered by a different kind than the parent (for discovery).
 SUBRESOURCE_KINDS = {"eviction": ("policy", "v1", "Eviction", ("create",)),
                      "binding": ("", "v1", "Binding", ("create",)),
+                     "log": (None, None, "Pod", ("get",)),
                      "approval": (None, None, None, ("get", "patch", "update")),
                      "status": (None, None, None, ("get", "patch", "update")),
                      "finalize": (None, None, None, ("update",))}

@@ -240,6 +240,9 @@ def _images_list(ctx, flags):
         config.cluster_version(cluster)
     except ValueError as exc:
         raise KubeadmError(str(exc))
+    warning = images.etcd_version_warning(cluster, ctx.release)
+    if warning:
+        ctx.warn(warning)
     for image in images.all_images(cluster, ctx.release):
         ctx.out(image)
     return 0

@@ -165,6 +165,9 @@ def _preflight(data):
     preflight.report(ctx, results, ignored)
     ctx.out("[preflight] Pulling images required for setting up a Kubernetes cluster")
     ctx.out("[preflight] This might take a minute or two, depending on the speed of your internet connection")
+    warning = images.etcd_version_warning(data.cluster, ctx.release)
+    if warning:
+        ctx.warn(warning)
     preflight.report(ctx, checks.images(images.all_images(data.cluster, ctx.release)), ignored)
 
 

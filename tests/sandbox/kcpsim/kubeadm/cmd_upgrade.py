@@ -636,7 +636,7 @@ def plan(data, version_arg):
     rows.append(["CoreDNS", "", data.cluster["dns"].get("imageTag") or ctx.release.coredns_image_tag,
                  ctx.release.coredns_image_tag])
     for node, tag in _component_tags(data, "etcd"):
-        rows.append(["etcd", node, tag, ctx.release.etcd_image_tag])
+        rows.append(["etcd", node, tag, ctx.release.etcd_image_tag_for(str(target))[0]])
     _table(ctx, rows)
     for line in ("", "You can now apply the upgrade by executing the following command:", "",
                  "\tkubeadm upgrade apply %s" % target, "", "_" * 69, "",

@@ -8,7 +8,8 @@ The rules: kube-apiserver, kube-controller-manager, kube-scheduler and kube-prox
 ``<imageRepository>/<name>:<kubernetesVersion>``; CoreDNS is ``<repo>/coredns/coredns:<tag>`` with the
 default repository and ``<repo>/coredns:<tag>`` with a custom one (``dns.imageRepository`` / ``imageTag``
 override); pause is ``<repo>/pause:<tag>``; etcd ``<repo>/etcd:<tag>`` only with local etcd
-(``etcd.local.imageRepository`` / ``imageTag`` override). Tags follow kubeadm's release (release.py).
+(``etcd.local.imageRepository`` / ``imageTag`` override). Tags follow kubeadm's release (release.py); etcd's
+also the cluster's kubernetesVersion (kubeadm's etcd table).
 """
 
 from __future__ import annotations
@@ -25,9 +26,21 @@ def component_image(cluster, name):
 
 
 def etcd_image(cluster, release):
+    """The etcd image of the cluster's kubernetesVersion, from kubeadm's table (release.etcd_image_tag_for)."""
     local = (cluster.get("etcd") or {}).get("local") or {}
     repository = local.get("imageRepository") or _repository(cluster)
-    return "%s/etcd:%s" % (repository, local.get("imageTag") or release.etcd_image_tag)
+    return "%s/etcd:%s" % (repository, local.get("imageTag") or release.etcd_image_tag_for(cluster["kubernetesVersion"])[0])
+
+
+def etcd_version_warning(cluster, release):
+    """kubeadm's warning when its etcd table has no entry for the cluster's kubernetesVersion (images.go), or None."""
+    if (cluster.get("etcd") or {}).get("external") or ((cluster.get("etcd") or {}).get("local") or {}).get("imageTag"):
+        return None
+    tag, nearest = release.etcd_image_tag_for(cluster["kubernetesVersion"])
+    if not nearest:
+        return None
+    return ("could not find officially supported version of etcd for Kubernetes %s, falling back to the nearest etcd "
+            "version (%s)" % (cluster["kubernetesVersion"], tag))
 
 
 def coredns_image(cluster, release):

@@ -16,12 +16,15 @@ The rule, minor by minor (1.33 – 1.37):
   is 3.6 or newer, and always from 1.36;
 * ``kubeadm-flags.env`` carries ``--pod-infra-container-image`` up to 1.34;
 * the API server reaches kubelets through ClusterRoleBinding ``kubeadm:apiserver-kubelet-client`` (its client
-  certificate without ``O=kubeadm:cluster-admins``) from the May 2026 patches: 1.35.5, 1.36.1 and all of 1.37;
+  certificate without ``O=kubeadm:cluster-admins``) from the May 2026 patches: 1.33.12, 1.34.8, 1.35.5, 1.36.1 and
+  all of 1.37; only ``init`` and ``upgrade apply`` create the binding, ``join`` does not;
 * the upgrade health-check Job has 15 s up to 1.35 and 1 min from 1.36; from 1.37 the etcd health check of
   ``join`` and ``upgrade`` needs a quorum of healthy voters, not every member;
 * images: etcd 3.5.24-0 / 3.6.5-0 / 3.6.6-0 / 3.6.8-0 / 3.7.0-0 for 1.33 – 1.37 (the tag of the bundled patch of
-  each minor); CoreDNS v1.12.0 / v1.12.1 / v1.13.1 / v1.14.2, and v1.14.4 for 1.37.0, v1.14.6 from 1.37.1;
-  pause 3.10 (1.33), 3.10.1 (1.34, 1.35), 3.10.2 (1.36, 1.37).
+  each minor), kubeadm deploying for a control plane of its own minor or one of the two before it the etcd of that
+  minor (a 1.37 kubeadm lists etcd 3.6.8-0 for v1.36), the nearest with a warning for any other; CoreDNS v1.12.0 /
+  v1.12.1 / v1.13.1 / v1.14.2, and v1.14.4 for 1.37.0, v1.14.6 from 1.37.1; pause 3.10 (1.33), 3.10.1 (1.34, 1.35),
+  3.10.2 (1.36, 1.37).
 """
 
 from __future__ import annotations
@@ -55,8 +58,9 @@ _GATES = {
 # The gate's behaviour once it is removed (kubeadm removes a GA gate one release after it locked it).
 _REMOVED_GATE_VALUE = {"WaitForAllControlPlaneComponents": True, "ControlPlaneKubeletLocalMode": True,
                        "NodeLocalCRISocket": True, "PublicKeysECDSA": False}
-# minor -> first patch with the apiserver-kubelet-client ClusterRoleBinding (the May 2026 patches).
-_APISERVER_KUBELET_CLIENT_BINDING = {35: 5, 36: 1, 37: 0}
+# minor -> first patch with the apiserver-kubelet-client ClusterRoleBinding (the May 2026 patches: 1.33.12, 1.34.8,
+# 1.35.5, 1.36.1, as Cluster API's troubleshooting guide lists them).
+_APISERVER_KUBELET_CLIENT_BINDING = {33: 12, 34: 8, 35: 5, 36: 1, 37: 0}
 
 
 @dataclass(frozen=True, order=True)
@@ -174,6 +178,16 @@ class Release:
     @property
     def etcd_image_tag(self):
         return _IMAGES[self.minor][0]
+
+    def etcd_image_tag_for(self, kubernetes_version):
+        """(tag, nearest) of the etcd image kubeadm deploys for a control plane of ``kubernetes_version``: its table
+        (constants.SupportedEtcdVersion) holds its own minor and the two before it, each with the etcd that minor's
+        kubeadm ships; a minor outside the table gets the nearest entry's, and ``nearest`` is True (kubeadm warns)."""
+        table = {minor: _IMAGES[minor][0] for minor in range(self.minor - 2, self.minor + 1) if minor in _IMAGES}
+        wanted = parse_version(kubernetes_version).minor
+        if wanted in table:
+            return table[wanted], False
+        return table[min(table) if wanted < min(table) else max(table)], True
 
     @property
     def coredns_image_tag(self):

@@ -29,6 +29,10 @@ class KubeletConfig:
         self.port = int(data.get("port", 10250))
         self.address = data.get("address") or "0.0.0.0"
         self.register_with_taints = list(data.get("registerWithTaints") or [])
+        # who may use the kubelet API (endpoints): clients with a certificate of this CA, as the authorizer says
+        authentication = data.get("authentication") or {}
+        self.client_ca_file = ((authentication.get("x509") or {}).get("clientCAFile")) or ""
+        self.authorization_mode = (data.get("authorization") or {}).get("mode") or "AlwaysAllow"
         # With rotation on (kubeadm sets it) the client certificate manager bootstraps in the background.
         self.rotate_certificates = bool(data.get("rotateCertificates", False))
         heartbeat = os.environ.get("KCPSIM_HEARTBEAT")

@@ -21,7 +21,7 @@ import stat
 import subprocess
 import threading
 
-from kcpsim import version
+from kcpsim import kubeclient, version
 from kcpsim.kubelet import apisync, certs, config, endpoints, manifests, pods
 from kcpsim.runtime import images, processes
 
@@ -98,7 +98,7 @@ def detect_node_ip():
     return "127.0.0.1"
 
 
-def machine_facts(node_name, node_ip, socket_path, storage_path):
+def machine_facts(node_name, node_ip, socket_path, storage_path, kubelet_port=10250):
     meminfo = dict(line.split(":", 1) for line in _read("/proc/meminfo").splitlines() if ":" in line)
     try:
         fs = os.statvfs(storage_path)
@@ -107,7 +107,7 @@ def machine_facts(node_name, node_ip, socket_path, storage_path):
         storage_kib = 0
     os_release = dict(line.split("=", 1) for line in _read("/etc/os-release").splitlines() if "=" in line)
     return {
-        "hostname": node_name, "node_ip": node_ip, "runtime_socket": socket_path,
+        "hostname": node_name, "node_ip": node_ip, "runtime_socket": socket_path, "kubelet_port": kubelet_port,
         "cpus": os.cpu_count() or 1, "memory_kib": int((meminfo.get("MemTotal") or "0 kB").split()[0]),
         "storage_kib": storage_kib, "os_image": os_release.get("PRETTY_NAME", "Linux").strip('"'),
         "kernel": os.uname().release, "machine_id": _read("/etc/machine-id") or node_name,
@@ -124,6 +124,26 @@ class Kubelet:
         self.credentials = credentials  # None: standalone
         self.stop = threading.Event()
 
+    def authorize(self, user, groups, verb, subresource, node):
+        """(allowed, reason) of a kubelet API request: AlwaysAllow, or Webhook (a SubjectAccessReview the API
+        server answers, with this kubelet's own credentials; no answer is no)."""
+        if self.config.authorization_mode == "AlwaysAllow":
+            return True, ""
+        if self.credentials is None or not os.path.exists(self.credentials.kubeconfig_path):
+            return False, "no credentials to ask the API server with"
+        review = {"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+                  "spec": {"user": user, "groups": list(groups), "resourceAttributes": {
+                      "verb": verb, "group": "", "version": "v1", "resource": "nodes", "subresource": subresource,
+                      "name": node}}}
+        try:
+            answer = kubeclient.KubeClient.from_kubeconfig(self.credentials.kubeconfig_path, timeout=API_TIMEOUT).create(
+                "authorization.k8s.io/v1", "subjectaccessreviews", review)
+        except (kubeclient.ApiError, kubeclient.ApiUnavailable, OSError, ValueError) as exc:
+            LOG.error("authorizing %s for nodes/%s: %s", user, subresource, exc)
+            return False, str(exc)
+        status = answer.get("status") or {}
+        return bool(status.get("allowed")), status.get("reason") or ""
+
     def run(self):
         signal.signal(signal.SIGTERM, lambda *_: self.stop.set())
         signal.signal(signal.SIGINT, lambda *_: self.stop.set())
@@ -133,16 +153,18 @@ class Kubelet:
         workers.adopt()
         static_pods = manifests.ManifestDir(self.config.static_pod_path)
         try:
-            servers = [endpoints.serve_kubelet_api(self.config.address, self.config.port,
-                                                   self.flags.get("cert-dir", "/var/lib/kubelet/pki"),
-                                                   self.node_name, self.node_ip)]
+            servers = [endpoints.serve_kubelet_api(
+                self.config.address, self.config.port, self.flags.get("cert-dir", "/var/lib/kubelet/pki"),
+                self.node_name, self.node_ip, self.config.client_ca_file, self.authorize,
+                lambda namespace, pod, container, previous: workers.container_log(namespace, pod, container,
+                                                                                  self.node_name, previous))]
         except OSError as exc:
             LOG.error("failed to listen on %s:%d: %s", self.config.address, self.config.port, exc.strerror or exc)
             return 1
         servers.append(endpoints.serve_healthz(self.config.healthz_bind_address, self.config.healthz_port))
         if self.credentials is not None:
             facts = machine_facts(self.node_name, self.node_ip, socket_path,
-                                  self.flags.get("root-dir", "/var/lib/kubelet"))
+                                  self.flags.get("root-dir", "/var/lib/kubelet"), self.config.port)
             apisync.ApiSync(
                 connect=lambda: self.credentials.client(self.stop, BOOTSTRAP_TIMEOUT, timeout=API_TIMEOUT),
                 node_name=self.node_name, flag_labels=self.flags.labels,

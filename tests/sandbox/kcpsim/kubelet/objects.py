@@ -135,7 +135,7 @@ def node_status(machine, runtime_up, runtime_version, previous_conditions, now, 
                       {"type": "Hostname", "address": machine["hostname"]}],
         "capacity": resources,
         "allocatable": dict(resources),
-        "daemonEndpoints": {"kubeletEndpoint": {"Port": KUBELET_PORT}},
+        "daemonEndpoints": {"kubeletEndpoint": {"Port": machine.get("kubelet_port", KUBELET_PORT)}},
         "nodeInfo": {
             "architecture": "amd64", "operatingSystem": "linux", "osImage": machine["os_image"],
             "kernelVersion": machine["kernel"], "machineID": machine["machine_id"],

@@ -22,6 +22,7 @@ import threading
 import time
 
 from kcpsim.kubelet import backoff, manifests, probes
+from kcpsim.runtime import processes
 from kcpsim.runtime.images import ImageNotFound
 
 LOG = logging.getLogger("kubelet")
@@ -207,6 +208,24 @@ class PodWorkers:
                 None if running else worker.waiting_reason, worker.message, worker.last_exit_code)
         with self._lock:
             self._published = states
+
+    def container_log(self, namespace, pod, container, node_name, previous=False):
+        """What the container of mirror pod ``pod`` (``<name>-<node_name>``) wrote since it started, or in its
+        previous run with ``previous``: bytes, or None when this kubelet runs no such container (or it has no
+        previous run). The runtime appends every run's output to one file, each run after a start line of its
+        own, which is left out."""
+        for name, state in self.snapshot().items():
+            manifest = state.manifest
+            if (manifest.namespace, "%s-%s" % (manifest.name, node_name), manifest.container.get("name")) == (namespace, pod, container):
+                try:
+                    with open(self.runtime.log_file(name), "rb") as handle:
+                        runs = handle.read().split(processes.RUN_MARKER)
+                except OSError:
+                    return None
+                runs = [run.partition(b"\n")[2] for run in runs[1:]]
+                wanted = -2 if previous else -1
+                return runs[wanted] if len(runs) >= -wanted else None
+        return None
 
     def snapshot(self):
         """``{name: PodState}`` as of the last sync (safe to call from another thread)."""

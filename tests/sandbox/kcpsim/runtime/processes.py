@@ -20,6 +20,8 @@ import time
 DEFAULT_RUN_DIR = "/run/kcpsim"
 DEFAULT_LOG_DIR = "/var/log/kcpsim"
 KILL_WAIT = 5.0  # how long a SIGKILLed process group may take to disappear
+# The line the runtime writes to a pod's log before each run's output (pods.container_log splits on it).
+RUN_MARKER = b"--- kcpsim kubelet "
 
 
 def run_dir():
@@ -103,7 +105,7 @@ class ProcessRuntime:
         """Start ``argv`` in a new session with ``env``; record and return the Container."""
         with open(self.log_file(name), "ab") as log:
             stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-            log.write(("--- kcpsim kubelet %s: starting %s\n" % (stamp, " ".join(argv))).encode("utf-8"))
+            log.write(RUN_MARKER + ("%s: starting %s\n" % (stamp, " ".join(argv))).encode("utf-8"))
             log.flush()
             popen = subprocess.Popen(argv, env=env, cwd="/", stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                      close_fds=True, start_new_session=True)

@@ -291,6 +291,16 @@ def test_a_v1beta3_file_is_read_by_1_36_and_refused_by_1_37(tmp_path):
     assert 'The "kubeadm.k8s.io/v1beta3" API is deprecated' in deprecated.err
 
 
+def test_images_list_for_an_older_control_plane_names_the_etcd_of_that_version(tmp_path):
+    # kubeadm 1.37 deploys v1.36 and v1.35 control planes with their own etcd (its etcd table), v1.34 with the
+    # nearest, warning that it falls back
+    older = kubeadm(tmp_path, "config", "images", "list", "--kubernetes-version", "v1.36.4", version="v1.37.1")
+    assert older.code == 0 and "registry.k8s.io/etcd:3.6.8-0" in older.out.split() and "falling back" not in older.err
+    oldest = kubeadm(tmp_path, "config", "images", "list", "--kubernetes-version", "v1.34.2", version="v1.37.1")
+    assert "registry.k8s.io/etcd:3.6.6-0" in oldest.out.split()
+    assert "could not find officially supported version of etcd for Kubernetes v1.34.2, falling back to the nearest etcd version (3.6.6-0)" in oldest.err
+
+
 def test_reset_without_force_aborts_on_eof_and_removes_nothing(node_root, tmp_path):
     root = copy_of(node_root, tmp_path, "reset", "etc/kubernetes/kubelet.conf")  # no node identity: no API call
     result = kubeadm(root, "reset", stdin="")

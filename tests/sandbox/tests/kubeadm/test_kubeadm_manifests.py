@@ -86,6 +86,21 @@ def test_images_list_in_kubeadm_order():
         "registry.k8s.io/coredns/coredns:v1.14.2", "registry.k8s.io/pause:3.10.2", "registry.k8s.io/etcd:3.6.8-0"]
 
 
+@pytest.mark.parametrize("version,etcd,nearest", [
+    ("v1.37.1", "3.7.0-0", False), ("v1.36.4", "3.6.8-0", False), ("v1.35.9", "3.6.6-0", False),
+    ("v1.34.2", "3.6.6-0", True), ("v1.38.0", "3.7.0-0", True)])
+def test_kubeadm_deploys_the_etcd_its_table_holds_for_the_control_planes_version(version, etcd, nearest):
+    # kubeadm's constants.SupportedEtcdVersion: its own minor and the two before it, each minor's own etcd; for any
+    # other version the nearest entry's, with images.go's warning (a kubeadm 1.37 listing v1.36 images lists 3.6.8-0,
+    # not its own 3.7.0-0)
+    wanted = cluster(R137, kubernetesVersion=version)
+    assert images.all_images(wanted, R137)[-1] == "registry.k8s.io/etcd:" + etcd
+    warning = images.etcd_version_warning(wanted, R137)
+    assert (warning == "could not find officially supported version of etcd for Kubernetes %s, falling back to the nearest "
+                       "etcd version (%s)" % (version, etcd)) if nearest else warning is None
+    assert images.etcd_version_warning(cluster(R137, kubernetesVersion="v1.34.2", etcd={"local": {"imageTag": "3.6.5-0"}}), R137) is None
+
+
 def test_a_custom_repository_drops_the_coredns_path_and_external_etcd_drops_etcd():
     custom = cluster(R136, imageRepository="mirror.local/k8s",
                      etcd={"external": {"endpoints": ["https://e:2379"]}})

@@ -65,6 +65,17 @@ def test_the_upgrade_workflows_have_kubeadms_phases():
         "preflight", "control-plane", "kubelet-config", "addon", "addon/coredns", "addon/kube-proxy", "post-upgrade"]
 
 
+def test_upgrade_apply_skipping_addon_applies_neither_coredns_nor_kube_proxy():
+    """kubeadm upgrade apply --skip-phases addon skips both addons (its workflow's phase and every sub-phase)."""
+    ran, step = _recorder()
+    recording = [Phase(p.name, step(p.name) if p.run else None,
+                       [Phase(c.name, step("%s/%s" % (p.name, c.name))) for c in p.children])
+                 for p in cmd_upgrade.APPLY_PHASES]
+    run_phases(recording, None, ["addon"])
+    assert ran == ["preflight", "control-plane", "upload-config/kubeadm", "upload-config/kubelet", "kubelet-config",
+                   "bootstrap-token", "post-upgrade"]
+
+
 def _executable(root, path, mode=0o755):
     target = root / path.lstrip("/")
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -205,11 +216,12 @@ def test_a_dry_run_client_prints_writes_and_hides_secret_values():
 
 
 @pytest.mark.parametrize("text, organizations", [
-    ("v1.34.8", ("kubeadm:cluster-admins",)), ("v1.35.4", ("kubeadm:cluster-admins",)), ("v1.35.5", ()),
+    ("v1.33.10", ("kubeadm:cluster-admins",)), ("v1.34.7", ("kubeadm:cluster-admins",)), ("v1.34.8", ()),
+    ("v1.35.4", ("kubeadm:cluster-admins",)), ("v1.35.5", ()),
     ("v1.36.0", ("kubeadm:cluster-admins",)), ("v1.36.1", ()), ("v1.37.0", ()),
-], ids=["1.34.8 still puts the API server in kubeadm:cluster-admins", "so does 1.35.4",
-        "1.35.5 issues it without an organization", "1.36.0 still in the group", "1.36.1 without",
-        "1.37 without"])
+], ids=["1.33.10 still puts the API server in kubeadm:cluster-admins", "so does 1.34.7",
+        "1.34.8 issues it without an organization", "1.35.4 still in the group", "1.35.5 without",
+        "1.36.0 still in the group", "1.36.1 without", "1.37 without"])
 def test_apiserver_kubelet_client_certificate_per_release(text, organizations):
     release = Release.of(text)
     cluster = config.default_cluster({}, release.version)

@@ -7,6 +7,7 @@
 import http.client
 import os
 import signal
+import subprocess
 
 import pytest
 
@@ -128,3 +129,10 @@ def test_etcd36_flags_run_on_etcd35(args, expected):
 def test_a_feature_gate_etcd35_cannot_express_is_refused():
     with pytest.raises(ValueError, match="unrecognized feature gate: FastLeaseKeepAlive"):
         etcd_image.as_etcd35_flags(["--feature-gates=FastLeaseKeepAlive=true"])
+
+
+def test_etcd_exits_at_a_flag_it_does_not_have_as_its_static_pod_would(releases, tmp_path):
+    # etcd is the real binary: an extraArgs flag it lacks stops it at start, and its static pod crash-loops
+    done = subprocess.run([str(releases / "etcd" / "3.5.1" / "etcd-image"), "--name=m1", "--data-dir=%s" % tmp_path,
+                           "--no-such-flag=1"], capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode != 0 and "flag provided but not defined: -no-such-flag" in done.stdout + done.stderr

@@ -13,8 +13,11 @@ import base64
 import datetime
 import os
 import signal
+import ssl
 import stat
 import threading
+import urllib.error
+import urllib.request
 
 import pytest
 import yaml
@@ -71,6 +74,9 @@ class ControlPlane:
                                                      usages=("server",), algorithm=alg))
         pki.write_sa_pair(d, pki.new_key(alg))
         self.admin = self._client_kubeconfig("admin.conf", "kubernetes-admin", ["system:masters"])
+        # as kubeadm issues it since the May 2026 patches: no O, its access to kubelets comes from RBAC
+        pki.write_pair(d, "apiserver-kubelet-client", *pki.new_leaf(self.ca, self.ca_key, "kube-apiserver-kubelet-client",
+                                                                    usages=("client",), algorithm=alg))
         self.kubelet_conf = self._client_kubeconfig("kubelet.conf", "system:node:" + NODE, ["system:nodes"])
 
     def _client_kubeconfig(self, name, cn, groups):
@@ -111,7 +117,9 @@ class ControlPlane:
             "--etcd-keyfile=%s/apiserver-etcd-client.key" % d, "--tls-cert-file=%s/apiserver.crt" % d,
             "--tls-private-key-file=%s/apiserver.key" % d, "--client-ca-file=%s/ca.crt" % d,
             "--enable-bootstrap-token-auth=true", "--service-account-issuer=https://kubernetes.default.svc",
-            "--service-account-key-file=%s/sa.pub" % d, "--service-account-signing-key-file=%s/sa.key" % d],
+            "--service-account-key-file=%s/sa.pub" % d, "--service-account-signing-key-file=%s/sa.key" % d,
+            "--kubelet-client-certificate=%s/apiserver-kubelet-client.crt" % d,
+            "--kubelet-client-key=%s/apiserver-kubelet-client.key" % d],
             readinessProbe=_probe(p["api"], "/readyz", "HTTPS"))
         pods = {"etcd": etcd, "kube-apiserver": apiserver}
         if controller_manager:
@@ -123,12 +131,19 @@ class ControlPlane:
     def client(self):
         return kubeclient.KubeClient.from_kubeconfig(self.admin, timeout=5)
 
+    def user_client(self, name):
+        """A client with a certificate of the cluster CA for user ``name``, in no group."""
+        return kubeclient.KubeClient.from_kubeconfig(self._client_kubeconfig(name + ".conf", name, []), timeout=5)
+
 
 def start_control_plane(root, releases, procs, controller_manager=False):
     """A control plane node whose kubelet runs etcd + the apiserver (+ the controller manager); returned once
     its Node is Ready."""
     host = KubeletHost(root, releases, procs, node_name=NODE)
     plane = ControlPlane(host)
+    # the kubelet API as kubeadm configures it: client certificates of the cluster CA, the API server decides
+    host.write_config(authentication='{"anonymous": {"enabled": false}, "x509": {"clientCAFile": "%s/ca.crt"}}' % plane.pki,
+                      authorization='{"mode": "Webhook"}')
     plane.pods = plane.write_manifests(controller_manager=controller_manager)
     host.start_containerd()
     host.start_kubelet("--kubeconfig=%s" % plane.kubelet_conf,
@@ -418,3 +433,62 @@ def test_a_restarted_kubelet_reconciles_the_zone_of_its_existing_node(cluster):
     labels = node["metadata"]["labels"]
     assert labels["node-role.kubernetes.io/control-plane"] == ""
     assert "example.com/rack" not in labels  # not a default label: only set when the Node is registered
+
+
+def test_pod_logs_come_from_the_kubelet_which_lets_the_api_server_read_them_only_once_rbac_allows(cluster):
+    api = cluster.client()
+    pod = "kube-apiserver-" + NODE
+    path = "/api/v1/namespaces/kube-system/pods/%s/log" % pod
+    # kubeadm's binding is not there: the kubelet asks the API server (a SubjectAccessReview) and refuses
+    with pytest.raises(kubeclient.ApiError) as refused:
+        api.request("GET", path)
+    assert refused.value.status == 403
+    assert refused.value.message == ("Forbidden (user=kube-apiserver-kubelet-client, verb=get, resource=nodes, "
+                                     "subresource(s)=[proxy]) ( pods/log %s)" % pod)
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+               "metadata": {"name": "kubeadm:apiserver-kubelet-client"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "system:kubelet-api-admin"},
+               "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "kube-apiserver-kubelet-client"}]}
+    api.create("rbac.authorization.k8s.io/v1", "clusterrolebindings", binding)
+    try:
+        # the component's own output (the emulated API server says where it serves), not the runtime's start line
+        logs = wait_until(lambda: _get_text(api, path), 10, "the API server's logs through its kubelet")
+        assert "Serving securely on 127.0.0.1:%d" % cluster.ports["api"] in logs and "kcpsim kubelet" not in logs
+        assert _get_text(api, path + "?tailLines=1").count("\n") == 1
+        with pytest.raises(kubeclient.ApiError) as unknown:
+            api.request("GET", path + "?container=sidecar")
+        assert (unknown.value.status, unknown.value.message) == (400, "container sidecar is not valid for pod %s" % pod)
+        # pods/log is an RBAC resource of its own: a user who may read pods may not read their logs
+        reader = cluster.user_client("pod-reader")
+        api.create("rbac.authorization.k8s.io/v1", "clusterroles", {
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "pod-reader"},
+            "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]})
+        api.create("rbac.authorization.k8s.io/v1", "clusterrolebindings", dict(
+            binding, metadata={"name": "pod-reader"}, roleRef=dict(binding["roleRef"], name="pod-reader"),
+            subjects=[dict(binding["subjects"][0], name="pod-reader")]))
+        assert wait_until(lambda: _get(reader, "v1", "pods", pod, "kube-system"), 10, "the reader's binding in force")
+        with pytest.raises(kubeclient.ApiError) as forbidden:
+            reader.request("GET", path)
+        assert forbidden.value.status == 403 and 'cannot get resource "pods/log"' in forbidden.value.message
+    finally:
+        for name in ("kubeadm:apiserver-kubelet-client", "pod-reader"):
+            try:
+                api.delete("rbac.authorization.k8s.io/v1", "clusterrolebindings", name)
+            except kubeclient.ApiError:
+                pass
+
+
+def test_the_kubelet_api_wants_a_client_certificate_of_the_cluster_ca(cluster):
+    context = ssl.create_default_context()
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    with pytest.raises(urllib.error.HTTPError) as anonymous:
+        urllib.request.urlopen("https://127.0.0.1:%d/containerLogs/kube-system/kube-apiserver-%s/kube-apiserver"
+                               % (cluster.host.api_port, NODE), context=context, timeout=5)
+    assert anonymous.value.code == 401
+
+
+def _get_text(api, path):
+    try:
+        return api.request("GET", path)
+    except kubeclient.ApiError:
+        return None

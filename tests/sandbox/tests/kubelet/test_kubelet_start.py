@@ -26,9 +26,10 @@ print(json.dumps({"status": status, "imported": [m for m in json.loads(sys.argv[
 """
 
 
-def start_kubelet(*argv):
+def start_kubelet(*argv, version=None):
+    env = dict({"PATH": "/usr/bin:/bin"}, **({"KCPSIM_VERSION": version} if version else {}))
     done = subprocess.run([SYSTEM_PYTHON, "-c", START, SANDBOX, json.dumps(HEAVY)] + list(argv), capture_output=True,
-                          text=True, timeout=60, check=False, env={"PATH": "/usr/bin:/bin"})
+                          text=True, timeout=60, check=False, env=env)
     assert done.stdout, done.stderr
     return json.loads(done.stdout.splitlines()[-1]), done.stderr
 
@@ -56,3 +57,11 @@ def test_only_a_start_that_can_go_on_imports_the_kubelet_proper(tmp_path, config
     # With the config file there, the start stops at the missing runtime socket: nothing is left running.
     result, stderr = start_kubelet("--config=%s" % path, "--container-runtime-endpoint=unix://%s" % (tmp_path / "no.sock"))
     assert result == {"status": 1, "imported": imported}, stderr
+
+
+def test_a_kubelet_of_1_35_given_the_pod_infra_container_image_flag_kubeadm_1_34_wrote_does_not_start(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n")
+    result, stderr = start_kubelet("--config=%s" % path, "--pod-infra-container-image=registry.k8s.io/pause:3.10",
+                                   version="v1.35.9")
+    assert result == {"status": 1, "imported": []} and "unknown flag: --pod-infra-container-image" in stderr
