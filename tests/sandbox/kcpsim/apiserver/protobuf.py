@@ -59,11 +59,28 @@ SCHEMAS = {
                       3: ("orphanDependents", "bool"), 4: ("propagationPolicy", "string"),
                       5: ("dryRun", ("repeated", "string"))},
     "Preconditions": {1: ("uid", "string"), 2: ("resourceVersion", "string")},
+    # rbac.authorization.k8s.io/v1 (kubectl create clusterrolebinding / rolebinding / clusterrole / role)
+    "ClusterRoleBinding": {1: ("metadata", "ObjectMeta"), 2: ("subjects", ("repeated", "Subject")),
+                           3: ("roleRef", "RoleRef")},
+    "RoleBinding": {1: ("metadata", "ObjectMeta"), 2: ("subjects", ("repeated", "Subject")), 3: ("roleRef", "RoleRef")},
+    "Subject": {1: ("kind", "string"), 2: ("apiGroup", "string"), 3: ("name", "string"), 4: ("namespace", "string")},
+    "RoleRef": {1: ("apiGroup", "string"), 2: ("kind", "string"), 3: ("name", "string")},
+    "ClusterRole": {1: ("metadata", "ObjectMeta"), 2: ("rules", ("repeated", "PolicyRule")),
+                    3: ("aggregationRule", "AggregationRule")},
+    "Role": {1: ("metadata", "ObjectMeta"), 2: ("rules", ("repeated", "PolicyRule"))},
+    "PolicyRule": {1: ("verbs", ("repeated", "string")), 2: ("apiGroups", ("repeated", "string")),
+                   3: ("resources", ("repeated", "string")), 4: ("resourceNames", ("repeated", "string")),
+                   5: ("nonResourceURLs", ("repeated", "string"))},
+    "AggregationRule": {1: ("clusterRoleSelectors", ("repeated", "LabelSelector"))},
+    "LabelSelector": {1: ("matchLabels", ("map", "string")),
+                      2: ("matchExpressions", ("repeated", "LabelSelectorRequirement"))},
+    "LabelSelectorRequirement": {1: ("key", "string"), 2: ("operator", "string"), 3: ("values", ("repeated", "string"))},
 }
 
 # The kinds a request body may carry, by (apiVersion, kind): both name the same schema in every group version.
 TOP_LEVEL = {("v1", "ConfigMap"), ("v1", "Secret"), ("v1", "Namespace"), ("v1", "ServiceAccount"),
-             ("policy/v1", "Eviction"), ("meta.k8s.io/v1", "DeleteOptions"), ("v1", "DeleteOptions")}
+             ("policy/v1", "Eviction"), ("meta.k8s.io/v1", "DeleteOptions"), ("v1", "DeleteOptions")} | {
+    ("rbac.authorization.k8s.io/v1", kind) for kind in ("ClusterRoleBinding", "RoleBinding", "ClusterRole", "Role")}
 
 
 def decode(body):

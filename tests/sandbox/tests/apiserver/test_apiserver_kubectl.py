@@ -94,6 +94,19 @@ def test_secret_and_namespace_written_as_protobuf_are_stored_as_sent(kubectl, ad
     assert admin.get("v1", "namespaces", "team")["metadata"]["name"] == "team"
 
 
+def test_rbac_objects_written_as_protobuf_are_stored_as_sent(kubectl, admin):
+    kubectl("create", "clusterrole", "log-reader", "--verb=get", "--resource=pods/log")
+    kubectl("create", "clusterrolebinding", "log-readers", "--clusterrole=log-reader", "--user=alice", "--group=ops")
+    binding = admin.get("rbac.authorization.k8s.io/v1", "clusterrolebindings", "log-readers")
+    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "log-reader"}
+    assert sorted((s["kind"], s["name"]) for s in binding["subjects"]) == [("Group", "ops"), ("User", "alice")]
+    rules = admin.get("rbac.authorization.k8s.io/v1", "clusterroles", "log-reader")["rules"]
+    assert rules == [{"verbs": ["get"], "apiGroups": [""], "resources": ["pods/log"]}]
+    # a second create is refused as the real server refuses it, in kubectl's words
+    again = kubectl("create", "clusterrolebinding", "log-readers", "--clusterrole=log-reader", "--user=alice", check=False)
+    assert again.returncode == 1 and 'clusterrolebindings.rbac.authorization.k8s.io "log-readers" already exists' in again.stderr
+
+
 def test_a_kind_the_emulation_cannot_decode_from_protobuf_is_refused_in_words(kubectl):
     refused = kubectl("create", "deployment", "web", "--image=pause", check=False)
     assert refused.returncode == 1

@@ -53,6 +53,25 @@ def test_an_eviction_carries_its_delete_options():
                                                       "dryRun": ["All"]}
 
 
+def test_a_cluster_role_binding_decodes_with_its_subjects_and_role():
+    # what kubectl create clusterrolebinding sends (rbac.authorization.k8s.io/v1 generated.proto)
+    subject = field(1, b"User") + field(2, b"rbac.authorization.k8s.io") + field(3, b"kube-apiserver-kubelet-client")
+    role = field(1, b"rbac.authorization.k8s.io") + field(2, b"ClusterRole") + field(3, b"system:kubelet-api-admin")
+    body = envelope("rbac.authorization.k8s.io/v1", "ClusterRoleBinding",
+                    field(1, field(1, b"kubeadm:apiserver-kubelet-client")) + field(2, subject) + field(3, role))
+    assert protobuf.decode(body) == {
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+        "metadata": {"name": "kubeadm:apiserver-kubelet-client"},
+        "subjects": [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "kube-apiserver-kubelet-client"}],
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "system:kubelet-api-admin"}}
+
+
+def test_a_cluster_role_decodes_with_its_rules():
+    rule = field(1, b"get") + field(1, b"list") + field(2, b"") + field(3, b"pods") + field(3, b"pods/log")
+    body = envelope("rbac.authorization.k8s.io/v1", "ClusterRole", field(1, field(1, b"pod-reader")) + field(2, rule))
+    assert protobuf.decode(body)["rules"] == [{"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods", "pods/log"]}]
+
+
 def test_a_negative_int64_decodes_from_its_twos_complement_varint():
     body = envelope("meta.k8s.io/v1", "DeleteOptions", field(1, (1 << 64) - 1))
     assert protobuf.decode(body)["gracePeriodSeconds"] == -1
