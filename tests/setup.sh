@@ -23,7 +23,7 @@ fi
 
 python=${PYTHON:-python3}
 stamp=.venv/.requirements.sha256
-want=$(cat requirements.txt tests/requirements.txt | sha256sum | cut -d' ' -f1)
+want=$(cat requirements.txt awx/requirements.txt tests/requirements.txt | sha256sum | cut -d' ' -f1)
 if [[ ! -x .venv/bin/python || ! -f $stamp || $(cat "$stamp") != "$want" ]]; then
   echo "setup: building .venv"
   "$python" -m venv .venv

@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: kubeadm_config
 short_description: Write the kubeadm configuration one control plane machine is built from
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Renders, from the control plane spec, the configuration C(kubeadm init) (the first machine; InitConfiguration
     and ClusterConfiguration), C(kubeadm join --control-plane) (every other machine; JoinConfiguration) or

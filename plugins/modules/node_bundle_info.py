@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: node_bundle_info
 short_description: Check one version of the node software bundle and say which file goes where
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Reads C(<path>/<version>/SHA256SUMS) of the air-gapped node software bundle, picks the file of every artifact a
     node needs (kubeadm, kubelet, kubectl, the container runtime, the CNI plugins, the systemd units, the pod
