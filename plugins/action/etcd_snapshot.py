@@ -11,7 +11,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import base64
 import hashlib
 import os
 import tempfile
@@ -19,6 +18,7 @@ import tempfile
 from ansible.plugins.action import ActionBase
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import controller_run, etcd_snapshot
 from ansible_collections.kubeadm.control_plane.plugins.modules.etcd_snapshot import SUFFIX
+from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import host_file
 
 
 class ActionModule(ActionBase):
@@ -61,20 +61,14 @@ class ActionModule(ActionBase):
 
     def _copy_to_controller(self, source, sha256, dest, task_vars):
         """Copy ``source`` (on the task's host) to ``dest`` through a private temporary file beside it, renamed only
-        once its SHA-256 is ``sha256``. As ansible.builtin.fetch does, a file that privilege escalation guards is
-        read through the slurp module."""
+        once its SHA-256 is ``sha256`` (host_file.copy_into)."""
         handle, partial = tempfile.mkstemp(prefix=".%s." % os.path.basename(dest), suffix=".partial", dir=os.path.dirname(dest))
         os.close(handle)  # mode 0600 from the start: the copy holds every Secret of the cluster
         try:
-            if self._connection.become:
-                read = self._execute_module(module_name="ansible.legacy.slurp", module_args={"src": source}, task_vars=task_vars)
-                if read.get("failed"):
-                    raise ValueError("reading %s: %s" % (source, read.get("msg")))
-                with open(partial, "wb") as out:
-                    out.write(base64.b64decode(read.pop("content")))
-            else:
-                self._connection.fetch_file(source, partial)
-                os.chmod(partial, 0o600)
+            try:
+                host_file.copy_into(self, source, partial, task_vars)
+            except host_file.Unreadable as exc:
+                raise ValueError(str(exc))
             digest = hashlib.sha256()
             with open(partial, "rb") as copy:
                 for block in iter(lambda: copy.read(1 << 20), b""):

@@ -10,6 +10,7 @@ import base64
 import hashlib
 import os
 import stat
+import types
 
 import pytest
 from ansible_collections.kubeadm.control_plane.plugins.action.etcd_snapshot import ActionModule
@@ -24,6 +25,7 @@ class Connection:
 
     def fetch_file(self, source, dest):
         self.fetched.append(source)
+        assert stat.S_IMODE(os.stat(dest).st_mode) == 0o600  # private before anything is written to it
         with open(dest, "wb") as out:
             out.write(self.delivers)
 
@@ -31,6 +33,7 @@ class Connection:
 def action(connection, slurped=None):
     plugin = ActionModule.__new__(ActionModule)
     plugin._connection = connection
+    plugin._task = types.SimpleNamespace(delegate_to=None)
     plugin.modules_run = []
 
     def execute_module(module_name, module_args, task_vars):
