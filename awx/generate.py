@@ -117,6 +117,36 @@ def as_text(value):
     return yaml.safe_dump(value, default_flow_style=True, width=1000).strip().removesuffix("...").strip()
 
 
+# The label a person reads for each survey question (AWX's question_name); its description says the rest.
+LABELS = {
+    "kcp": "Control plane spec (YAML or JSON)",
+    "kcp_bundle_dir": "Node software bundle directory (on the controller)",
+    "kcp_etcd_snapshot_dir": "etcd snapshot directory (on the controller; a volume of the execution environment)",
+    "kcp_delete_force": "Delete even while worker Nodes remain",
+    "kcp_worker_group": "Inventory group of the worker hosts",
+    "kcp_workers_remove": "Worker hosts to remove",
+    "flow_group": "Inventory group of the control plane hosts",
+    "flow_failure_domains": "Failure domains, in order",
+    "flow_certificate_restart_timeout": "Seconds a static pod has to restart after a certificate renewal",
+    "etcd_snapshot_keep": "etcd snapshots to keep",
+    "machine_create_endpoint_timeout": "Seconds the first machine waits for the API endpoint",
+    "machine_create_ready_timeout": "Seconds a new machine has to be ready",
+    "machine_delete_drain_retries": "Drain attempts before a machine is removed",
+    "machine_delete_drain_timeout": "Seconds each drain of a machine may take",
+    "machine_delete_unreachable_pod_timeout": "Seconds a drain waits for pods on an unreachable machine",
+    "node_software_arch": "Node architecture",
+    "node_software_replace": "Replace Kubernetes binaries the bundle did not install",
+    "node_upgrade_drain_retries": "Drain attempts before an in-place upgrade gives up",
+    "node_upgrade_drain_timeout": "Seconds each drain of an upgrade may take",
+    "node_upgrade_ready_timeout": "Seconds an upgraded node has to be ready",
+    "observe_timeout": "Seconds each read of the cluster or etcd may take",
+    "worker_join_ready_timeout": "Seconds a joined worker has to be ready",
+    "worker_remove_drain_retries": "Drain attempts before a worker is removed",
+    "worker_remove_drain_timeout": "Seconds each drain of a worker may take",
+    "worker_remove_unreachable_pod_timeout": "Seconds a drain waits for pods on an unreachable worker",
+}
+
+
 def question(variable, role, entry_point, option, overrides=None, root=ROOT):
     """One survey question (AWX survey_spec item) for ``variable``, from the option's argument spec."""
     if role is None:
@@ -126,7 +156,7 @@ def question(variable, role, entry_point, option, overrides=None, root=ROOT):
     spec.update(overrides or {})
     kind = spec.get("type", "str")
     item = {
-        "question_name": variable,
+        "question_name": LABELS.get(variable, variable),  # every surveyed variable has a label (tests/unit)
         "question_description": "%s (%s)" % (plain(spec.get("description")), source),
         "variable": variable,
         "type": "text",

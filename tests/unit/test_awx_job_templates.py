@@ -58,6 +58,9 @@ def test_each_template_runs_its_wrapper_playbook_with_a_survey_awx_accepts(flow)
         assert set(item) == {"question_name", "question_description", "variable", "type", "required", "default", "choices"}
         assert item["type"] in SURVEY_TYPES and item["type"] != "password"
         assert item["question_name"] and item["question_description"]
+        # a label a person reads, not the variable
+        assert item["question_name"] not in (item["variable"], item["variable"].replace("kcp_survey_", ""))
+        assert " " in item["question_name"] and len(item["question_name"]) <= 100
         if item["type"] == "multiplechoice":
             assert item["default"] in item["choices"]
         # an answer given as text that the flow needs as data is read by survey_answers.yml
