@@ -19,7 +19,7 @@ import re
 from datetime import datetime, timezone
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import error
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import error, whole_number
 
 ACTION_ANNOTATION = "control-plane.kubeadm.io/action"
 TAKE, RENEW, TAKE_OVER, REFUSE, RELEASE, LEAVE = "take", "renew", "take_over", "refuse", "release", "leave"
@@ -41,8 +41,7 @@ def run_lock_errors(holder, duration):
             "name such as an AWX template's)"
         errors.append(error("flow_holder", rule, holder))
     if duration is not None:
-        seconds = duration if isinstance(duration, int) and not isinstance(duration, bool) else (
-            int(duration) if isinstance(duration, str) and duration.isascii() and duration.isdigit() else None)
+        seconds = whole_number(duration)
         if seconds is None or seconds < MIN_DURATION:
             rule = "must be a whole number of seconds, at least %d (the lock is renewed every third of it)" % MIN_DURATION
             errors.append(error("kcp_lock_duration", rule, duration))

@@ -17,6 +17,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils import node_
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import classify_pod, ready_status
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import CERTIFICATE_FIELDS
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import format_time, parse_time
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import whole_number
 
 PREFIX = "control-plane.kubeadm.io/"
 CREATED, SPEC_HASH, BOOTSTRAP = PREFIX + "created", PREFIX + "spec-hash", PREFIX + "bootstrap"
@@ -240,10 +241,8 @@ def _external_remediation(annotations):
     written as a string of digits still counts: a template may render it so, and losing it would lift the bound."""
     record = _json_object(annotations.get(EXTERNAL_REMEDIATION))
     attempts, last = record.get("attempts"), record.get("last")
-    if isinstance(attempts, str) and attempts.isdigit():
-        attempts = int(attempts)
-    counted = isinstance(attempts, int) and not isinstance(attempts, bool) and attempts >= 0
-    return {"attempts": attempts if counted else 0, "last": last if _is_timestamp(last) else None}
+    attempts = whole_number(attempts)
+    return {"attempts": attempts if attempts is not None and attempts >= 0 else 0, "last": last if _is_timestamp(last) else None}
 
 
 def _is_timestamp(value):

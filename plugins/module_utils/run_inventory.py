@@ -12,7 +12,7 @@ import re
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.flow_passes import STEPS_CEILING
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import is_worker_group_name
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import error
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import error, whole_number
 
 PROVIDERS = ("static", "hook")
 # The flow steps that build a machine on a host: they install the node software from the bundle.
@@ -58,9 +58,8 @@ def _max_steps_errors(max_steps):
     """The error of the most steps a run may take (kcp_max_steps), unset meaning the ceiling, or none."""
     if max_steps is None:
         return []
-    if isinstance(max_steps, str) and max_steps.strip().isdigit():
-        max_steps = int(max_steps)  # an extra var given on the command line is text
-    if isinstance(max_steps, int) and not isinstance(max_steps, bool) and 1 <= max_steps <= STEPS_CEILING:
+    steps = whole_number(max_steps)  # an extra var given on the command line is text
+    if steps is not None and 1 <= steps <= STEPS_CEILING:
         return []
     return [error("kcp_max_steps", "must be a whole number from 1 to %d: the most steps one run takes (one pass a step, "
                                    "docs/flows.md \"One pass\")" % STEPS_CEILING, max_steps)]

@@ -126,6 +126,16 @@ def integer(minimum=None, maximum=None):
     return read
 
 
+def whole_number(value):
+    """``value`` as an int when it is one (not a bool) or the ASCII digits a text gives (an inventory file, an extra
+    var on the command line, a rendered template); None for anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        return int(value)
+    return None
+
+
 def boolean(value, path, errors):
     if not isinstance(value, bool):
         errors.append(error(path, "must be true or false", value))

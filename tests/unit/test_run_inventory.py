@@ -161,7 +161,7 @@ def test_the_most_steps_a_run_takes_is_a_whole_number_up_to_the_passes_a_run_has
     assert errors(max_steps=max_steps) == []
 
 
-@pytest.mark.parametrize("max_steps", [0, 31, -1, True, 2.5, "many", ""])
+@pytest.mark.parametrize("max_steps", [0, 31, -1, True, 2.5, "many", "", " 12", "\u0661\u0662"])
 def test_a_number_of_steps_no_run_can_take_is_refused(max_steps):
     rule = "must be a whole number from 1 to 30: the most steps one run takes (one pass a step, docs/flows.md \"One pass\")"
     assert errors(max_steps=max_steps) == [("kcp_max_steps", rule)]
