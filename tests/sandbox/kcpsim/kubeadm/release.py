@@ -175,10 +175,6 @@ class Release:
             return len(endpoints) - len(unanswered) < len(endpoints) // 2 + 1
         return bool(unanswered)
 
-    @property
-    def etcd_image_tag(self):
-        return _IMAGES[self.minor][0]
-
     def etcd_image_tag_for(self, kubernetes_version):
         """(tag, nearest) of the etcd image kubeadm deploys for a control plane of ``kubernetes_version``: its table
         (constants.SupportedEtcdVersion) holds its own minor and the two before it, each with the etcd that minor's

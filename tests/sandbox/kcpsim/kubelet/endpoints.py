@@ -30,20 +30,25 @@ from kcpsim import pki
 LOG = logging.getLogger("kubelet")
 
 
-def _handler(public_paths, refusal):
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            ok = self.path.split("?")[0] in public_paths
-            status, body = (200, b"ok") if ok else refusal
-            self.send_response(status)
-            self.send_header("Content-Type", "text/plain; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+class _Handler(http.server.BaseHTTPRequestHandler):
+    """What both ports share: a plain-text answer, no access log."""
 
-        def log_message(self, *args):
-            pass
-    return Handler
+    def answer(self, status, body):
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class _HealthzHandler(_Handler):
+    def do_GET(self):
+        if self.path.split("?")[0] == "/healthz":
+            return self.answer(200, b"ok")
+        return self.answer(404, b"404 page not found\n")
 
 
 def _start(server, name):
@@ -55,7 +60,7 @@ def _start(server, name):
 def serve_healthz(address, port):
     """Serve /healthz; returns the server, or None (logged) when the port is taken."""
     try:
-        server = http.server.ThreadingHTTPServer((address, port), _handler({"/healthz"}, (404, b"404 page not found\n")))
+        server = http.server.ThreadingHTTPServer((address, port), _HealthzHandler)
     except OSError as exc:
         LOG.error("failed to start the healthz server on %s:%d: %s", address, port, exc.strerror)
         return None
@@ -93,57 +98,45 @@ def peer_identity(peer_certificate):
 
 
 def _api_handler(node_name, authorize, container_log):
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def _answer(self, status, body):
-            self.send_response(status)
-            self.send_header("Content-Type", "text/plain; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
+    class Handler(_Handler):
         def do_GET(self):
             path, query = (self.path.split("?", 1) + [""])[:2]
             if path == "/healthz":
-                return self._answer(200, b"ok")
+                return self.answer(200, b"ok")
             identity = peer_identity(self.connection.getpeercert())
             if identity is None:
-                return self._answer(401, b"Unauthorized\n")
+                return self.answer(401, b"Unauthorized\n")
             subresource = subresource_of(path)
             allowed = authorize(identity[0], identity[1], "get", subresource, node_name)[0]
             if not allowed:
-                return self._answer(403, ("Forbidden (user=%s, verb=get, resource=nodes, subresource(s)=[%s])\n"
-                                          % (identity[0], subresource)).encode("utf-8"))
+                refusal = "Forbidden (user=%s, verb=get, resource=nodes, subresource(s)=[%s])\n" % (identity[0], subresource)
+                return self.answer(403, refusal.encode("utf-8"))
             parts = path.split("/")
             if len(parts) == 5 and parts[1] == "containerLogs":
                 options = urllib.parse.parse_qs(query)
                 output = container_log(parts[2], parts[3], parts[4], options.get("previous", [""])[0] == "true")
                 if output is None:
-                    return self._answer(404, ("container %s is not found in pod %s/%s" % (parts[4], parts[2], parts[3]))
-                                        .encode("utf-8"))
+                    missing = "container %s is not found in pod %s/%s" % (parts[4], parts[2], parts[3])
+                    return self.answer(404, missing.encode("utf-8"))
                 tail = options.get("tailLines", [""])[0]
                 if tail.isdigit():
                     lines = output.splitlines(keepends=True)
                     output = b"".join(lines[len(lines) - int(tail):] if int(tail) else [])
-                return self._answer(200, output)
-            return self._answer(404, b"404 page not found\n")
-
-        def log_message(self, *args):
-            pass
+                return self.answer(200, output)
+            return self.answer(404, b"404 page not found\n")
     return Handler
 
 
-def serve_kubelet_api(address, port, cert_dir, node_name, node_ip, client_ca_file=None, authorize=None,
-                      container_log=None):
+def serve_kubelet_api(address, port, cert_dir, node_name, node_ip, client_ca_file, authorize, container_log):
     """Serve the kubelet port over TLS; raises OSError when the port is taken. ``authorize(user, groups, verb,
     subresource, node)`` gives (allowed, reason); ``container_log(namespace, pod, container, previous)`` bytes or
-    None. Without a client CA no client is authenticated, without an authorizer none is allowed."""
+    None. Without a client CA file no client is authenticated."""
     cert_path, key_path = serving_certificate(cert_dir, node_name, node_ip)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert_path, key_path)
     if client_ca_file and os.path.exists(client_ca_file):
         context.verify_mode = ssl.CERT_OPTIONAL
         context.load_verify_locations(client_ca_file)
-    server = http.server.ThreadingHTTPServer((address, port), _api_handler(
-        node_name, authorize or (lambda *request: (False, "no authorizer")), container_log or (lambda *request: None)))
+    server = http.server.ThreadingHTTPServer((address, port), _api_handler(node_name, authorize, container_log))
     server.socket = context.wrap_socket(server.socket, server_side=True)
     return _start(server, "kubelet-api")

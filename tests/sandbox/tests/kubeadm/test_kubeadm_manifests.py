@@ -32,7 +32,8 @@ def flags(pod):
         "1.36 targets etcd 3.6.8-0 and pause 3.10.2", "1.37.0 targets etcd 3.7.0-0",
         "1.37.1 moves CoreDNS to v1.14.6"])
 def test_image_tags_per_release(release, etcd, coredns, pause):
-    assert (release.etcd_image_tag, release.coredns_image_tag, release.pause_image_tag) == (etcd, coredns, pause)
+    own_etcd = release.etcd_image_tag_for(str(release.version))
+    assert (own_etcd, release.coredns_image_tag, release.pause_image_tag) == ((etcd, False), coredns, pause)
 
 
 @pytest.mark.parametrize("text, v1beta3, gates", [
