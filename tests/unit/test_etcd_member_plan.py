@@ -5,7 +5,7 @@
 
 import pytest
 
-from ansible_collections.kubeadm.control_plane.plugins.modules.etcd_member import plan
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_membership import plan
 
 from builders import member
 
