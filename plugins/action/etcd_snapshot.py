@@ -17,7 +17,7 @@ import tempfile
 
 from ansible.plugins.action import ActionBase
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import controller_run, etcd_snapshot
-from ansible_collections.kubeadm.control_plane.plugins.modules.etcd_snapshot import SUFFIX
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_snapshot import SUFFIX
 from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import host_file
 
 

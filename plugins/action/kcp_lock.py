@@ -14,7 +14,7 @@ __metaclass__ = type
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import lock_lease
-from ansible_collections.kubeadm.control_plane.plugins.modules.kcp_lock import ARGUMENT_SPEC, lock
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.lock_answer import ARGUMENT_SPEC, lock
 from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import host_kubeconfig, lock_keeper
 
 

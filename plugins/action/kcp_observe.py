@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_reader, kube_api, lock_lease
-from ansible_collections.kubeadm.control_plane.plugins.modules.kcp_observe import ARGUMENT_SPEC, observe_and_lock
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.observe_answer import ARGUMENT_SPEC, observe_and_lock
 from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import host_kubeconfig, lock_keeper
 
 

@@ -8,7 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.kubeadm.control_plane.plugins.modules.kcp_plan import ARGUMENT_SPEC, answer
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.plan_answer import ARGUMENT_SPEC, answer
 from ansible_collections.kubeadm.control_plane.plugins.plugin_utils.controller_module import ControllerModuleAction
 
 

@@ -8,7 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.kubeadm.control_plane.plugins.modules.node_bundle_info import ARGUMENT_SPEC, answer
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.node_bundle_answer import ARGUMENT_SPEC, answer
 from ansible_collections.kubeadm.control_plane.plugins.plugin_utils.controller_module import ControllerModuleAction
 
 

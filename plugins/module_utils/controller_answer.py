@@ -2,9 +2,10 @@
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """How a module the controller answers in its own process (kcp_validate, kcp_plan, kcp_status, machine_health_check,
-node_bundle_info) answers. Its ``answer(params)`` gives the result, with ``failed`` and ``msg`` on bad input; run as a
-module, ``run_module`` reports it, and its action plugin (plugins/plugin_utils/controller_module.py) computes the same
-answer on the controller."""
+node_bundle_info) answers. Its ``answer(params)``, in module_utils beside its ARGUMENT_SPEC (validate_answer.py,
+plan_answer.py, status_answer.py, health_check_answer.py, node_bundle_answer.py), gives the result, with ``failed``
+and ``msg`` on bad input; run as a module, ``run_module`` reports it, and its action plugin
+(plugins/plugin_utils/controller_module.py) computes the same answer on the controller."""
 
 from __future__ import absolute_import, division, print_function
 

@@ -22,6 +22,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_gateway
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.private_file import replaced_whole
 
+SUFFIX = ".db"  # what a snapshot file is named with, and all that rotation counts
 DIGEST_SIZE = 32  # etcd ends the stream with the SHA-256 of everything before it
 # In a cluster's directory of copies: which run took the snapshot that is that run's first (a JSON object).
 FIRST_OF_RUN = ".first-of-run"

@@ -123,9 +123,9 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_client, etcd_snapshot
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_snapshot import SUFFIX
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_gateway import tls_context
 
-SUFFIX = ".db"
 ARGUMENT_SPEC = dict(
     dest=dict(type="path", required=True),
     # taken by the action plugin (the copy to the controller); the module never sees it

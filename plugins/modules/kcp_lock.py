@@ -136,29 +136,7 @@ lock:
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import lock_lease
-
-ARGUMENT_SPEC = dict(
-    kubeconfig=dict(type="path"),
-    admin_kubeconfig_on_host=dict(type="path"),
-    state=dict(type="str", choices=["present", "held", "absent"], default="present"),
-    holder=dict(type="str", required=True),
-    action=dict(type="str", default=""),
-    duration=dict(type="int", default=900),
-    timeout=dict(type="float", default=10.0),
-)
-
-
-def lock(params, check_mode):
-    """What apply returns for the module's parameters; raises lock_lease.LockFailed, or ValueError for bad arguments."""
-    problems = lock_lease.check_arguments(params["holder"], params["duration"])
-    if not params["kubeconfig"]:
-        problems.insert(0, "kubeconfig: required (or admin_kubeconfig_on_host)")
-    if problems:
-        raise ValueError("invalid arguments: " + "; ".join(problems))
-    if params["state"] == "held":
-        return lock_lease.hold(params["kubeconfig"], params["holder"], params["duration"], params["timeout"], check_mode)
-    return lock_lease.apply(params["kubeconfig"], params["holder"], params["action"], params["state"],
-                            params["duration"], params["timeout"], check_mode)
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.lock_answer import ARGUMENT_SPEC, lock
 
 
 def main():

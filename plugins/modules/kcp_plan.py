@@ -46,12 +46,6 @@ description:
 author:
   - kubeadm.control_plane contributors (!UNKNOWN)
 options:
-  spec:
-    description:
-      - The control plane spec as written in the inventory (C(docs/spec.md)); it is validated and defaulted
-        as M(kubeadm.control_plane.kcp_validate) does.
-    type: dict
-    required: true
   projection:
     description:
       - Also return RV(projection), the steps the flows would take one after the other if each did what it says,
@@ -70,6 +64,7 @@ attributes:
     description: Pure computation; run it on the controller.
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - kubeadm.control_plane.declared_spec
   - kubeadm.control_plane.observed_snapshot
 notes:
   - Bad input fails before anything is decided, listing every error with the path of its field
@@ -440,39 +435,8 @@ errors:
   sample: [{"path": "observed.machines[0].created", "rule": "is required", "value": null}]
 """
 
-
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.controller_answer import invalid_input, run_module
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.plan_projection import project
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import plan
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_spec_and_snapshot
-
-
-def plan_from_raw(raw_spec, raw_observed, projection=False):
-    """(plan, errors): the plan, with its projection when asked, only when both arguments are valid; every error
-    of both otherwise."""
-    spec, snapshot, errors = normalize_spec_and_snapshot(raw_spec, raw_observed)
-    if errors:
-        return None, errors
-    result = plan(spec, snapshot)
-    if projection:
-        result["projection"] = project(spec, snapshot)
-    return result, []
-
-
-ARGUMENT_SPEC = dict(
-    spec=dict(type="dict", required=True),
-    observed=dict(type="dict", required=True),
-    projection=dict(type="bool", default=False),
-)
-
-
-def answer(params):
-    """The module's result for validated ``params``: the plan, or ``failed`` with every input error (also the
-    action plugin's, which computes it on the controller: plugins/action/kcp_plan.py)."""
-    result, errors = plan_from_raw(params["spec"], params["observed"], params["projection"])
-    if errors:
-        return invalid_input(errors)
-    return dict(changed=False, **result)
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.controller_answer import run_module
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.plan_answer import ARGUMENT_SPEC, answer
 
 
 def main():

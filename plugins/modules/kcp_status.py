@@ -30,13 +30,6 @@ description:
     never changes anything. See C(docs/status.md) in the collection for each condition and its reasons.
 author:
   - kubeadm.control_plane contributors (!UNKNOWN)
-options:
-  spec:
-    description:
-      - The control plane spec as written in the inventory (C(docs/spec.md)); it is validated and defaulted
-        as M(kubeadm.control_plane.kcp_validate) does.
-    type: dict
-    required: true
 attributes:
   check_mode:
     support: full
@@ -48,6 +41,7 @@ attributes:
     description: Pure computation; run it on the controller.
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - kubeadm.control_plane.declared_spec
   - kubeadm.control_plane.observed_snapshot
 notes:
   - Bad input fails before anything is reported, listing every error with the path of its field.
@@ -153,34 +147,8 @@ errors:
   elements: dict
 """
 
-
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.controller_answer import invalid_input, run_module
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_spec_and_snapshot
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.status import control_plane_status, status_table
-
-
-def status_from_raw(raw_spec, raw_observed):
-    """(status, errors): the status only when both arguments are valid; every error of both otherwise."""
-    spec, snapshot, errors = normalize_spec_and_snapshot(raw_spec, raw_observed)
-    if errors:
-        return None, errors
-    status = control_plane_status(spec, snapshot)
-    return dict(status, table=status_table(snapshot, status)), []
-
-
-ARGUMENT_SPEC = dict(
-    spec=dict(type="dict", required=True),
-    observed=dict(type="dict", required=True),
-)
-
-
-def answer(params):
-    """The module's result for validated ``params``: the status, or ``failed`` with every input error (also the
-    action plugin's, which computes it on the controller: plugins/action/kcp_status.py)."""
-    result, errors = status_from_raw(params["spec"], params["observed"])
-    if errors:
-        return invalid_input(errors)
-    return dict(changed=False, ready=result["conditions"][-1]["status"] == "True", **result)
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.controller_answer import run_module
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.status_answer import ARGUMENT_SPEC, answer
 
 
 def main():

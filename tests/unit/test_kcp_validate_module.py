@@ -7,7 +7,7 @@
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
-from ansible_collections.kubeadm.control_plane.plugins.modules.kcp_validate import validate
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.validate_answer import validate
 from ansible_run import run_module
 from builders import spec, with_field
 

@@ -12,7 +12,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.kubeadm.control_plane.plugins.filter.observation_sources import observation_sources
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import observation
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_snapshot
-from ansible_collections.kubeadm.control_plane.plugins.modules import kcp_plan
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import plan_answer
 
 NOW = "2026-11-26T12:00:00Z"
 READY = {"type": "Ready", "status": "True", "lastTransitionTime": "2026-11-26T10:00:00Z"}
@@ -237,7 +237,7 @@ def test_what_observation_assembles_from_api_objects_plans_the_workers_after_the
         snap = observation.assemble(NOW, [host(n) for n in ("cp-1", "cp-2", "cp-3")], ["fd-1"], nodes=nodes, pods=pods,
                                     kubeadm_config={"kubernetes_version": "v1.37.1", "cluster_configuration": None},
                                     etcd={"external": False, "members": members}, endpoint_ready=True)
-        result, errors = kcp_plan.plan_from_raw(raw_spec, snap, projection=True)
+        result, errors = plan_answer.plan_from_raw(raw_spec, snap, projection=True)
         assert errors == []
         return result
 
@@ -294,7 +294,7 @@ def test_what_observation_assembles_upgrades_an_older_etcd_in_place_at_the_same_
         snap = observation.assemble(NOW, [host(n) for n in names], ["fd-1"], nodes=[node(n, version="v1.36.4") for n in names],
                                     pods=pods, kubeadm_config={"kubernetes_version": "v1.36.4", "cluster_configuration": None},
                                     etcd={"external": False, "members": members}, endpoint_ready=True)
-        result, errors = kcp_plan.plan_from_raw(raw_spec, snap, projection=True)
+        result, errors = plan_answer.plan_from_raw(raw_spec, snap, projection=True)
         assert errors == []
         return result
 
