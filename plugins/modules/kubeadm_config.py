@@ -151,11 +151,11 @@ kinds:
 """
 
 import os
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.kubeadm_config import documents, cluster_secrets, redacted
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.private_file import partial_writes, replaced_whole
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import WORKER_GROUP_RULE, is_worker_group_name, normalize_spec
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe
 
@@ -164,8 +164,6 @@ try:
     HAS_YAML = True
 except ImportError:
     HAS_YAML = False
-
-PARTIAL_PREFIX = ".kubeadm-config-"  # a write's temporary file, renamed over the configuration when complete
 
 
 def render(docs):
@@ -197,37 +195,6 @@ def secrets_given(text):
         return cluster_secrets([doc for doc in yaml.safe_load_all(text) if isinstance(doc, dict)])
     except yaml.YAMLError:
         return []
-
-
-def partial_writes(path):
-    """The temporary files a write killed before its rename left beside ``path`` (they may hold the secrets)."""
-    directory = os.path.dirname(path) or "."
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return []
-    return [os.path.join(directory, name) for name in sorted(names) if name.startswith(PARTIAL_PREFIX)]
-
-
-def write(path, text):
-    """Atomic write, mode 0600 from the first byte: a private temporary file (mkstemp makes it 0600) renamed over
-    ``path`` in the same directory, so the file at ``path`` is never anything but 0600. (AnsibleModule.atomic_move
-    would give a new file the umask's mode, and a chmod after it would leave the secrets readable in between.)"""
-    directory = os.path.dirname(path) or "."
-    if not os.path.isdir(directory):
-        os.makedirs(directory, 0o755)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=PARTIAL_PREFIX)
-    try:
-        try:
-            os.write(handle, to_bytes(text))
-            os.fsync(handle)
-        finally:
-            os.close(handle)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
 
 
 def main():
@@ -279,7 +246,11 @@ def main():
     text = render(docs)
     changed = text != before or (os.stat(path).st_mode & 0o777) != 0o600
     if changed and not module.check_mode:
-        write(path, text)
+        directory = os.path.dirname(path)
+        if not os.path.isdir(directory):
+            os.makedirs(directory, 0o755)
+        with replaced_whole(path) as out:
+            out.write(to_bytes(text))
     module.exit_json(changed=changed, path=path, kinds=[doc["kind"] for doc in docs],
                      diff=dict(before=redacted_text(before), after=render(redacted(docs))))
 

@@ -71,7 +71,7 @@ def test_absent_removes_the_file_and_check_mode_leaves_it(tmp_path):
 
 
 def test_absent_also_removes_what_a_write_killed_half_way_left(tmp_path):
-    partial = tmp_path / ".kubeadm-config-x1y2z3"
+    partial = tmp_path / ".kubeadm.yaml.x1y2z3"
     partial.write_text("token: abcdef.0123456789abcdef")
     (tmp_path / "other.yaml").write_text("kept")
     assert run("kubeadm_config", {"state": "absent", "path": str(tmp_path / "kubeadm.yaml")}, check=True).outcome == "CHANGED"
