@@ -1,0 +1,30 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The step of a flow's pass and the hosts it acts on (flow_step). The documentation is in flow_step.yml, next to
+this file."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.flow_step import pass_step
+
+
+def flow_step(plan, snapshot, unfinished, running, free_domains):
+    """pass_step over the plan (the input), the pass's snapshot, the unfinished machine ('' for none), the machines
+    that run the control plane and answered, and the free hosts with their failure domains."""
+    if not isinstance(plan, dict) or "action" not in plan:
+        raise AnsibleFilterError("flow_step: the input must be a plan (kcp_plan's result)")
+    if not isinstance(free_domains, dict):
+        raise AnsibleFilterError("flow_step: free_domains must map each free host to its failure domain")
+    return pass_step(plan, unfinished or "", list(running or []), free_domains, snapshot)
+
+
+class FilterModule(object):
+    """flow_step."""
+
+    def filters(self):
+        return {"flow_step": flow_step}

@@ -1,0 +1,61 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Which inventory hosts a flow's pass acts on (roles/flow/tasks/pick.yml, docs/providers.md): the plan names the
+machine, the workers or the failure domain; the inventory says which hosts answered and which are free. Pure."""
+
+from __future__ import annotations
+
+# Steps on the machine the plan names.
+MACHINE_STEPS = frozenset((
+    "scale_down", "finish_delete", "rollout", "remediate", "remediate_external", "clear_external_remediation",
+    "upgrade_in_place", "renew_certificates",
+))
+# Cluster steps that any machine running the control plane can take.
+CLUSTER_STEPS = frozenset(("update_kubeadm_config", "remove_etcd_member"))
+
+
+def step_action(plan, unfinished):
+    """What the step does: finishing a machine started and not finished is a scale up; a rollout step is the scale
+    up or the scale down the plan names."""
+    if unfinished:
+        return "scale_up"
+    return plan["step"] if plan["action"] == "rollout" else plan["action"]
+
+
+def step_hosts(plan, unfinished, running, free_domains):
+    """The hosts the step acts on: the unfinished machine; the plan's machine; the plan's workers; for a cluster step,
+    the first of ``running`` (the machines that run the control plane, stay and answered); for a new machine, the
+    first free host (``free_domains``: host -> failure domain, in inventory order) of the plan's failure domain, or
+    of any when the plan names none. Empty when no free host is there (the machine provider, if any, makes one)."""
+    action = plan["action"]
+    if unfinished:
+        return [unfinished]
+    if action in MACHINE_STEPS and plan.get("machine"):
+        return [plan["machine"]]
+    if action == "upgrade_workers":
+        return list(plan.get("workers") or [])
+    if action in CLUSTER_STEPS:
+        return list(running[:1])
+    wanted = plan.get("failure_domain")
+    return [host for host, domain in free_domains.items() if not wanted or domain == wanted][:1]
+
+
+def pass_step(plan, unfinished, running, free_domains, snapshot):
+    """The step of one pass as the act play needs it: ``action``, ``hosts``, ``via`` (a machine that runs the
+    control plane, stays and is not acted on: the cluster steps of a join or a removal go through it), ``bootstrap``
+    (init or join: an unfinished machine's own, else the plan's) and ``remediation`` (the machine a new one replaces:
+    an unfinished machine is finished as the replacement of the remediation in progress)."""
+    hosts = step_hosts(plan, unfinished, running, free_domains)
+    if unfinished:
+        machine = next(m for m in snapshot["machines"] if m["name"] == unfinished)
+        bootstrap, remediation = machine.get("bootstrap"), snapshot.get("remediation_in_progress")
+    else:
+        bootstrap, remediation = ("init" if plan.get("init") else "join"), plan.get("remediation_for")
+    return dict(
+        action=step_action(plan, unfinished),
+        hosts=hosts,
+        via=next((name for name in running if name not in hosts), ""),
+        bootstrap=bootstrap,
+        remediation=remediation,
+    )

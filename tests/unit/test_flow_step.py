@@ -1,0 +1,96 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Which inventory hosts a pass's step acts on (flow_step): the plan the planner really returns is fed through."""
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.kubeadm.control_plane.plugins.filter.flow_step import flow_step
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.plan_answer import plan_from_raw
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
+
+from builders import machine, snapshot
+
+RAW_SPEC = {"cluster_name": "demo", "replicas": 3, "version": "v1.36.4", "endpoint": {"host": "10.0.0.100"}}
+CURRENT = spec_hash(normalize_spec(RAW_SPEC)[0], "join")
+FDS = [{"name": name, "control_plane": True} for name in ("fd-a", "fd-b", "fd-c")]
+
+
+def machines(n, **overrides):
+    out = []
+    for i in range(1, n + 1):
+        kwargs = dict(fd=FDS[(i - 1) % 3]["name"], created=1000 - i, spec_hash=CURRENT)
+        kwargs.update(overrides.get("cp_%d" % i, {}))
+        out.append(machine("cp-%d" % i, **kwargs))
+    return out
+
+
+def planned(observed, **spec):
+    result, errors = plan_from_raw(dict(RAW_SPEC, **spec), observed)
+    assert errors == []
+    return result
+
+
+def running(observed):
+    return [m["name"] for m in observed["machines"] if m["node"] and not m["deleting"]]
+
+
+def test_a_new_machine_goes_on_the_first_free_host_of_the_planned_failure_domain():
+    observed = snapshot(machines(2), failure_domains=FDS)
+    plan = planned(observed)
+    assert plan["action"] == "scale_up" and plan["failure_domain"] == "fd-c"
+    free = {"cp-4": "fd-a", "cp-5": "fd-c", "cp-6": "fd-c"}
+    assert flow_step(plan, observed, "", running(observed), free) == dict(
+        action="scale_up", hosts=["cp-5"], via="cp-1", bootstrap="join", remediation=None)
+
+
+def test_no_free_host_in_the_failure_domain_gives_no_host():
+    observed = snapshot(machines(2), failure_domains=FDS)
+    assert flow_step(planned(observed), observed, "", running(observed), {"cp-4": "fd-a"})["hosts"] == []
+
+
+def test_the_first_machine_is_an_init_on_any_free_host_when_no_failure_domain_is_named():
+    observed = snapshot([], initialized=False, failure_domains=[])
+    plan = planned(observed)
+    assert plan["action"] == "scale_up" and plan["init"] and not plan["failure_domain"]
+    step = flow_step(plan, observed, "", [], {"cp-1": None, "cp-2": None})
+    assert step == dict(action="scale_up", hosts=["cp-1"], via="", bootstrap="init", remediation=None)
+
+
+def test_a_rollout_step_is_the_scale_down_it_takes_on_the_plans_machine():
+    observed = snapshot(machines(4, cp_1={"version": "v1.35.8"}), failure_domains=FDS)
+    plan = planned(observed)
+    assert (plan["action"], plan["step"], plan["machine"]) == ("rollout", "scale_down", "cp-1")
+    step = flow_step(plan, observed, "", running(observed), {})
+    assert (step["action"], step["hosts"], step["via"]) == ("scale_down", ["cp-1"], "cp-2")
+
+
+def test_a_machine_started_and_not_finished_is_finished_first_as_it_was_bootstrapped():
+    observed = snapshot(machines(3, cp_3={"has_node": False, "bootstrap": "join"}), failure_domains=FDS,
+                        remediation_in_progress={"machine": "cp-9", "timestamp": "2026-11-20T09:00:00Z", "retry_count": 0})
+    step = flow_step(planned(observed), observed, "cp-3", running(observed), {"cp-4": "fd-c"})
+    assert step == dict(action="scale_up", hosts=["cp-3"], via="cp-1", bootstrap="join",
+                        remediation=observed["remediation_in_progress"])
+
+
+@pytest.mark.parametrize("action", ["update_kubeadm_config", "remove_etcd_member"])
+def test_a_cluster_step_goes_through_the_first_machine_that_runs_the_control_plane(action):
+    plan = dict(action=action, step=None, machine=None, workers=[], failure_domain=None, init=False, remediation_for=None)
+    step = flow_step(plan, snapshot(machines(3)), "", ["cp-2", "cp-3"], {})
+    assert (step["action"], step["hosts"], step["via"]) == (action, ["cp-2"], "cp-3")
+
+
+def test_workers_to_upgrade_are_the_plans_workers():
+    plan = dict(action="upgrade_workers", step=None, machine=None, workers=["w-1", "w-2"], failure_domain=None,
+                init=False, remediation_for=None)
+    step = flow_step(plan, snapshot(machines(3)), "", ["cp-1", "cp-2", "cp-3"], {})
+    assert (step["hosts"], step["via"]) == (["w-1", "w-2"], "cp-1")
+
+
+def test_input_that_is_not_a_plan_is_refused():
+    with pytest.raises(AnsibleFilterError, match="must be a plan"):
+        flow_step({}, {}, "", [], {})
+    with pytest.raises(AnsibleFilterError, match="free_domains"):
+        flow_step({"action": "none"}, {}, "", [], [])
