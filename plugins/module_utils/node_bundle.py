@@ -155,3 +155,48 @@ def foreign_binaries(artifacts, installed, record, replace, roles=BINARIES):
             refusals.append("%s is not the bundle's %s (SHA-256 %s, the bundle's is %s) and not one the node_software role installed."
                             % (artifacts[role]["dest"], role, found, bundle))
     return refusals
+
+
+# The files a bundle's version gets from the role that builds it (roles/bundle_build/files), by their path in it.
+OWN_FILES = (
+    ("kubelet.service", "systemd/kubelet.service"),
+    ("10-kubeadm.conf", "systemd/kubelet.service.d/10-kubeadm.conf"),
+    ("containerd.service", "systemd/containerd.service"),
+    ("10-bridge.conflist", "cni/10-bridge.conflist"),
+)
+
+
+def bundle_files(versions, arches, containerd_version, cni_plugins_version, urls, checksums):
+    """What building the bundle writes, laid out as above: ``downloads`` (each with ``file``, its path in the bundle,
+    ``url``, ``mode``, ``checksum``, the digest the operator pinned in ``checksums`` (by path) or else the URL of
+    the release's own checksum file, and ``checksum_from``, which of the two), ``own_files`` (``src`` in the role,
+    ``file``) and ``unknown_pins``, the pinned paths the bundle does not hold. ``urls`` has the ``kubernetes``,
+    ``containerd`` and ``cni_plugins`` release sites (or mirrors laid out as they are)."""
+    versions, arches = _unique(versions), _unique(arches)
+    containerd = "containerd-%s" % containerd_version
+    cni_plugins = "v%s" % cni_plugins_version
+    downloads = []
+    for version in versions:
+        for arch in arches:
+            for name in BINARIES:
+                path = "bin/linux/%s/%s" % (arch, name)
+                downloads.append(dict(file="%s/%s" % (version, path), mode="0755", sums=".sha256",
+                                      url="%s/%s/%s" % (urls["kubernetes"], version, path)))
+            archive = "%s-linux-%s.tar.gz" % (containerd, arch)
+            downloads.append(dict(file="%s/%s" % (version, archive), mode="0644", sums=".sha256sum",
+                                  url="%s/v%s/%s" % (urls["containerd"], containerd_version, archive)))
+            archive = "cni-plugins-linux-%s-%s.tgz" % (arch, cni_plugins)
+            downloads.append(dict(file="%s/%s" % (version, archive), mode="0644", sums=".sha256",
+                                  url="%s/%s/%s" % (urls["cni_plugins"], cni_plugins, archive)))
+    for download in downloads:
+        pinned = str(checksums.get(download["file"]) or "").lower()
+        published = download["url"] + download.pop("sums")
+        download.update(checksum=pinned or published, checksum_from="bundle_build_checksums" if pinned else published)
+    own_files = [dict(src=src, file="%s/%s" % (version, path)) for version in versions for src, path in OWN_FILES]
+    held = {download["file"] for download in downloads}
+    return dict(downloads=downloads, own_files=own_files, unknown_pins=sorted(set(checksums) - held))
+
+
+def _unique(items):
+    """``items`` without repeats, in their order."""
+    return list(dict.fromkeys(items))

@@ -228,3 +228,34 @@ def test_only_the_binaries_a_run_installs_are_looked_at_for_foreign_software():
     assert node_bundle.foreign_binaries(BUNDLE, installed, {}, False, roles=("kubeadm",)) == [
         "/usr/local/bin/kubeadm is not the bundle's kubeadm (SHA-256 %s, the bundle's is %s) and not one the node_software role installed." % (B, A)]
     assert node_bundle.foreign_binaries(BUNDLE, installed, {}, False, roles=()) == []
+
+
+URLS = {"kubernetes": "https://dl.k8s.io/release", "containerd": "https://mirror/containerd",
+        "cni_plugins": "https://mirror/cni"}
+
+
+def test_the_files_a_built_bundle_holds_each_version_and_architecture_once():
+    files = node_bundle.bundle_files(["v1.37.0", "v1.37.0"], ["amd64"], "2.2.4", "1.9.1", URLS, {})
+    assert [d["file"] for d in files["downloads"]] == [
+        "v1.37.0/bin/linux/amd64/kubeadm", "v1.37.0/bin/linux/amd64/kubelet", "v1.37.0/bin/linux/amd64/kubectl",
+        "v1.37.0/containerd-2.2.4-linux-amd64.tar.gz", "v1.37.0/cni-plugins-linux-amd64-v1.9.1.tgz"]
+    kubeadm, containerd, cni = (files["downloads"][i] for i in (0, 3, 4))
+    assert kubeadm == dict(file="v1.37.0/bin/linux/amd64/kubeadm", mode="0755",
+                           url="https://dl.k8s.io/release/v1.37.0/bin/linux/amd64/kubeadm",
+                           checksum="https://dl.k8s.io/release/v1.37.0/bin/linux/amd64/kubeadm.sha256",
+                           checksum_from="https://dl.k8s.io/release/v1.37.0/bin/linux/amd64/kubeadm.sha256")
+    assert containerd["url"] == "https://mirror/containerd/v2.2.4/containerd-2.2.4-linux-amd64.tar.gz"
+    assert containerd["checksum"].endswith(".tar.gz.sha256sum") and containerd["mode"] == "0644"
+    assert cni["url"] == "https://mirror/cni/v1.9.1/cni-plugins-linux-amd64-v1.9.1.tgz"
+    assert [f["file"] for f in files["own_files"]] == [
+        "v1.37.0/systemd/kubelet.service", "v1.37.0/systemd/kubelet.service.d/10-kubeadm.conf",
+        "v1.37.0/systemd/containerd.service", "v1.37.0/cni/10-bridge.conflist"]
+    assert files["unknown_pins"] == []
+
+
+def test_a_pinned_digest_replaces_the_published_one_and_a_pin_the_bundle_does_not_hold_is_named():
+    pins = {"v1.37.0/bin/linux/amd64/kubelet": "AB" * 32, "v1.36.0/bin/linux/amd64/kubelet": "cd" * 32}
+    files = node_bundle.bundle_files(["v1.37.0"], ["amd64"], "2.2.4", "1.9.1", URLS, pins)
+    kubelet = files["downloads"][1]
+    assert (kubelet["checksum"], kubelet["checksum_from"]) == ("ab" * 32, "bundle_build_checksums")
+    assert files["unknown_pins"] == ["v1.36.0/bin/linux/amd64/kubelet"]
