@@ -24,6 +24,8 @@ NAMESPACE = "kube-system"
 # member is removed, the load balancer may still send the request to that machine's API server, whose etcd left
 # (504), until its health check takes it out.
 HOLD_PATIENCE = 60.0
+# How many times a write that lost a race to another writer of the Lease is decided and tried again.
+WRITE_ATTEMPTS = 5
 
 
 class LockFailed(Exception):
@@ -97,34 +99,51 @@ def holder_running(current, holder):
 def apply(kubeconfig, holder, action, state, duration, timeout, check_mode):
     """Take, renew or take over (``state`` present), renew only while this run holds it (held), or release
     (absent) the lock: the result ``{changed, decision, reason, lock, warning}`` (``warning`` set on a take-over);
-    raises LockFailed."""
-    now = datetime.now(timezone.utc)
-    warning = None
+    raises LockFailed. A write that loses a race (the Lease changed or went since it was read) reads the Lease again
+    and decides again: most often the other writer was this run's own keeper, renewing at the same moment."""
     try:
         with kube_api.connected(kubeconfig) as api:
             coordination = k8s_client.CoordinationV1Api(api)
-            lease, plain = read_lease(api, coordination, timeout)
-            current = cluster_lock.holder_of(plain)
-            if state == "absent":
-                decision, reason = cluster_lock.decide_release(plain, holder)
-                if decision == cluster_lock.RELEASE and not check_mode:
-                    delete_lease(api, coordination, lease, timeout)
-            else:
-                decision, reason = (cluster_lock.decide_acquire(plain, holder, now, holder_running(current, holder))
-                                    if state == "present" else cluster_lock.decide_hold(plain, holder))
-                if decision == cluster_lock.REFUSE:
-                    raise LockFailed(reason, refused=True, reason=reason, lock=current)
-                if state == "held":  # kept for the duration it was taken with
-                    duration = lease.spec.lease_duration_seconds or duration
-                if not check_mode:
-                    write_lease(api, coordination, lease, holder, action, duration, now, decision != cluster_lock.RENEW, timeout)
-                if decision == cluster_lock.TAKE_OVER:
-                    warning = reason
+            for attempt in range(1, WRITE_ATTEMPTS + 1):
+                try:
+                    return _decide_and_write(api, coordination, holder, action, state, duration, timeout, check_mode)
+                except kube_api.ClusterUnreadable as exc:
+                    if not _lost_race(exc) or attempt == WRITE_ATTEMPTS:
+                        raise
     except kube_api.ClusterUnreadable as exc:
-        if exc.status == 409 or (state == "held" and exc.status == 404):
-            raise LockFailed("another run wrote the lock at the same moment; run again to see who holds it: %s" % exc,
-                             refused=state == "held")
+        if _lost_race(exc):
+            # not a refusal: who holds the lock is not known; a check asks again (hold), a keeper tries again
+            raise LockFailed("the lock changed between each read and write of %d attempts; run again to see who holds "
+                             "it: %s" % (WRITE_ATTEMPTS, exc))
         raise LockFailed("cannot reach the lock: %s" % exc)
+
+
+def _lost_race(exc):
+    """A write at a version that is no longer the Lease's (409), or of a Lease deleted since it was read (404)."""
+    return exc.status in (404, 409)
+
+
+def _decide_and_write(api, coordination, holder, action, state, duration, timeout, check_mode):
+    """One read, decision and write of ``apply``."""
+    now = datetime.now(timezone.utc)
+    warning = None
+    lease, plain = read_lease(api, coordination, timeout)
+    current = cluster_lock.holder_of(plain)
+    if state == "absent":
+        decision, reason = cluster_lock.decide_release(plain, holder)
+        if decision == cluster_lock.RELEASE and not check_mode:
+            delete_lease(api, coordination, lease, timeout)
+    else:
+        decision, reason = (cluster_lock.decide_acquire(plain, holder, now, holder_running(current, holder))
+                            if state == "present" else cluster_lock.decide_hold(plain, holder))
+        if decision == cluster_lock.REFUSE:
+            raise LockFailed(reason, refused=True, reason=reason, lock=current)
+        if state == "held":  # kept for the duration it was taken with
+            duration = lease.spec.lease_duration_seconds or duration
+        if not check_mode:
+            write_lease(api, coordination, lease, holder, action, duration, now, decision != cluster_lock.RENEW, timeout)
+        if decision == cluster_lock.TAKE_OVER:
+            warning = reason
     return {"changed": decision not in (cluster_lock.LEAVE,), "decision": decision, "reason": reason, "lock": current,
             "warning": warning}
 

@@ -79,6 +79,40 @@ def test_held_renews_only_the_lock_this_run_holds_and_never_takes_a_free_one(kub
     assert read(kubeconfig)[1]["spec"]["holderIdentity"] == OTHER
 
 
+def test_a_check_and_the_keeper_renewing_at_the_same_moment_both_go_on(kubeconfig):
+    """Two writers of the same holder's Lease (the run's keeper and its check before a membership change): the one
+    that loses the race reads the Lease again, finds the run still holds it and renews; neither fails."""
+    lock(kubeconfig, ME, "present", duration=60)
+    failures, lost_races = [], []
+    write_lease = lock_lease.write_lease
+
+    def counted_write(*args, **kwargs):
+        try:
+            return write_lease(*args, **kwargs)
+        except Exception as exc:
+            lost_races.append(exc)
+            raise
+
+    def renew_often():
+        for _time in range(25):
+            try:
+                lock(kubeconfig, ME, "held")
+            except lock_lease.LockFailed as exc:
+                failures.append(str(exc))
+
+    lock_lease.write_lease = counted_write
+    try:
+        writers = [threading.Thread(target=renew_often) for _writer in range(2)]
+        for writer in writers:
+            writer.start()
+        for writer in writers:
+            writer.join(60)
+    finally:
+        lock_lease.write_lease = write_lease
+    assert failures == [] and read(kubeconfig)[1]["spec"]["holderIdentity"] == ME
+    assert lost_races, "the two writers never raced: the test proved nothing"
+
+
 def test_the_keeper_keeps_the_lock_while_the_run_runs_and_stops_when_it_is_gone(kubeconfig, run_process):
     lock(kubeconfig, ME, "present")
     config = open(kubeconfig, "rb").read()
