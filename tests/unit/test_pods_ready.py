@@ -1,0 +1,137 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Waiting for a machine's control plane pods: when they count as running and ready, and what the failure says when
+they do not (pod_readiness, pods_ready_answer)."""
+
+import contextlib
+
+import pytest
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import kube_api, pod_readiness, pods_ready_answer
+
+
+def pod(name, phase="Running", ready="True", reason=None, containers=()):
+    conditions = [] if ready is None else [dict(type="Ready", status=ready, reason=reason)]
+    return dict(metadata=dict(name=name, namespace="kube-system"),
+                status=dict(phase=phase, conditions=conditions, containerStatuses=list(containers)))
+
+
+CRASHING = dict(name="kube-apiserver", ready=False, restartCount=3,
+                state=dict(waiting=dict(reason="CrashLoopBackOff", message="back-off 40s restarting failed container")),
+                lastState=dict(terminated=dict(reason="Error", exitCode=1)))
+
+
+def test_running_and_ready_pods_have_no_problem():
+    assert pod_readiness.problems([pod("etcd-cp-1"), pod("kube-apiserver-cp-1")], 2) == []
+
+
+def test_each_pod_not_ready_is_named_with_its_phase_condition_and_containers():
+    crashing = pod("kube-apiserver-cp-1", ready="False", reason="ContainersNotReady", containers=[CRASHING])
+    found = pod_readiness.problems([crashing, pod("etcd-cp-1", phase="Pending", ready=None)], 2)
+    assert found == [
+        "etcd-cp-1: Pending, no Ready condition yet",
+        "kube-apiserver-cp-1: Running, Ready False (ContainersNotReady), container kube-apiserver waiting: "
+        "CrashLoopBackOff - back-off 40s restarting failed container; restarted 3 times, last ended Error (exit code 1)",
+    ]
+
+
+def test_fewer_pods_than_expected_is_a_problem_naming_the_ones_there():
+    assert pod_readiness.problems([pod("etcd-cp-1")], 4) == ["1 of the 4 pods expected are there yet (etcd-cp-1)"]
+    assert pod_readiness.problems([], 1) == ["0 of the 1 pods expected are there yet (none)"]
+
+
+class FakeCore:
+    """The two CoreV1Api calls the wait makes, answering from a script of readings."""
+
+    def __init__(self, readings, log="line 1\nline 2\n"):
+        self.readings, self.log, self.asked = list(readings), log, []
+
+    def list_namespaced_pod(self, namespace, label_selector=None, field_selector=None, _request_timeout=None):
+        self.asked.append((namespace, label_selector, field_selector))
+        reading = self.readings.pop(0) if len(self.readings) > 1 else self.readings[0]
+        if isinstance(reading, Exception):
+            raise reading
+        return dict(items=reading)
+
+    def read_namespaced_pod_log(self, name, namespace, tail_lines=None, _request_timeout=None):
+        return self.log
+
+
+class FakeApi:
+    class configuration:  # noqa: N801 - the client's attribute name
+        host = "https://10.0.0.100:6443"
+
+    @staticmethod
+    def sanitize_for_serialization(value):
+        return value
+
+
+@pytest.fixture
+def cluster(monkeypatch):
+    core = FakeCore([[]])
+
+    @contextlib.contextmanager
+    def connected(_kubeconfig):
+        yield FakeApi()
+
+    monkeypatch.setattr(kube_api, "connected", connected)
+    monkeypatch.setattr(pods_ready_answer.k8s_client, "CoreV1Api", lambda _api: core)
+    return core
+
+
+def params(**overrides):
+    base = dict(kubeconfig="admin.conf", admin_kubeconfig_on_host=None, node="cp-2", namespace="kube-system",
+                selector="tier=control-plane", count=2, timeout=5, log_lines=5)
+    base.update(overrides)
+    return base
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+
+def test_it_waits_through_a_restarting_api_server_until_the_pods_are_ready(cluster):
+    cluster.readings = [[pod("etcd-cp-2")], kube_api.ClusterUnreadable("did not answer"),
+                        [pod("etcd-cp-2"), pod("kube-apiserver-cp-2")]]
+    clock = Clock()
+    done = pods_ready_answer.wait(params(), False, sleep=clock.sleep, clock=clock)
+    assert done["ready"] and done["waited"] == 2.0 and [p["name"] for p in done["pods"]] == ["etcd-cp-2", "kube-apiserver-cp-2"]
+    assert cluster.asked[0] == ("kube-system", "tier=control-plane", "spec.nodeName=cp-2")
+
+
+def test_when_the_time_is_up_it_names_each_pod_not_ready_with_its_last_log_lines(cluster):
+    cluster.readings = [[pod("etcd-cp-2"), pod("kube-apiserver-cp-2", ready="False", containers=[CRASHING])]]
+    clock = Clock()
+    with pytest.raises(pods_ready_answer.NotReady) as failed:
+        pods_ready_answer.wait(params(), False, sleep=clock.sleep, clock=clock)
+    message = str(failed.value)
+    assert message.startswith("the pods of Node cp-2 (tier=control-plane in kube-system) are not all running and ready after 5 s: "
+                              "kube-apiserver-cp-2: Running, Ready False")
+    assert "kube-apiserver-cp-2, last 5 lines of its log:\nline 1\nline 2" in message and "etcd-cp-2," not in message
+    assert clock.now == 5.0
+
+
+def test_an_api_server_that_never_answers_is_not_taken_for_pods_not_ready(cluster):
+    cluster.readings = [kube_api.ClusterUnreadable("the API server at https://10.0.0.100:6443 did not answer")]
+    clock = Clock()
+    with pytest.raises(pods_ready_answer.NotReady, match="did not answer the last reading"):
+        pods_ready_answer.wait(params(), False, sleep=clock.sleep, clock=clock)
+
+
+def test_check_mode_reads_once_and_reports_without_failing(cluster):
+    cluster.readings = [[pod("etcd-cp-2")]]
+    done = pods_ready_answer.wait(params(), True, sleep=pytest.fail, clock=Clock())
+    assert done["ready"] is False and done["problems"] == ["1 of the 2 pods expected are there yet (etcd-cp-2)"]
+
+
+def test_arguments_that_cannot_work_are_named():
+    assert pods_ready_answer.argument_problems(params(kubeconfig=None, node=" ", count=-1)) == [
+        "kubeconfig: required (or admin_kubeconfig_on_host)", "node: must name a Node", "count: must not be negative"]
