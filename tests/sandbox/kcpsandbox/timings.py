@@ -8,7 +8,7 @@ gives it to every host's SSH sessions and services unless the sandbox runs at re
 
 # variable: (sandbox value, what it speeds up, the real value)
 SPEED_UPS = {
-    "KCPSIM_HEARTBEAT": ("2", "the kubelet's Node status updates and Lease renewals, every 2 s",
+    "KCPSIM_HEARTBEAT": ("2", "the kubelet's Lease renewals and Node status checks (written when changed), every 2 s",
                          "nodeStatusUpdateFrequency 10 s"),
     "KCPSIM_KEY_ALGORITHM": ("ECDSA-P256", "kubeadm makes ECDSA-P256 keys where it would make RSA-2048 ones",
                              "RSA-2048 (v1beta4's default encryptionAlgorithm)"),

@@ -4,8 +4,9 @@
 """The kubelet's API side, on its own thread so static pods never wait for the API server.
 
 Once per start it registers the Node (an existing one is kept, its default labels — the topology zone
-among them — brought up to date, as the real kubelet does); every heartbeat it renews the Lease in kube-node-lease and writes the Node's
-status. The pods bound to its node (``spec.nodeName``, every namespace) it knows from an informer, as the real
+among them — brought up to date, as the real kubelet does); every heartbeat it renews the Lease in kube-node-lease,
+and writes the Node's status when it changed, or when nodeStatusReportFrequency (5 min) has passed since it was last
+written. The pods bound to its node (``spec.nodeName``, every namespace) it knows from an informer, as the real
 kubelet's pod config source does: one LIST, then a WATCH (kcpsim/informer.py; a broken watch lists again). Its
 sync runs when the watch brings a change and otherwise every second against what the informer holds (no API
 request unless something is to be done), and
@@ -46,7 +47,7 @@ def utcnow():
 
 class ApiSync(threading.Thread):
     def __init__(self, connect, node_name, flag_labels, taints, machine, runtime_up, runtime_version, pods,
-                 heartbeat, lease_duration, stop):
+                 heartbeat, lease_duration, stop, report_frequency=300.0):
         super().__init__(name="api-sync", daemon=True)
         self.connect = connect            # () -> KubeClient for this node's identity
         self.node_name = node_name
@@ -58,6 +59,8 @@ class ApiSync(threading.Thread):
         self.last_runtime_version = None  # kept while the runtime is down, as the real kubelet keeps nodeInfo
         self.pods = pods                  # PodWorkers (snapshot())
         self.heartbeat = heartbeat
+        self.report_frequency = report_frequency  # nodeStatusReportFrequency: an unchanged status is written this often
+        self.last_report = None           # monotonic time of the last status written
         self.lease_duration = lease_duration
         self.stop = stop
         self.api = None
@@ -144,8 +147,12 @@ class ApiSync(threading.Thread):
         new = objects.node_status(self.machine, self.runtime_up(), self.last_runtime_version, old.get("conditions"),
                                   utcnow(), network.not_ready_reason())
         change = objects.merge_patch_between(old, new)
-        if change:
+        # As the real kubelet: a status that changed only in its heartbeat times is not written until
+        # nodeStatusReportFrequency has passed since the last write (the Lease says the kubelet lives meanwhile).
+        due = self.last_report is None or time.monotonic() >= self.last_report + self.report_frequency
+        if change and (due or objects.status_changed(old, new)):
             self.api.patch(CORE, "nodes", self.node_name, {"status": change}, subresource="status")
+            self.last_report = time.monotonic()
 
     def renew_lease(self):
         """As the real kubelet's node lease controller: an Update of the Lease it last wrote (no GET); a GET

@@ -23,6 +23,9 @@ class KubeletConfig:
     def __init__(self, data):
         self.static_pod_path = data.get("staticPodPath") or ""
         self.node_status_update_frequency = _seconds(data, "nodeStatusUpdateFrequency", "10s")
+        # As the kubelet defaults it: 5 min, or the update frequency when that one is set and this one is not.
+        self.node_status_report_frequency = _seconds(data, "nodeStatusReportFrequency", "0s") or (
+            self.node_status_update_frequency if _seconds(data, "nodeStatusUpdateFrequency", "0s") else 300.0)
         self.node_lease_duration = int(data.get("nodeLeaseDurationSeconds", 40))
         self.healthz_port = int(data.get("healthzPort", 10248))
         self.healthz_bind_address = data.get("healthzBindAddress") or "127.0.0.1"
@@ -42,8 +45,9 @@ class KubeletConfig:
 
 
 def _seconds(data, field, default):
+    """The duration ``field`` in seconds; a zero one (kubeadm writes ``0s``) is defaulted, as the kubelet does."""
     try:
-        return durations.parse(data.get(field) or default)
+        return durations.parse(data.get(field) or "0s") or durations.parse(default)
     except ValueError as exc:
         raise ConfigError("%s: %s" % (field, exc))
 

@@ -170,7 +170,7 @@ class Kubelet:
                 node_name=self.node_name, flag_labels=self.flags.labels,
                 taints=self.flags.taints or self.config.register_with_taints, machine=facts,
                 runtime_up=lambda: runtime_up(socket_path), runtime_version=lambda: runtime_version(socket_path),
-                pods=workers, heartbeat=self.config.heartbeat,
+                pods=workers, heartbeat=self.config.heartbeat, report_frequency=self.config.node_status_report_frequency,
                 lease_duration=self.config.node_lease_duration, stop=self.stop).start()
         LOG.info("kubelet %s running as node %s (%s), static pods from %s", version.current(), self.node_name,
                  self.node_ip, self.config.static_pod_path or "(none)")

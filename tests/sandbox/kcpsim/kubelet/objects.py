@@ -153,6 +153,15 @@ def runtime_version_string(answer):
     return "%s://%s" % (answer["runtimeName"], answer["runtimeVersion"].lstrip("v"))
 
 
+def status_changed(old, new):
+    """Whether the Node status ``new`` differs from ``old`` in anything but its conditions' heartbeat times (the
+    real kubelet's nodeStatusHasChanged)."""
+    def without_heartbeats(status):
+        conditions = [{k: v for k, v in c.items() if k != "lastHeartbeatTime"} for c in status.get("conditions") or []]
+        return dict(status, conditions=conditions)
+    return without_heartbeats(old or {}) != without_heartbeats(new or {})
+
+
 def merge_patch_between(old, new):
     """The JSON merge patch (RFC 7386) that turns ``old`` into ``new`` (maps): changed or added keys, None for
     removed ones, lists and scalars whole. Empty when they are equal."""

@@ -151,3 +151,37 @@ def test_the_status_patch_holds_only_what_changed():
     assert set(objects.merge_patch_between(old, new)) == {"conditions"}   # the heartbeat times
     assert objects.merge_patch_between(new, new) == {}
     assert objects.merge_patch_between({"a": {"b": 1, "c": 2}, "d": 1}, {"a": {"b": 1}}) == {"a": {"c": None}, "d": None}
+
+
+def test_a_status_changed_only_in_its_heartbeat_times_is_written_once_per_report_frequency(monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr(apisync.time, "monotonic", lambda: clock[0])
+    start = datetime.datetime(2026, 11, 29, 12, 0, tzinfo=datetime.timezone.utc)
+    monkeypatch.setattr(apisync, "utcnow", lambda: start + datetime.timedelta(seconds=clock[0] - 1000.0))
+    api = FakeApi()
+    api.store("nodes", objects.node(NODE, {}, []))
+    sync = kubelet(api)
+    sync.post_node_status()
+    api.calls.clear()
+    clock[0] += 2
+    sync.post_node_status()
+    assert api.calls == [("get", "nodes", "0")]            # only the heartbeat times changed: nothing written
+    running = sync.runtime_up
+    sync.runtime_up = lambda: False
+    clock[0] += 2
+    sync.post_node_status()
+    assert api.calls[-1] == ("patch", "nodes", "status")   # a real change is written at once
+    sync.runtime_up = running
+    sync.post_node_status()
+    api.calls.clear()
+    clock[0] += sync.report_frequency
+    sync.post_node_status()
+    assert api.calls == [("get", "nodes", "0"), ("patch", "nodes", "status")]   # and every report frequency
+
+
+def test_the_report_frequency_is_the_kubelets_default():
+    from kcpsim.kubelet import config
+    kubeadm_written = config.KubeletConfig({"nodeStatusUpdateFrequency": "0s", "nodeStatusReportFrequency": "0s"})
+    assert (kubeadm_written.node_status_update_frequency, kubeadm_written.node_status_report_frequency) == (10.0, 300.0)
+    assert config.KubeletConfig({"nodeStatusUpdateFrequency": "20s"}).node_status_report_frequency == 20.0
+    assert config.KubeletConfig({"nodeStatusReportFrequency": "1m"}).node_status_report_frequency == 60.0
