@@ -90,6 +90,20 @@ def machine(
     }
 
 
+FAILURE_DOMAINS = [{"name": n, "control_plane": True} for n in ("fd-a", "fd-b", "fd-c")]
+
+
+def control_plane(n, spec_hash, **overrides):
+    """Machines cp-1..cp-n built from the spec of ``spec_hash``, spread over fd-a..fd-c, cp-1 oldest; ``overrides``
+    maps cp_2 to machine() arguments."""
+    machines = []
+    for i in range(1, n + 1):
+        fields = dict(fd=FAILURE_DOMAINS[(i - 1) % 3]["name"], created=1000 - i, spec_hash=spec_hash)
+        fields.update(overrides.get("cp_%d" % i, {}))
+        machines.append(machine("cp-%d" % i, **fields))
+    return machines
+
+
 def member(name, member_id=None, responsive=True, leader=False, learner=False, alarms=(), seen=None):
     """An etcd member named after its machine. `seen` = the member ids it reports (default: filled by snapshot)."""
     mid = member_id or "%016x" % _digest(name)

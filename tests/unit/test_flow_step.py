@@ -11,20 +11,15 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.plan_answer 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
 
-from builders import machine, snapshot
+from builders import FAILURE_DOMAINS, control_plane, snapshot
 
 RAW_SPEC = {"cluster_name": "demo", "replicas": 3, "version": "v1.36.4", "endpoint": {"host": "10.0.0.100"}}
 CURRENT = spec_hash(normalize_spec(RAW_SPEC)[0], "join")
-FDS = [{"name": name, "control_plane": True} for name in ("fd-a", "fd-b", "fd-c")]
+FDS = FAILURE_DOMAINS
 
 
 def machines(n, **overrides):
-    out = []
-    for i in range(1, n + 1):
-        kwargs = dict(fd=FDS[(i - 1) % 3]["name"], created=1000 - i, spec_hash=CURRENT)
-        kwargs.update(overrides.get("cp_%d" % i, {}))
-        out.append(machine("cp-%d" % i, **kwargs))
-    return out
+    return control_plane(n, CURRENT, **overrides)
 
 
 def planned(observed, **spec):

@@ -10,24 +10,19 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash, spec_hashes
 
 from ansible_run import run_module
-from builders import machine, snapshot
+from builders import FAILURE_DOMAINS, control_plane, snapshot
 
 pytestmark = pytest.mark.ansible
 
 RAW_SPEC = {"cluster_name": "demo", "replicas": 3, "version": "v1.36.4", "endpoint": {"host": "10.0.0.100"}}
 CURRENT = spec_hash(normalize_spec(RAW_SPEC)[0], "join")
 HASHES = spec_hashes(normalize_spec(RAW_SPEC)[0])
-FDS = [{"name": "fd-a", "control_plane": True}, {"name": "fd-b", "control_plane": True}, {"name": "fd-c", "control_plane": True}]
+FDS = FAILURE_DOMAINS
 
 
 def machines(n, **overrides):
-    """cp-1..cp-n built from the current spec, cp-1 oldest; `overrides` maps cp_2 to machine() arguments."""
-    out = []
-    for i in range(1, n + 1):
-        kwargs = dict(fd=FDS[(i - 1) % 3]["name"], created=1000 - i, spec_hash=CURRENT)
-        kwargs.update(overrides.get("cp_%d" % i, {}))
-        out.append(machine("cp-%d" % i, **kwargs))
-    return out
+    """cp-1..cp-n built from the current spec, cp-1 oldest."""
+    return control_plane(n, CURRENT, **overrides)
 
 
 @pytest.mark.parametrize(

@@ -23,10 +23,10 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot imp
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 
 from ansible_run import run_module
-from builders import NOW, VERSION, at, machine, member, snapshot, spec, upgrade, worker
+from builders import FAILURE_DOMAINS, NOW, VERSION, at, control_plane, machine, member, snapshot, spec, upgrade, worker
 
 OLD = "v1.35.8"
-FDS = [{"name": n, "control_plane": True} for n in ("fd-a", "fd-b", "fd-c")]
+FDS = FAILURE_DOMAINS
 SPEC = spec()
 JOIN_HASH = spec_hashes(SPEC)["join"]
 SURGE_0 = spec(rollout={"strategy": "RollingUpdate", "max_surge": 0, "after": None, "before": {"certificates_expiry_days": None}})
@@ -50,14 +50,8 @@ EXTERNAL = spec(
 
 
 def cluster(n, **overrides):
-    """cp-1..cp-n built from SPEC's join part, spread over fd-a..fd-c, cp-1 oldest; `overrides` maps cp_2 to
-    machine() arguments."""
-    machines = []
-    for i in range(1, n + 1):
-        fields = dict(fd=FDS[(i - 1) % 3]["name"], created=1000 - i, spec_hash=JOIN_HASH)
-        fields.update(overrides.get("cp_%d" % i, {}))
-        machines.append(machine("cp-%d" % i, **fields))
-    return machines
+    """cp-1..cp-n built from SPEC's join part, spread over fd-a..fd-c, cp-1 oldest."""
+    return control_plane(n, JOIN_HASH, **overrides)
 
 
 def outdated(n):
