@@ -16,7 +16,6 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils import kube_
 
 try:
     import yaml
-    from kubernetes import client as k8s_client
 except ImportError:
     IMPORT_ERROR = traceback.format_exc()
 else:
@@ -56,14 +55,11 @@ def host_records(hosts):
 def read_cluster(kubeconfig, timeout):
     """(server, nodes, pods, kubeadm_config, state data, endpoint_ready) read through the API server."""
     with kube_api.connected(kubeconfig) as api:
-        core = k8s_client.CoreV1Api(api)
-        plain = api.sanitize_for_serialization
-        with kube_api.answers(api):
-            nodes = [plain(n) for n in core.list_node(_request_timeout=timeout).items]
-            pods = [plain(p) for p in core.list_namespaced_pod("kube-system", label_selector="tier=control-plane",
-                                                               _request_timeout=timeout).items]
-        kubeadm_config = optional_config_map(api, core, "kubeadm-config", timeout)
-        state = optional_config_map(api, core, observation.STATE_OBJECT, timeout)
+        nodes = kube_api.request(api, "GET", "/api/v1/nodes", timeout).get("items") or []
+        pods = kube_api.request(api, "GET", "/api/v1/namespaces/kube-system/pods", timeout,
+                                query={"labelSelector": "tier=control-plane"}).get("items") or []
+        kubeadm_config = optional_config_map(api, "kubeadm-config", timeout)
+        state = optional_config_map(api, observation.STATE_OBJECT, timeout)
         if kubeadm_config is not None:
             kubeadm_config = kubeadm_config_of(kubeadm_config)
         return api.configuration.host, nodes, pods, kubeadm_config, state, endpoint_ready(api, timeout)
@@ -79,11 +75,10 @@ def kubeadm_config_of(data):
     return {"kubernetes_version": cluster_configuration.get("kubernetesVersion"), "cluster_configuration": cluster_configuration}
 
 
-def optional_config_map(api, core, name, timeout):
+def optional_config_map(api, name, timeout):
     """The data of kube-system/<name>, or None when it does not exist."""
     try:
-        with kube_api.answers(api):
-            return core.read_namespaced_config_map(name, "kube-system", _request_timeout=timeout).data or {}
+        return kube_api.request(api, "GET", "/api/v1/namespaces/kube-system/configmaps/" + name, timeout).get("data") or {}
     except kube_api.ClusterUnreadable as exc:
         if kube_api.not_found(exc):
             return None
@@ -92,15 +87,11 @@ def optional_config_map(api, core, name, timeout):
 
 def endpoint_ready(api, timeout):
     """Whether the endpoint answers /readyz with 200; any other answer or none is not ready."""
-    headers = {}
-    token = (api.configuration.api_key or {}).get("authorization")
-    if token:  # a token kubeconfig; a certificate one authenticates in the TLS handshake
-        headers["Authorization"] = token
     try:
-        response = api.call_api("GET", api.configuration.host + "/readyz", header_params=headers, _request_timeout=timeout)
-        return response.status == 200
-    except Exception:  # not ready: a refused connection, a TLS failure, a timeout
+        kube_api.request(api, "GET", "/readyz", timeout)
+    except kube_api.ClusterUnreadable:  # not ready: an error answer, a refused connection, a TLS failure, a timeout
         return False
+    return True
 
 
 def observe(kubeconfig, hosts, failure_domains, etcd, external_etcd, timeout, cluster=None):

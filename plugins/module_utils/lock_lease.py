@@ -6,20 +6,17 @@
 
 from __future__ import annotations
 
+import copy
 import time
-import traceback
 from datetime import datetime, timezone
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_lock, controller_run, kube_api, observation
 
-try:
-    from kubernetes import client as k8s_client
-except ImportError:
-    IMPORT_ERROR = traceback.format_exc()
-else:
-    IMPORT_ERROR = kube_api.IMPORT_ERROR
+IMPORT_ERROR = kube_api.IMPORT_ERROR
 
 NAMESPACE = "kube-system"
+LEASES = "/apis/coordination.k8s.io/v1/namespaces/%s/leases" % NAMESPACE
+LEASE = LEASES + "/" + observation.STATE_OBJECT
 # How long a check that this run holds the lock asks again an API server that did not answer. Right after an etcd
 # member is removed, the load balancer may still send the request to that machine's API server, whose etcd left
 # (504), until its health check takes it out.
@@ -48,43 +45,44 @@ def check_arguments(holder, duration):
     return problems
 
 
-def read_lease(api, coordination, timeout):
-    """(raw Lease object or None, its plain dict or None)."""
+def read_lease(api, timeout):
+    """The Lease as the API server answered it, or None when there is none."""
     try:
-        with kube_api.answers(api):
-            lease = coordination.read_namespaced_lease(observation.STATE_OBJECT, NAMESPACE, _request_timeout=timeout)
+        return kube_api.request(api, "GET", LEASE, timeout)
     except kube_api.ClusterUnreadable as exc:
         if kube_api.not_found(exc):
-            return None, None
+            return None
         raise
-    return lease, api.sanitize_for_serialization(lease)
 
 
-def write_lease(api, coordination, lease, holder, action, duration, now, taking, timeout):
+def _micro_time(moment):
+    """A Lease's MicroTime: RFC 3339 with microseconds."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def write_lease(api, lease, holder, action, duration, now, taking, timeout):
     """Create the Lease, or replace it at the version read (a conflict: another run wrote it in between)."""
-    spec = k8s_client.V1LeaseSpec(holder_identity=holder, lease_duration_seconds=duration, renew_time=now)
+    spec = {"holderIdentity": holder, "leaseDurationSeconds": duration, "renewTime": _micro_time(now)}
     if taking:
-        spec.acquire_time = now
-    elif lease is not None:
-        spec.acquire_time = lease.spec.acquire_time
-    with kube_api.answers(api):
-        if lease is None:
-            metadata = k8s_client.V1ObjectMeta(name=observation.STATE_OBJECT, namespace=NAMESPACE,
-                                               annotations={cluster_lock.ACTION_ANNOTATION: action})
-            coordination.create_namespaced_lease(NAMESPACE, k8s_client.V1Lease(metadata=metadata, spec=spec),
-                                                 _request_timeout=timeout)
-            return
-        if taking:
-            lease.metadata.annotations = dict(lease.metadata.annotations or {}, **{cluster_lock.ACTION_ANNOTATION: action})
-        lease.spec = spec
-        coordination.replace_namespaced_lease(observation.STATE_OBJECT, NAMESPACE, lease, _request_timeout=timeout)
+        spec["acquireTime"] = spec["renewTime"]
+    elif lease is not None and (lease.get("spec") or {}).get("acquireTime"):
+        spec["acquireTime"] = lease["spec"]["acquireTime"]
+    if lease is None:
+        metadata = {"name": observation.STATE_OBJECT, "namespace": NAMESPACE, "annotations": {cluster_lock.ACTION_ANNOTATION: action}}
+        kube_api.request(api, "POST", LEASES, timeout,
+                         body={"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": metadata, "spec": spec})
+        return
+    replaced = copy.deepcopy(lease)
+    if taking:
+        replaced["metadata"]["annotations"] = dict(replaced["metadata"].get("annotations") or {}, **{cluster_lock.ACTION_ANNOTATION: action})
+    replaced["spec"] = spec
+    kube_api.request(api, "PUT", LEASE, timeout, body=replaced)
 
 
-def delete_lease(api, coordination, lease, timeout):
-    options = k8s_client.V1DeleteOptions(preconditions=k8s_client.V1Preconditions(
-        resource_version=lease.metadata.resource_version))
-    with kube_api.answers(api):
-        coordination.delete_namespaced_lease(observation.STATE_OBJECT, NAMESPACE, body=options, _request_timeout=timeout)
+def delete_lease(api, lease, timeout):
+    """Delete the Lease at the version read (a conflict: another run wrote it in between)."""
+    kube_api.request(api, "DELETE", LEASE, timeout, body={
+        "apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"resourceVersion": lease["metadata"]["resourceVersion"]}})
 
 
 def holder_running(current, holder):
@@ -103,10 +101,9 @@ def apply(kubeconfig, holder, action, state, duration, timeout, check_mode):
     and decides again: most often the other writer was this run's own keeper, renewing at the same moment."""
     try:
         with kube_api.connected(kubeconfig) as api:
-            coordination = k8s_client.CoordinationV1Api(api)
             for attempt in range(1, WRITE_ATTEMPTS + 1):
                 try:
-                    return _decide_and_write(api, coordination, holder, action, state, duration, timeout, check_mode)
+                    return _decide_and_write(api, holder, action, state, duration, timeout, check_mode)
                 except kube_api.ClusterUnreadable as exc:
                     if not _lost_race(exc) or attempt == WRITE_ATTEMPTS:
                         raise
@@ -123,25 +120,25 @@ def _lost_race(exc):
     return exc.status in (404, 409)
 
 
-def _decide_and_write(api, coordination, holder, action, state, duration, timeout, check_mode):
+def _decide_and_write(api, holder, action, state, duration, timeout, check_mode):
     """One read, decision and write of ``apply``."""
     now = datetime.now(timezone.utc)
     warning = None
-    lease, plain = read_lease(api, coordination, timeout)
-    current = cluster_lock.holder_of(plain)
+    lease = read_lease(api, timeout)
+    current = cluster_lock.holder_of(lease)
     if state == "absent":
-        decision, reason = cluster_lock.decide_release(plain, holder)
+        decision, reason = cluster_lock.decide_release(lease, holder)
         if decision == cluster_lock.RELEASE and not check_mode:
-            delete_lease(api, coordination, lease, timeout)
+            delete_lease(api, lease, timeout)
     else:
-        decision, reason = (cluster_lock.decide_acquire(plain, holder, now, holder_running(current, holder))
-                            if state == "present" else cluster_lock.decide_hold(plain, holder))
+        decision, reason = (cluster_lock.decide_acquire(lease, holder, now, holder_running(current, holder))
+                            if state == "present" else cluster_lock.decide_hold(lease, holder))
         if decision == cluster_lock.REFUSE:
             raise LockFailed(reason, refused=True, reason=reason, lock=current)
         if state == "held":  # kept for the duration it was taken with
-            duration = lease.spec.lease_duration_seconds or duration
+            duration = lease["spec"].get("leaseDurationSeconds") or duration
         if not check_mode:
-            write_lease(api, coordination, lease, holder, action, duration, now, decision != cluster_lock.RENEW, timeout)
+            write_lease(api, lease, holder, action, duration, now, decision != cluster_lock.RENEW, timeout)
         if decision == cluster_lock.TAKE_OVER:
             warning = reason
     return {"changed": decision not in (cluster_lock.LEAVE,), "decision": decision, "reason": reason, "lock": current,

@@ -9,16 +9,10 @@ the admin kubeconfig read from a host."""
 from __future__ import annotations
 
 import time
-import traceback
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import kube_api, pod_readiness
 
-try:
-    from kubernetes import client as k8s_client
-except ImportError:
-    IMPORT_ERROR = traceback.format_exc()
-else:
-    IMPORT_ERROR = kube_api.IMPORT_ERROR
+IMPORT_ERROR = kube_api.IMPORT_ERROR
 
 ARGUMENT_SPEC = dict(
     kubeconfig=dict(type="path"),
@@ -56,20 +50,22 @@ def argument_problems(params):
     return problems
 
 
-def _read(api, core, params):
-    with kube_api.answers(api):
-        found = core.list_namespaced_pod(params["namespace"], label_selector=params["selector"] or None,
-                                         field_selector="spec.nodeName=" + params["node"],
-                                         _request_timeout=REQUEST_TIMEOUT)
-    return api.sanitize_for_serialization(found).get("items") or []
+def _pods_path(namespace):
+    return "/api/v1/namespaces/%s/pods" % namespace
 
 
-def _log_tail(api, core, pod, lines):
+def _read(api, params):
+    query = {"fieldSelector": "spec.nodeName=" + params["node"]}
+    if params["selector"]:
+        query["labelSelector"] = params["selector"]
+    return kube_api.request(api, "GET", _pods_path(params["namespace"]), REQUEST_TIMEOUT, query=query).get("items") or []
+
+
+def _log_tail(api, pod, lines):
     """The last ``lines`` lines of the pod's (first container's) log, or why they cannot be read."""
+    path = "%s/%s/log" % (_pods_path(pod["metadata"]["namespace"]), pod["metadata"]["name"])
     try:
-        with kube_api.answers(api):
-            text = core.read_namespaced_pod_log(pod["metadata"]["name"], pod["metadata"]["namespace"], tail_lines=lines,
-                                                _request_timeout=REQUEST_TIMEOUT)
+        text = kube_api.request(api, "GET", path, REQUEST_TIMEOUT, query={"tailLines": lines})
     except kube_api.ClusterUnreadable as exc:
         return "(its log cannot be read: %s)" % exc
     return (text or "").rstrip("\n") or "(its log is empty)"
@@ -87,10 +83,9 @@ def wait(params, check_mode, sleep=time.sleep, clock=time.monotonic):
     deadline = started + params["timeout"]
     pods, problems, unanswered = [], [], None
     with kube_api.connected(params["kubeconfig"]) as api:
-        core = k8s_client.CoreV1Api(api)
         while True:
             try:
-                pods = _read(api, core, params)
+                pods = _read(api, params)
             except kube_api.ClusterUnreadable as exc:  # the API server may be restarting: ask again
                 unanswered = str(exc)
             else:
@@ -106,7 +101,7 @@ def wait(params, check_mode, sleep=time.sleep, clock=time.monotonic):
             why = "the API server did not answer the last reading (%s)" % unanswered
         else:
             lines = params["log_lines"]
-            logs = ["%s, last %d lines of its log:\n%s" % (p["metadata"]["name"], lines, _log_tail(api, core, p, lines))
+            logs = ["%s, last %d lines of its log:\n%s" % (p["metadata"]["name"], lines, _log_tail(api, p, lines))
                     for p in pods if lines and not pod_readiness.is_ready(p)]
             why = "; ".join(problems) + "".join("\n" + log for log in logs)
     raise NotReady("the pods of Node %s (%s in %s) are not all running and ready after %d s: %s"

@@ -7,10 +7,13 @@ only at the process's exit, which an ansible worker leaves without); relative pa
 
 import base64
 import glob
+import http.server
+import json
 import os
 import shutil
 import stat
 import tempfile
+import threading
 
 import pytest
 import yaml
@@ -131,3 +134,71 @@ def test_what_the_client_raises_is_one_unreadable_cluster_naming_the_server(rais
 ], ids=["a 404 is not found", "a 403 is not", "a 405 is not", "no answer at all is not", "the client's own 404 not turned into ours is not"])
 def test_not_found_is_only_an_unreadable_cluster_answered_404(exc, found):
     assert kube_api.not_found(exc) is found
+
+
+class Recorded(http.server.BaseHTTPRequestHandler):
+    """An API server on loopback answering from ``ANSWERS`` by path, recording each request it was sent."""
+    ANSWERS = {
+        "/api/v1/nodes": (200, "application/json", b'{"kind": "NodeList", "items": [{"metadata": {"name": "cp-1"}}]}'),
+        "/readyz": (200, "text/plain; charset=utf-8", b"ok"),
+        "/api/v1/namespaces/kube-system/configmaps/missing": (404, "application/json", b'{"kind": "Status", "code": 404}'),
+    }
+    seen = []
+
+    def answer(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        self.seen.append((self.command, self.path, self.headers.get("Authorization"), self.headers.get("Content-Type"),
+                          json.loads(self.rfile.read(length)) if length else None))
+        status, kind, body = self.ANSWERS.get(self.path.split("?")[0], (201, "application/json", b"{}"))
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_PUT = do_POST = do_DELETE = answer
+
+    def log_message(self, *_args):
+        pass
+
+
+@pytest.fixture
+def api_server():
+    server = http.server.HTTPServer(("127.0.0.1", 0), Recorded)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    Recorded.seen = []
+    yield "http://127.0.0.1:%d" % server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_request_sends_the_token_query_and_body_and_decodes_what_comes_back(tmp_path, api_server):
+    path = tmp_path / "admin.conf"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "admin@demo",
+        "clusters": [{"name": "demo", "cluster": {"server": api_server}}], "users": [{"name": "admin", "user": {"token": "s3cret"}}],
+        "contexts": [{"name": "admin@demo", "context": {"cluster": "demo", "user": "admin"}}]}))
+    with kube_api.connected(str(path)) as api:
+        nodes = kube_api.request(api, "GET", "/api/v1/nodes", 5, query={"labelSelector": "tier=control-plane", "limit": 2})
+        assert nodes["items"] == [{"metadata": {"name": "cp-1"}}]
+        assert kube_api.request(api, "GET", "/readyz", 5) == "ok"
+        assert kube_api.request(api, "PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/x", 5, body={"spec": {"a": 1}}) == {}
+        with pytest.raises(kube_api.ClusterUnreadable) as missing:
+            kube_api.request(api, "GET", "/api/v1/namespaces/kube-system/configmaps/missing", 5)
+    assert kube_api.not_found(missing.value) and str(missing.value) == "the API server at %s answered 404 Not Found" % api_server
+    assert Recorded.seen == [
+        ("GET", "/api/v1/nodes?labelSelector=tier%3Dcontrol-plane&limit=2", "Bearer s3cret", None, None),
+        ("GET", "/readyz", "Bearer s3cret", None, None),
+        ("PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/x", "Bearer s3cret", "application/json", {"spec": {"a": 1}}),
+        ("GET", "/api/v1/namespaces/kube-system/configmaps/missing", "Bearer s3cret", None, None),
+    ]
+
+
+def test_a_request_nobody_answers_is_no_answer_at_all(tmp_path):
+    path = kubeconfig(tmp_path / "admin.conf", {"certificate-authority-data": inline(b"ca")}, {"token": "s3cret"})
+    with kube_api.connected(path) as api:
+        api.configuration.host = "http://127.0.0.1:9"  # the discard port: nothing listens
+        with pytest.raises(kube_api.ClusterUnreadable, match="did not answer") as unanswered:
+            kube_api.request(api, "GET", "/api/v1/nodes", 2)
+    assert unanswered.value.status is None

@@ -41,43 +41,35 @@ def test_fewer_pods_than_expected_is_a_problem_naming_the_ones_there():
     assert pod_readiness.problems([], 1) == ["0 of the 1 pods expected are there yet (none)"]
 
 
-class FakeCore:
-    """The two CoreV1Api calls the wait makes, answering from a script of readings."""
+class FakeCluster:
+    """The API server's answers to the two requests the wait makes (its Node's pods, a pod's log), from a script of
+    readings."""
 
     def __init__(self, readings, log="line 1\nline 2\n"):
         self.readings, self.log, self.asked = list(readings), log, []
 
-    def list_namespaced_pod(self, namespace, label_selector=None, field_selector=None, _request_timeout=None):
-        self.asked.append((namespace, label_selector, field_selector))
+    def request(self, _api, method, path, _timeout, query=None, body=None):
+        assert (method, body) == ("GET", None)
+        if path.endswith("/log"):
+            return self.log
+        self.asked.append((path, query))
         reading = self.readings.pop(0) if len(self.readings) > 1 else self.readings[0]
         if isinstance(reading, Exception):
             raise reading
         return dict(items=reading)
 
-    def read_namespaced_pod_log(self, name, namespace, tail_lines=None, _request_timeout=None):
-        return self.log
-
-
-class FakeApi:
-    class configuration:  # noqa: N801 - the client's attribute name
-        host = "https://10.0.0.100:6443"
-
-    @staticmethod
-    def sanitize_for_serialization(value):
-        return value
-
 
 @pytest.fixture
 def cluster(monkeypatch):
-    core = FakeCore([[]])
+    fake = FakeCluster([[]])
 
     @contextlib.contextmanager
     def connected(_kubeconfig):
-        yield FakeApi()
+        yield object()
 
     monkeypatch.setattr(kube_api, "connected", connected)
-    monkeypatch.setattr(pods_ready_answer.k8s_client, "CoreV1Api", lambda _api: core)
-    return core
+    monkeypatch.setattr(kube_api, "request", fake.request)
+    return fake
 
 
 def params(**overrides):
@@ -104,7 +96,7 @@ def test_it_waits_through_a_restarting_api_server_until_the_pods_are_ready(clust
     clock = Clock()
     done = pods_ready_answer.wait(params(), False, sleep=clock.sleep, clock=clock)
     assert done["ready"] and done["waited"] == 2.0 and [p["name"] for p in done["pods"]] == ["etcd-cp-2", "kube-apiserver-cp-2"]
-    assert cluster.asked[0] == ("kube-system", "tier=control-plane", "spec.nodeName=cp-2")
+    assert cluster.asked[0] == ("/api/v1/namespaces/kube-system/pods", {"labelSelector": "tier=control-plane", "fieldSelector": "spec.nodeName=cp-2"})
 
 
 def test_when_the_time_is_up_it_names_each_pod_not_ready_with_its_last_log_lines(cluster):

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_lock, credential_files, lock_lease
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_lock, credential_files, kube_api, lock_lease
 from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import lock_keeper
 
 pytestmark = pytest.mark.etcd
@@ -30,7 +30,7 @@ def kubeconfig(cluster):
     yield path
     lease = read(path)
     if lease:
-        with_api(path, lambda api, coordination: lock_lease.delete_lease(api, coordination, lease[0], 5))
+        with_api(path, lambda api: lock_lease.delete_lease(api, lease, 5))
 
 
 @pytest.fixture
@@ -43,19 +43,16 @@ def run_process():
 
 
 def with_api(kubeconfig, call):
-    from kubernetes import client as k8s_client
-    from ansible_collections.kubeadm.control_plane.plugins.module_utils import kube_api
     with kube_api.connected(kubeconfig) as api:
-        return call(api, k8s_client.CoordinationV1Api(api))
+        return call(api)
 
 
 def read(kubeconfig):
-    lease = with_api(kubeconfig, lambda api, coordination: lock_lease.read_lease(api, coordination, 5))
-    return None if lease[0] is None else lease
+    return with_api(kubeconfig, lambda api: lock_lease.read_lease(api, 5))
 
 
 def acquire_decision(kubeconfig, holder):
-    return cluster_lock.decide_acquire(read(kubeconfig)[1], holder, datetime.now(timezone.utc))[0]
+    return cluster_lock.decide_acquire(read(kubeconfig), holder, datetime.now(timezone.utc))[0]
 
 
 def lock(kubeconfig, holder, state, duration=DURATION):
@@ -67,16 +64,16 @@ def test_held_renews_only_the_lock_this_run_holds_and_never_takes_a_free_one(kub
         lock(kubeconfig, ME, "held")
     assert refused.value.refused and read(kubeconfig) is None
     assert lock(kubeconfig, ME, "present")["decision"] == cluster_lock.TAKE
-    renewed = read(kubeconfig)[1]["spec"]["renewTime"]
+    renewed = read(kubeconfig)["spec"]["renewTime"]
     time.sleep(1.1)
     assert lock(kubeconfig, ME, "held")["decision"] == cluster_lock.RENEW
-    assert read(kubeconfig)[1]["spec"]["renewTime"] != renewed
+    assert read(kubeconfig)["spec"]["renewTime"] != renewed
     # taken over by another run once it expired: this run's next check refuses, naming that run, and writes nothing
     time.sleep(DURATION + 0.5)
     assert lock(kubeconfig, OTHER, "present")["decision"] == cluster_lock.TAKE_OVER
     with pytest.raises(lock_lease.LockFailed, match="no longer holds the cluster lock: %s holds it, running scale" % OTHER):
         lock(kubeconfig, ME, "held")
-    assert read(kubeconfig)[1]["spec"]["holderIdentity"] == OTHER
+    assert read(kubeconfig)["spec"]["holderIdentity"] == OTHER
 
 
 def test_a_check_and_the_keeper_renewing_at_the_same_moment_both_go_on(kubeconfig):
@@ -109,7 +106,7 @@ def test_a_check_and_the_keeper_renewing_at_the_same_moment_both_go_on(kubeconfi
             writer.join(60)
     finally:
         lock_lease.write_lease = write_lease
-    assert failures == [] and read(kubeconfig)[1]["spec"]["holderIdentity"] == ME
+    assert failures == [] and read(kubeconfig)["spec"]["holderIdentity"] == ME
     assert lost_races, "the two writers never raced: the test proved nothing"
 
 
@@ -144,14 +141,14 @@ def test_the_keeper_stops_once_another_run_holds_the_lock_and_leaves_it_alone(ku
     config = open(kubeconfig, "rb").read()
     path = lock_keeper.keeper_path(run_process.pid, ME, "")
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    lease = read(kubeconfig)[0]
-    lease.spec.holder_identity = OTHER
-    with_api(kubeconfig, lambda api, coordination: coordination.replace_namespaced_lease(lease.metadata.name, "kube-system", lease))
+    lease = read(kubeconfig)
+    lease["spec"]["holderIdentity"] = OTHER
+    with_api(kubeconfig, lambda api: kube_api.request(api, "PUT", lock_lease.LEASE, 5, body=lease))
     started = time.monotonic()
     assert "no longer holds the cluster lock: %s holds it" % OTHER in lock_keeper.renew_while_running(
         config, ME, DURATION, 5, run_process.pid, path)
     assert time.monotonic() - started < DURATION + 2
-    assert read(kubeconfig)[1]["spec"]["holderIdentity"] == OTHER and not os.path.exists(path)
+    assert read(kubeconfig)["spec"]["holderIdentity"] == OTHER and not os.path.exists(path)
 
 
 def test_a_detached_keeper_outlives_the_task_that_started_it_and_leaves_nothing_behind(kubeconfig, run_process):
