@@ -96,15 +96,16 @@ def answers(api):
         raise ClusterUnreadable("the API server at %s did not answer: %s" % (api.configuration.host, exc))
 
 
-def request(api, method, path, timeout, query=None, body=None):
-    """What the API server answers to ``method path`` (with ``query`` parameters and a JSON ``body``): the decoded
-    JSON, or the text of an answer that is not JSON (a pod's log, /readyz). ClusterUnreadable for an error answer
-    (``status`` set) or none. Plain objects in and out, through the client's connection, TLS and credentials but not
-    its typed API classes and models: importing those costs a process most of a second of CPU (measured: 1.0 s for
-    CoreV1Api against 0.3 s for the client alone), paid again by every task that reads the API."""
+def request(api, method, path, timeout, query=None, body=None, content_type="application/json"):
+    """What the API server answers to ``method path`` (with ``query`` parameters, and a JSON ``body`` sent as
+    ``content_type``: application/merge-patch+json for a merge patch): the decoded JSON, or the text of an answer
+    that is not JSON (a pod's log, /readyz). ClusterUnreadable for an error answer (``status`` set) or none.
+    Plain objects in and out, through the client's connection, TLS and credentials but not its typed API classes
+    and models: importing those costs a process most of a second of CPU (measured: 1.0 s for CoreV1Api against
+    0.3 s for the client alone), paid again by every task that reads the API."""
     headers = {"Accept": "application/json, */*"}
     if body is not None:
-        headers["Content-Type"] = "application/json"
+        headers["Content-Type"] = content_type
     with answers(api):
         method, url, headers, body, _post = api.param_serialize(
             method, path, query_params=sorted((query or {}).items()), header_params=headers, body=body,

@@ -1,10 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The cluster lock against a live API server (the sandbox's, over TLS with the admin client certificate): a run
-acts only while the lock still names it (``state: held``), and its keeper keeps the lock alive for as long as the
-run's process runs, however much longer than the lock's duration that is, and stops when the run is gone or the
-lock no longer names it (docs/flows.md "The cluster lock")."""
+"""The collection's controller-side API code against a live API server (the sandbox's, over TLS with the admin
+client certificate). The cluster lock: a run acts only while the lock still names it (``state: held``), and its
+keeper keeps the lock alive for as long as the run's process runs, however much longer than the lock's duration
+that is, and stops when the run is gone or the lock no longer names it (docs/flows.md "The cluster lock").
+cluster_object: what it reads, patches, creates and deletes is what the API server then holds."""
 
 import os
 import subprocess
@@ -15,7 +16,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_lock, credential_files, kube_api, lock_lease
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_lock, cluster_object_answer, credential_files, kube_api, lock_lease
 from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import lock_keeper
 
 pytestmark = pytest.mark.etcd
@@ -175,3 +176,42 @@ def test_a_detached_keeper_outlives_the_task_that_started_it_and_leaves_nothing_
     while os.path.exists(path) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not os.path.exists(path) and not os.path.exists(os.path.join(tmp, keeper_dirs[0])) and not lock_keeper.kept(path)
+
+
+def cluster_object(kubeconfig, check_mode=False, **args):
+    params = dict(kubeconfig=kubeconfig, admin_kubeconfig_on_host=None, namespace=None, state="present", patch={}, create=False, timeout=5)
+    params.update(args)
+    assert cluster_object_answer.argument_problems(params) == []
+    return cluster_object_answer.apply(params, check_mode, True)
+
+
+def test_cluster_object_annotates_uncordons_and_deletes_a_node_only_where_that_changes_it(kubeconfig):
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "cp-object", "annotations": {"control-plane.kubeadm.io/external-remediation": "{}"}},
+            "spec": {"unschedulable": True}}
+    with_api(kubeconfig, lambda api: kube_api.request(api, "POST", "/api/v1/nodes", 5, body=node))
+    deleting = {"metadata": {"annotations": {"control-plane.kubeadm.io/deleting": "2026-11-29T10:00:00Z",
+                                             "control-plane.kubeadm.io/external-remediation": None}}, "spec": {"unschedulable": None}}
+    planned = cluster_object(kubeconfig, True, kind="Node", name="cp-object", patch=deleting)
+    assert planned["action"] == "patch" and planned["diff"]["after"]["metadata"]["annotations"] == {
+        "control-plane.kubeadm.io/deleting": "2026-11-29T10:00:00Z"} and planned["diff"]["after"]["spec"] == {}
+    assert with_api(kubeconfig, lambda api: kube_api.request(api, "GET", "/api/v1/nodes/cp-object", 5))["spec"] == {"unschedulable": True}
+    assert cluster_object(kubeconfig, kind="Node", name="cp-object", patch=deleting)["changed"]
+    stored = with_api(kubeconfig, lambda api: kube_api.request(api, "GET", "/api/v1/nodes/cp-object", 5))
+    assert stored["metadata"]["annotations"] == {"control-plane.kubeadm.io/deleting": "2026-11-29T10:00:00Z"}
+    assert not stored.get("spec", {}).get("unschedulable")
+    assert cluster_object(kubeconfig, kind="Node", name="cp-object", patch=deleting)["action"] == "none"
+    assert cluster_object(kubeconfig, kind="Node", name="cp-object", state="absent")["action"] == "delete"
+    assert cluster_object(kubeconfig, kind="Node", name="cp-object", state="absent")["action"] == "none"
+
+
+def test_cluster_object_creates_a_config_map_once_and_patches_it_after(kubeconfig):
+    state = dict(kind="ConfigMap", namespace="kube-system", name="cluster-object-live", create=True)
+    try:
+        first = cluster_object(kubeconfig, patch={"data": {"remediation": '{"machine": "cp-1"}'}}, **state)
+        assert (first["action"], first["existed"]) == ("create", False)
+        cleared = cluster_object(kubeconfig, patch={"data": {"remediation": None, "other": "x"}}, **state)
+        assert cleared["action"] == "patch" and cleared["diff"]["after"]["data"] == {"other": "x"}
+        stored = with_api(kubeconfig, lambda api: kube_api.request(api, "GET", "/api/v1/namespaces/kube-system/configmaps/cluster-object-live", 5))
+        assert stored["data"] == {"other": "x"}
+    finally:
+        cluster_object(kubeconfig, kind="ConfigMap", namespace="kube-system", name="cluster-object-live", state="absent")
