@@ -90,3 +90,76 @@ def test_a_host_that_stops_answering_leaves_the_task_unreachable_and_no_copy():
     with pytest.raises(AnsibleConnectionFailure):
         read_back(action(connection))
     assert connection.fetched == ["/etc/kubernetes/admin.conf"]
+
+
+class Failed(Exception):
+    def __init__(self, message, **fields):
+        super().__init__(message)
+        self.fields = fields
+
+
+class Reader(host_kubeconfig.ApiAction):
+    """An ApiAction as cluster_object's, pods_ready's and kcp_lock's are: what it answers is scripted."""
+    MODULE = "kubeadm.control_plane.reader"
+    ARGUMENT_SPEC = dict(kubeconfig=dict(type="path"), admin_kubeconfig_on_host=dict(type="path"), name=dict(type="str", required=True))
+    FAILURES = (Failed,)
+
+    def argument_problems(self, params):
+        return ["name: must not be empty"] if not params["name"] else []
+
+    def answer(self, params, check_mode, task_vars):
+        with open(params["kubeconfig"], "rb") as handle:
+            self.read = handle.read()
+        return self.scripted(params, check_mode)
+
+
+def reader(args, scripted=None, check_mode=False, monkeypatch=None):
+    plugin = object.__new__(Reader)
+    plugin._connection, plugin.modules_run = Connection(), []
+    plugin._task = types.SimpleNamespace(args=args, delegate_to=None)
+    plugin._play_context = types.SimpleNamespace(check_mode=check_mode)
+    plugin.scripted = scripted or (lambda params, check_mode: {"changed": False, "name": params["name"]})
+
+    def execute_module(module_name, module_args, task_vars):
+        plugin.modules_run.append((module_name, module_args))
+        return {"ran": "where the task runs"}
+
+    plugin._execute_module = execute_module
+    monkeypatch.setattr(host_kubeconfig.ActionBase, "run", lambda self, tmp=None, task_vars=None: {})
+    return plugin
+
+
+def test_an_api_action_without_a_host_kubeconfig_runs_its_module_where_the_task_runs(monkeypatch):
+    plugin = reader({"kubeconfig": "/root/admin.conf", "name": "cp-1"}, monkeypatch=monkeypatch)
+    assert plugin.run(task_vars={}) == {"ran": "where the task runs"}
+    assert plugin.modules_run == [("kubeadm.control_plane.reader", {"kubeconfig": "/root/admin.conf", "name": "cp-1"})]
+
+
+def test_an_api_action_reads_the_hosts_kubeconfig_and_answers_from_the_controller(monkeypatch):
+    plugin = reader({"admin_kubeconfig_on_host": "/etc/kubernetes/admin.conf", "name": "cp-1"}, check_mode=True, monkeypatch=monkeypatch)
+    plugin.scripted = lambda params, check_mode: {"changed": False, "check_mode": check_mode, "path": params["kubeconfig"]}
+    done = plugin.run(task_vars={})
+    assert plugin.read == KUBECONFIG and done["check_mode"] is True and not os.path.exists(done["path"])
+    assert plugin.modules_run == [] and plugin._connection.fetched == ["/etc/kubernetes/admin.conf"]
+
+
+@pytest.mark.parametrize("args, message", [
+    ({"admin_kubeconfig_on_host": "/etc/kubernetes/admin.conf", "kubeconfig": "/root/admin.conf", "name": "cp-1"},
+     "admin_kubeconfig_on_host: the kubeconfig is read on the host, kubeconfig may not be given too"),
+    ({"admin_kubeconfig_on_host": "/etc/kubernetes/admin.conf"}, "invalid arguments: missing required arguments: name"),
+    ({"admin_kubeconfig_on_host": "/etc/kubernetes/admin.conf", "name": ""}, "invalid arguments: name: must not be empty"),
+], ids=["both kubeconfigs", "what the argument spec refuses", "what the module's own rules refuse"])
+def test_an_api_action_refuses_bad_arguments_before_reading_anything(args, message, monkeypatch):
+    plugin = reader(args, monkeypatch=monkeypatch)
+    assert plugin.run(task_vars={}) == {"failed": True, "msg": message}
+    assert plugin._connection.fetched == [] and plugin.modules_run == []
+
+
+@pytest.mark.parametrize("raised, expected", [
+    (Failed("not ready", pods=["etcd-cp-1"]), {"failed": True, "msg": "not ready", "pods": ["etcd-cp-1"]}),
+    (host_kubeconfig.kube_api.ClusterUnreadable("the API server did not answer"), {"failed": True, "msg": "the API server did not answer"}),
+], ids=["a failure of the module's own carries its fields", "no answer from the cluster"])
+def test_an_api_action_turns_what_its_answer_raises_into_a_failed_result(raised, expected, monkeypatch):
+    def fails(params, check_mode):
+        raise raised
+    assert reader({"admin_kubeconfig_on_host": "/etc/kubernetes/admin.conf", "name": "cp-1"}, fails, monkeypatch=monkeypatch).run(task_vars={}) == expected
