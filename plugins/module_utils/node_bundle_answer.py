@@ -9,19 +9,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import hashlib
 import os
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.file_digest import sha256_of
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.node_bundle import (SUMS_FILE, check_request,
                                                                                         parse_sums, select)
-
-
-def sha256_of(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def inspect(path, version, arch):

@@ -156,7 +156,6 @@ transfer:
   elements: str
 """
 
-import hashlib
 import json
 import os
 import shutil
@@ -165,18 +164,11 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import node_bundle, software_record
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.file_digest import sha256_of
 
 SYSCTL_CONF = "/etc/sysctl.d/99-kubernetes.conf"
 SYSCTL_CONTENT = "net.ipv4.ip_forward = 1\n"
 IP_FORWARD = "/proc/sys/net/ipv4/ip_forward"
-
-
-def sha256_of(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def file_sha256(path):
