@@ -58,7 +58,7 @@ options:
     description:
       - A JSON merge patch for the object, as a mapping (C(metadata.annotations), C(metadata.labels), C(data),
         C(spec)...). A key whose value is C(null) is removed. With O(state=present) only.
-      - The patch is one of the task's arguments: a task that writes a Secret's data sets C(no_log).
+      - The patch is one of the task's arguments, so a task that writes a Secret's data sets C(no_log).
     type: dict
     default: {}
   create:
