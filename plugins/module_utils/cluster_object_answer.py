@@ -68,15 +68,6 @@ def _template(params):
     return {"apiVersion": "v1", "kind": params["kind"], "metadata": metadata}
 
 
-def _read(api, path, timeout):
-    try:
-        return kube_api.request(api, "GET", path, timeout)
-    except kube_api.ClusterUnreadable as exc:
-        if kube_api.not_found(exc):
-            return None
-        raise
-
-
 def apply(params, check_mode, diff):
     """The result ``{changed, action, existed}`` (and ``diff`` when asked) once the object is as asked; in check mode
     what would be done, nothing written. Raises Refused, or kube_api.ClusterUnreadable."""
@@ -85,7 +76,7 @@ def apply(params, check_mode, diff):
     timeout = params["timeout"]
     with kube_api.connected(params["kubeconfig"]) as api:
         for attempt in range(1, ATTEMPTS + 1):
-            found = _read(api, path, timeout)
+            found = kube_api.read_optional(api, path, timeout)
             action, after = object_patch.decide(found, params["state"], params["patch"], params["create"], _template(params))
             if action == object_patch.MISSING:
                 raise Refused("%s %s does not exist: state present patches an existing object, unless create is set"

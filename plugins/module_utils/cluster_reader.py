@@ -77,12 +77,8 @@ def kubeadm_config_of(data):
 
 def optional_config_map(api, name, timeout):
     """The data of kube-system/<name>, or None when it does not exist."""
-    try:
-        return kube_api.request(api, "GET", "/api/v1/namespaces/kube-system/configmaps/" + name, timeout).get("data") or {}
-    except kube_api.ClusterUnreadable as exc:
-        if kube_api.not_found(exc):
-            return None
-        raise
+    config_map = kube_api.read_optional(api, "/api/v1/namespaces/kube-system/configmaps/" + name, timeout)
+    return None if config_map is None else config_map.get("data") or {}
 
 
 def endpoint_ready(api, timeout):

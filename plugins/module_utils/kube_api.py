@@ -121,5 +121,15 @@ def request(api, method, path, timeout, query=None, body=None, content_type="app
     return text
 
 
+def read_optional(api, path, timeout):
+    """The object at ``path`` as the API server answered it, or None when it does not exist (404)."""
+    try:
+        return request(api, "GET", path, timeout)
+    except ClusterUnreadable as exc:
+        if not_found(exc):
+            return None
+        raise
+
+
 def not_found(exc):
     return isinstance(exc, ClusterUnreadable) and exc.status == 404

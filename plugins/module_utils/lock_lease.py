@@ -47,12 +47,7 @@ def check_arguments(holder, duration):
 
 def read_lease(api, timeout):
     """The Lease as the API server answered it, or None when there is none."""
-    try:
-        return kube_api.request(api, "GET", LEASE, timeout)
-    except kube_api.ClusterUnreadable as exc:
-        if kube_api.not_found(exc):
-            return None
-        raise
+    return kube_api.read_optional(api, LEASE, timeout)
 
 
 def _micro_time(moment):

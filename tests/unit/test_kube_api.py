@@ -173,13 +173,17 @@ def api_server():
     server.server_close()
 
 
-def test_a_request_sends_the_token_query_and_body_and_decodes_what_comes_back(tmp_path, api_server):
+def token_kubeconfig(tmp_path, server):
     path = tmp_path / "admin.conf"
     path.write_text(yaml.safe_dump({
         "apiVersion": "v1", "kind": "Config", "current-context": "admin@demo",
-        "clusters": [{"name": "demo", "cluster": {"server": api_server}}], "users": [{"name": "admin", "user": {"token": "s3cret"}}],
+        "clusters": [{"name": "demo", "cluster": {"server": server}}], "users": [{"name": "admin", "user": {"token": "s3cret"}}],
         "contexts": [{"name": "admin@demo", "context": {"cluster": "demo", "user": "admin"}}]}))
-    with kube_api.connected(str(path)) as api:
+    return str(path)
+
+
+def test_a_request_sends_the_token_query_and_body_and_decodes_what_comes_back(tmp_path, api_server):
+    with kube_api.connected(token_kubeconfig(tmp_path, api_server)) as api:
         nodes = kube_api.request(api, "GET", "/api/v1/nodes", 5, query={"labelSelector": "tier=control-plane", "limit": 2})
         assert nodes["items"] == [{"metadata": {"name": "cp-1"}}]
         assert kube_api.request(api, "GET", "/readyz", 5) == "ok"
@@ -202,3 +206,9 @@ def test_a_request_nobody_answers_is_no_answer_at_all(tmp_path):
         with pytest.raises(kube_api.ClusterUnreadable, match="did not answer") as unanswered:
             kube_api.request(api, "GET", "/api/v1/nodes", 2)
     assert unanswered.value.status is None
+
+
+def test_an_object_that_does_not_exist_reads_as_none_and_one_that_does_as_itself(tmp_path, api_server):
+    with kube_api.connected(token_kubeconfig(tmp_path, api_server)) as api:
+        assert kube_api.read_optional(api, "/api/v1/namespaces/kube-system/configmaps/missing", 5) is None
+        assert kube_api.read_optional(api, "/api/v1/nodes", 5)["kind"] == "NodeList"
