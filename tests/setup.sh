@@ -34,4 +34,24 @@ fi
 # ansible_collections/kubeadm/control_plane -> this checkout, for ANSIBLE_COLLECTIONS_PATH and for imports.
 mkdir -p .collections/ansible_collections/kubeadm
 ln -sfn "$root" .collections/ansible_collections/kubeadm/control_plane
+
+# awx.awx, which the AWX loader (awx/load.yml) uses and its tests read: the package `ansible` on PyPI carries the
+# collection's last release, 24.6.1; only that directory of the wheel is kept.
+awx_wheel=ansible==12.3.0
+awx_stamp=.collections/ansible_collections/awx/.from
+if [[ ! -f $awx_stamp || $(cat "$awx_stamp") != "$awx_wheel" ]]; then
+  echo "setup: awx.awx from $awx_wheel"
+  wheel_dir=$(mktemp -d)
+  .venv/bin/pip download -q --no-deps -d "$wheel_dir" "$awx_wheel"
+  rm -rf .collections/ansible_collections/awx
+  .venv/bin/python - "$wheel_dir"/*.whl .collections <<'PY'
+import sys
+import zipfile
+
+with zipfile.ZipFile(sys.argv[1]) as wheel:
+    wheel.extractall(sys.argv[2], [name for name in wheel.namelist() if name.startswith("ansible_collections/awx/awx/")])
+PY
+  rm -rf "$wheel_dir"
+  echo "$awx_wheel" > "$awx_stamp"
+fi
 echo "setup: ready"
