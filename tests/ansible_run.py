@@ -10,13 +10,23 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.dirname(sys.executable)
 
 
+def collections_path(root=ROOT):
+    """Where ansible finds this checkout as kubeadm.control_plane: the ansible_collections tree it lies in (the copy
+    `make unit` gives ansible-test), else the link `make setup` makes beside it (.collections, with awx.awx)."""
+    tree = os.path.dirname(os.path.dirname(root))
+    return os.path.dirname(tree) if os.path.basename(tree) == "ansible_collections" else os.path.join(root, ".collections")
+
+
+COLLECTIONS = collections_path()
+
+
 def ansible_env(**extra):
     """The environment that makes ansible find this checkout as kubeadm.control_plane and print JSON results."""
     env = dict(
         os.environ,
         PATH=BIN + os.pathsep + os.environ.get("PATH", ""),
         ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
-        ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
+        ANSIBLE_COLLECTIONS_PATH=COLLECTIONS,
         ANSIBLE_CALLBACK_RESULT_FORMAT="json",
         ANSIBLE_LOCALHOST_WARNING="false",
         ANSIBLE_NOCOLOR="1",

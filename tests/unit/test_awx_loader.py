@@ -21,7 +21,8 @@ import pytest
 import yaml
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from test_awx_job_templates import ROOT, generate
+from ansible_collections.kubeadm.control_plane.tests.ansible_run import COLLECTIONS
+from ansible_collections.kubeadm.control_plane.tests.unit.test_awx_job_templates import ROOT, generate
 
 LOADER = os.path.join(ROOT, "awx", "load.yml")
 AWX_PLUGINS = "ansible_collections.awx.awx.plugins"
@@ -228,7 +229,7 @@ def test_each_loader_task_gives_its_awx_awx_module_only_what_it_takes():
 
 
 def ansible_playbook(*args, **env):
-    environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"), ANSIBLE_NOCOLOR="1",
+    environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS, ANSIBLE_NOCOLOR="1",
                        ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), **env)
     command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), LOADER] + list(args)
     return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120, check=False)

@@ -6,7 +6,7 @@ leaves, what the snapshot and the rollout reasons say of it, and which machine i
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.certificate_renewal import left, machine_to_renew, progress, remaining
 
-from builders import at, machine
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import at, machine
 
 FDS = ("fd-a", "fd-b", "fd-c")
 IN_3_DAYS, IN_2_DAYS = at(-60 * 24 * 3), at(-60 * 24 * 2)

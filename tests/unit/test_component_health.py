@@ -17,7 +17,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_he
     quorum_members,
 )
 
-from builders import machine, member, snapshot
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import machine, member, snapshot
 
 STACKED = ["api_server", "controller_manager", "scheduler", "etcd_pod", "etcd_member"]
 MEMBER_TRUE = {"status": "true", "reason": ""}

@@ -13,12 +13,12 @@ import subprocess
 import sys
 
 import pytest
-from ansible_run import BIN, ROOT, ansible_env, run
-from builders import machine, snapshot, spec
+from ansible_collections.kubeadm.control_plane.tests.ansible_run import BIN, COLLECTIONS, ROOT, ansible_env, run
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import machine, snapshot, spec
 
 pytestmark = pytest.mark.ansible
 
-MODULES = os.path.join(ROOT, ".collections", "ansible_collections", "kubeadm", "control_plane", "plugins", "modules")
+MODULES = os.path.join(ROOT, "plugins", "modules")
 SPEC = spec()
 OBSERVED = snapshot([machine("cp-1", created=1003), machine("cp-2", created=1002), machine("cp-3", created=1001)])
 # (module, arguments, whether it fails)
@@ -39,7 +39,7 @@ def as_the_module(name, args, tmp_path):
     path = tmp_path / "args.json"
     path.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": args}))
     done = subprocess.run([sys.executable, os.path.join(MODULES, name + ".py"), str(path)], capture_output=True, text=True,
-                          env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, ".collections")), timeout=60, check=False)
+                          env=dict(os.environ, PYTHONPATH=COLLECTIONS), timeout=60, check=False)
     return json.loads(done.stdout)
 
 

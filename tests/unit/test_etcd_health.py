@@ -11,7 +11,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_health 
     summary,
 )
 
-from builders import machine, member, snapshot
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import machine, member, snapshot
 
 
 def health(machines, members=None, external=False):

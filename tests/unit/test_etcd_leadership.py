@@ -8,7 +8,7 @@ import pytest
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_leadership import among_machines, among_members
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import Member
 
-from builders import machine, member
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import machine, member
 
 
 def machines(n=4, **overrides):

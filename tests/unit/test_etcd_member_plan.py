@@ -7,7 +7,7 @@ import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_membership import plan
 
-from builders import member
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import member
 
 
 def cluster():

@@ -11,7 +11,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_he
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.remediation import LIFTED_BY_TIME, decide, held_back
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
 
-from builders import NOW, machine, member, seconds_ago, snapshot, spec
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import NOW, machine, member, seconds_ago, snapshot, spec
 
 STRATEGY = spec()["remediation"]
 EXTERNAL = {"attempts": 3, "timeout": 600.0, "escalate": False}

@@ -15,8 +15,8 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.failure_doma
     scale_up_domain,
 )
 
-from ansible_run import run_module
-from builders import machine, snapshot
+from ansible_collections.kubeadm.control_plane.tests.ansible_run import run_module
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import machine, snapshot
 
 
 def fds(*names, off=()):

@@ -11,7 +11,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.plan_answer 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
 
-from builders import FAILURE_DOMAINS, control_plane, snapshot
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import FAILURE_DOMAINS, control_plane, snapshot
 
 RAW_SPEC = {"cluster_name": "demo", "replicas": 3, "version": "v1.36.4", "endpoint": {"host": "10.0.0.100"}}
 CURRENT = spec_hash(normalize_spec(RAW_SPEC)[0], "join")

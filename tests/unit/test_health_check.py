@@ -11,7 +11,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.health_check
     span,
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.unhealthy_limit import max_unhealthy_value
-from builders import health_check, machine, seconds_ago, snapshot
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import health_check, machine, seconds_ago, snapshot
 
 READY_UNKNOWN_5M = {"type": "Ready", "status": "Unknown", "timeout": 300.0}
 READY_FALSE_5M = {"type": "Ready", "status": "False", "timeout": 300.0}

@@ -9,8 +9,8 @@ import pytest
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash, spec_hashes
 
-from ansible_run import run_module
-from builders import FAILURE_DOMAINS, control_plane, snapshot
+from ansible_collections.kubeadm.control_plane.tests.ansible_run import run_module
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import FAILURE_DOMAINS, control_plane, snapshot
 
 pytestmark = pytest.mark.ansible
 

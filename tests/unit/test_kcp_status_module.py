@@ -7,8 +7,8 @@ import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
-from ansible_run import run_module
-from builders import machine, snapshot, with_field
+from ansible_collections.kubeadm.control_plane.tests.ansible_run import run_module
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import machine, snapshot, with_field
 
 pytestmark = pytest.mark.ansible
 

@@ -8,8 +8,8 @@ import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validate_answer import validate
-from ansible_run import run_module
-from builders import spec, with_field
+from ansible_collections.kubeadm.control_plane.tests.ansible_run import run_module
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import spec, with_field
 
 MINIMAL = {"cluster_name": "demo", "replicas": 3, "version": "1.36.4", "endpoint": {"host": "10.0.0.100"}}
 

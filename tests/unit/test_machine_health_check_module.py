@@ -6,8 +6,8 @@
 
 import pytest
 
-from ansible_run import run_module
-from builders import machine, seconds_ago, snapshot
+from ansible_collections.kubeadm.control_plane.tests.ansible_run import run_module
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import machine, seconds_ago, snapshot
 
 pytestmark = pytest.mark.ansible
 

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import node_upgrade as nu
-from ansible_run import run_module
+from ansible_collections.kubeadm.control_plane.tests.ansible_run import run_module
 
 OLD, NEW = "v1.36.4", "v1.37.1"
 ALL_NODE = ["software", "kubeadm-upgrade", "drain", "kubelet", "uncordon", "ready"]

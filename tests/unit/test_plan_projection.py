@@ -22,8 +22,9 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner impo
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_snapshot
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 
-from ansible_run import run_module
-from builders import FAILURE_DOMAINS, NOW, VERSION, at, control_plane, machine, member, snapshot, spec, upgrade, worker
+from ansible_collections.kubeadm.control_plane.tests.ansible_run import run_module
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import (
+    FAILURE_DOMAINS, NOW, VERSION, at, control_plane, machine, member, snapshot, spec, upgrade, worker)
 
 OLD = "v1.35.8"
 FDS = FAILURE_DOMAINS

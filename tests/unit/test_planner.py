@@ -11,7 +11,7 @@ import pytest
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import kubeadm_config
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import ACTIONS, plan
 
-from builders import HASHES, NEXT, NOW, VERSION, at, machine, member, snapshot, spec, upgrade, worker
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import HASHES, NEXT, NOW, VERSION, at, machine, member, snapshot, spec, upgrade, worker
 
 FDS = [{"name": n, "control_plane": True} for n in ("fd-a", "fd-b", "fd-c")]
 HEALTHY = {"unhealthy": [], "remediation_allowed": True, "reason": "all healthy"}
@@ -348,7 +348,7 @@ def not_ready(name, minutes=10):
 
 
 def snapshot_time(minutes):
-    from builders import at
+    from ansible_collections.kubeadm.control_plane.tests.unit.builders import at
 
     return at(minutes)
 
@@ -482,7 +482,7 @@ def test_used_up_attempts_without_escalate_are_a_wait_for_a_person():
 
 
 def test_an_attempt_within_its_timeout_is_a_wait_that_looks_again_when_it_runs_out():
-    from builders import seconds_ago
+    from ansible_collections.kubeadm.control_plane.tests.unit.builders import seconds_ago
 
     snap = snapshot(cluster(3, cp_2={"external_attempts": 1, "external_last": seconds_ago(240)}), failure_domains=FDS)
     result = decide(external(), snap, flag("cp-2"))
@@ -521,7 +521,7 @@ def test_a_request_is_cleared_after_an_interrupted_deletion_and_a_stray_member_a
 
 
 def test_the_health_check_decides_when_a_power_cycled_machine_is_healthy_again():
-    from builders import seconds_ago
+    from ansible_collections.kubeadm.control_plane.tests.unit.builders import seconds_ago
 
     rebooted = machine("cp-2", fd="fd-b", created=998, external_attempts=1, external_last=seconds_ago(120))
     rebooted["node"]["conditions"][0]["last_transition"] = seconds_ago(30)
@@ -836,7 +836,7 @@ def test_a_wait_blocked_only_by_the_cluster_has_no_time_to_look_again():
 
 
 def test_a_wait_looks_again_at_the_soonest_timer_that_can_change_it():
-    from builders import seconds_ago
+    from ansible_collections.kubeadm.control_plane.tests.unit.builders import seconds_ago
 
     pending = machine("cp-3", fd="fd-c", created=997)
     pending["node"]["conditions"][0].update(status="False", last_transition=seconds_ago(200))  # unhealthy in 101 s
@@ -850,7 +850,7 @@ def test_a_wait_looks_again_at_the_soonest_timer_that_can_change_it():
 
 
 def test_max_retries_looks_again_when_min_healthy_period_starts_a_new_sequence():
-    from builders import seconds_ago
+    from ansible_collections.kubeadm.control_plane.tests.unit.builders import seconds_ago
 
     held = {"retries": 1, "last_remediation": seconds_ago(600)}
     the_spec = spec(remediation={"max_retry": 1, "retry_period": 0.0, "min_healthy_period": 3600.0})
@@ -860,7 +860,7 @@ def test_max_retries_looks_again_when_min_healthy_period_starts_a_new_sequence()
 
 
 def test_a_settled_control_plane_looks_again_when_rollout_after_passes():
-    from builders import at
+    from ansible_collections.kubeadm.control_plane.tests.unit.builders import at
 
     rollout = dict(surge(1), after=at(-60))
     result = decide(spec(rollout=rollout), snapshot(cluster(3), failure_domains=FDS))

@@ -6,7 +6,7 @@ what it leaves to the other steps."""
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import ACTIONS, plan
 
-from builders import HASHES, NEXT, at, machine, member, snapshot, spec, upgrade, with_field
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import HASHES, NEXT, at, machine, member, snapshot, spec, upgrade, with_field
 
 FDS = [{"name": n, "control_plane": True} for n in ("fd-a", "fd-b", "fd-c")]
 HEALTHY = {"unhealthy": [], "remediation_allowed": True, "reason": "all healthy"}

@@ -7,7 +7,7 @@ import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.preflight import check
 
-from builders import machine, member, snapshot
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import machine, member, snapshot
 
 
 def three(**overrides):

@@ -16,7 +16,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.remediation 
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
 
-from builders import NOW, machine, member, seconds_ago, snapshot, spec
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import NOW, machine, member, seconds_ago, snapshot, spec
 
 STRATEGY = spec()["remediation"]
 

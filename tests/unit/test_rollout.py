@@ -14,7 +14,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.rollout impo
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
 
-from builders import HASHES, NOW, VERSION, at, machine, spec, with_field
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import HASHES, NOW, VERSION, at, machine, spec, with_field
 
 CERT_DAYS = 30
 IN_29_DAYS = "2026-12-21T10:00:00Z"

@@ -7,7 +7,7 @@ by the inventory variable that gives it."""
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.run_inventory import inventory_errors, is_node_name, worker_host_errors
-from builders import spec
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import spec
 
 FILES = {"/srv/kcp/create.yml", "/srv/kcp/delete.yml", "/srv/kcp/power-cycle.yml"}
 DIRS = {"/srv/kcp/bundle"}

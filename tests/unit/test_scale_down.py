@@ -9,7 +9,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import all_conditions
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.scale_down import select_machine
 
-from builders import machine, snapshot
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import machine, snapshot
 
 FDS = [{"name": "fd-a", "control_plane": True}, {"name": "fd-b", "control_plane": True}]
 

@@ -8,7 +8,7 @@ import copy
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_snapshot
-from builders import NOW, ODD_VALUES, at, machine, member, snapshot, with_field, without_field, worker
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import NOW, ODD_VALUES, at, machine, member, snapshot, with_field, without_field, worker
 
 BASE = snapshot(
     [machine("cp-1", fd="fd-a", created=300), machine("cp-2", fd="fd-b", created=200), machine("cp-3", has_node=False)],

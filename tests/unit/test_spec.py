@@ -17,7 +17,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import 
     normalize_spec,
     worker_group_errors,
 )
-from builders import ODD_VALUES, spec, with_field, without_field
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import ODD_VALUES, spec, with_field, without_field
 
 MINIMAL = {"cluster_name": "demo", "replicas": 3, "version": "v1.36.4", "endpoint": {"host": "10.0.0.100"}}
 BETA3 = with_field(MINIMAL, "kubeadm.api_version", V1BETA3)

@@ -10,7 +10,7 @@ import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash, spec_hashes
-from builders import spec, with_field
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import spec, with_field
 
 CC = "kubeadm.cluster_configuration"
 BASE = with_field(spec(), CC, {"networking": {"podSubnet": "10.244.0.0/16"}, "apiServer": {"certSANs": ["api.local"]}})

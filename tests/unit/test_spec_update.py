@@ -11,7 +11,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_update 
     check_update,
     path_allowed,
 )
-from builders import with_field
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import with_field
 
 BASE = {
     "cluster_name": "demo",

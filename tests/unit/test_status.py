@@ -8,7 +8,7 @@ import pytest
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.status import aggregate, condition, control_plane_status, status_table
 
-from builders import at, machine, member, snapshot, spec, worker
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import at, machine, member, snapshot, spec, worker
 
 CURRENT = spec_hash(spec(), "join")
 

@@ -7,7 +7,7 @@ import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import upgrade_request
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.rollout import Reason
-from builders import machine, member, snapshot, spec, upgrade, worker
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import machine, member, snapshot, spec, upgrade, worker
 
 
 def running(*versions):

@@ -6,7 +6,7 @@
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import worker_upgrade
-from builders import NEXT, VERSION, upgrade, worker
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import NEXT, VERSION, upgrade, worker
 
 SETTINGS = upgrade("in_place")["workers"]
 
