@@ -17,6 +17,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_update import check_update
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe, under
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.worker_run import worker_host_overlap_errors, worker_removal_errors
 
 
 def validate(spec, previous=None, workers=None, lock=None, inventory=None):
@@ -28,7 +29,7 @@ def validate(spec, previous=None, workers=None, lock=None, inventory=None):
     return (normalized if not errors else None), errors
 
 
-def checked(spec, previous, workers, lock, inventory):
+def checked(spec, previous, workers, lock, inventory, candidates=None, workers_remove=None, inventory_hosts=None):
     """(the spec as far as it could be read, the errors of the spec, the errors of what the run is given besides it)."""
     normalized, errors = normalize_spec(spec, partial=True) if spec is not None else (None, [])
     of_the_run = []
@@ -36,6 +37,9 @@ def checked(spec, previous, workers, lock, inventory):
         errors.extend(worker_group_errors(workers))
         if isinstance(workers, dict):
             of_the_run.extend(worker_host_errors(workers))
+            of_the_run.extend(worker_host_overlap_errors(workers, candidates))
+    if workers_remove is not None:
+        of_the_run.extend(worker_removal_errors(workers_remove, inventory_hosts, candidates))
     if previous is not None:
         in_force, previous_errors = normalize_spec(previous)
         errors.extend(under("previous", previous_errors))
@@ -60,13 +64,15 @@ ARGUMENT_SPEC = dict(
         provider=dict(type="raw", default="static"), provider_create_tasks=dict(type="raw"), provider_delete_tasks=dict(type="raw"),
         bundle_dir=dict(type="raw"), remediation_tasks=dict(type="raw"), max_steps=dict(type="raw"),
         actions=dict(type="list", elements="str", default=[]))),
+    candidates=dict(type="list", elements="str"), workers_remove=dict(type="raw"), inventory_hosts=dict(type="list", elements="str"),
 )
 
 
 def answer(params):
     """The module's result for validated ``params``: the normalized spec, or ``failed`` with every error."""
     normalized, of_the_spec, of_the_run = checked(params["spec"], params["previous"], params["workers"], params["lock"],
-                                                  params["inventory"])
+                                                  params["inventory"], params["candidates"], params["workers_remove"],
+                                                  params["inventory_hosts"])
     errors = of_the_spec + of_the_run
     if errors:
         parts = (("the control plane spec is invalid: ", of_the_spec),

@@ -326,8 +326,24 @@ options:
         C(control-plane.kubeadm.io/worker-group) label, so it must be a Kubernetes label value; errors are
         reported under the path prefix C(workers), one a host.
       - Each host's name names its Node, so it must be a DNS-1123 subdomain; that error is reported under the
-        host's name.
+        host's name. So is a host that is one of O(candidates) too.
     type: dict
+  candidates:
+    description:
+      - The inventory names of the control plane candidates. A host of O(workers) or O(workers_remove) among them is
+        refused (a host is a control plane machine or a worker, never both).
+    type: list
+    elements: str
+  workers_remove:
+    description:
+      - The workers to remove (C(kcp_workers_remove), as the worker removal playbook gives them), which must be a
+        non-empty list of O(inventory_hosts) that are not O(candidates); its error is reported under
+        C(kcp_workers_remove).
+    type: raw
+  inventory_hosts:
+    description: Every host of the inventory, which O(workers_remove) must name.
+    type: list
+    elements: str
 attributes:
   check_mode:
     support: full
@@ -383,6 +399,13 @@ EXAMPLES = r"""
   kubeadm.control_plane.kcp_validate:
     spec: "{{ kcp }}"
     workers: {worker-1: md-0, worker-2: gpu}
+    candidates: "{{ groups['control_plane_candidates'] }}"
+
+- name: Check the workers to remove
+  kubeadm.control_plane.kcp_validate:
+    workers_remove: "{{ kcp_workers_remove }}"
+    inventory_hosts: "{{ groups['all'] }}"
+    candidates: "{{ groups['control_plane_candidates'] }}"
 """
 
 RETURN = r"""
