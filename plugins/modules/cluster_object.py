@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: cluster_object
 short_description: Merge patch, create or delete one Node, ConfigMap or Secret through the Kubernetes API
-version_added: "0.1.0"
+version_added: "0.2.0"
 description:
   - Reads one object of the cluster and changes it only where that changes something. With O(state=present) it
     applies O(patch), a JSON merge patch (RFC 7386, what C(kubectl patch --type=merge) sends; C(null) removes a key)
@@ -139,25 +139,12 @@ existed:
   sample: true
 """
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import kube_api
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.api_module import run_api_module
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.cluster_object_answer import ARGUMENT_SPEC, IMPORT_ERROR, Refused, apply, argument_problems
 
 
 def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True, mutually_exclusive=[("kubeconfig", "admin_kubeconfig_on_host")])
-    params = module.params
-    if params["admin_kubeconfig_on_host"]:
-        module.fail_json(msg="admin_kubeconfig_on_host is read by the action plugin on the controller")
-    problems = argument_problems(params)
-    if problems:
-        module.fail_json(msg="invalid arguments: " + "; ".join(problems))
-    if IMPORT_ERROR:
-        module.fail_json(msg=missing_required_lib("kubernetes"), exception=IMPORT_ERROR)
-    try:
-        module.exit_json(**apply(params, module.check_mode, module._diff))
-    except (Refused, kube_api.ClusterUnreadable) as exc:
-        module.fail_json(msg=str(exc))
+    run_api_module(ARGUMENT_SPEC, apply, IMPORT_ERROR, (Refused,), argument_problems)
 
 
 if __name__ == "__main__":

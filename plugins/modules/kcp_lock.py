@@ -133,29 +133,14 @@ lock:
   type: dict
 """
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import lock_lease
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.api_module import run_api_module
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.lock_answer import ARGUMENT_SPEC, lock
 
 
 def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True, mutually_exclusive=[("kubeconfig", "admin_kubeconfig_on_host")])
-    params = module.params
-    if params["admin_kubeconfig_on_host"]:
-        module.fail_json(msg="admin_kubeconfig_on_host is read by the action plugin on the controller")
-    if lock_lease.IMPORT_ERROR:
-        module.fail_json(msg=missing_required_lib("kubernetes"), exception=lock_lease.IMPORT_ERROR)
-    try:
-        result = lock(params, module.check_mode)
-    except ValueError as exc:
-        module.fail_json(msg=str(exc))
-    except lock_lease.LockFailed as exc:
-        module.fail_json(msg=str(exc), **exc.fields)
-    warning = result.pop("warning")
-    if warning:
-        module.warn(warning)
-    module.exit_json(**result)
+    run_api_module(ARGUMENT_SPEC, lambda params, check_mode, diff: lock(params, check_mode), lock_lease.IMPORT_ERROR,
+                   (lock_lease.LockFailed, ValueError))
 
 
 if __name__ == "__main__":

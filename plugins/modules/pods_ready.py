@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: pods_ready
 short_description: Wait until a Node's control plane pods run and are ready
-version_added: "0.1.0"
+version_added: "0.2.0"
 description:
   - Reads the pods of O(node) (by default its control plane pods, C(tier=control-plane) in C(kube-system), which the
     kubelet mirrors from its static pods) through the Kubernetes API every second until at least O(count) are there
@@ -111,28 +111,12 @@ waited:
   type: float
 """
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import kube_api
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.api_module import run_api_module
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.pods_ready_answer import ARGUMENT_SPEC, IMPORT_ERROR, NotReady, argument_problems, wait
 
 
 def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True, mutually_exclusive=[("kubeconfig", "admin_kubeconfig_on_host")])
-    params = module.params
-    if params["admin_kubeconfig_on_host"]:
-        module.fail_json(msg="admin_kubeconfig_on_host is read by the action plugin on the controller")
-    problems = argument_problems(params)
-    if problems:
-        module.fail_json(msg="invalid arguments: " + "; ".join(problems))
-    if IMPORT_ERROR:
-        module.fail_json(msg=missing_required_lib("kubernetes"), exception=IMPORT_ERROR)
-    try:
-        module.exit_json(**wait(params, module.check_mode))
-    except NotReady as exc:
-        module.fail_json(msg=str(exc), **exc.fields)
-    except kube_api.ClusterUnreadable as exc:
-        module.fail_json(msg=str(exc))
+    run_api_module(ARGUMENT_SPEC, lambda params, check_mode, diff: wait(params, check_mode), IMPORT_ERROR, (NotReady,), argument_problems)
 
 
 if __name__ == "__main__":

@@ -3,10 +3,14 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Small builders for specs, machines and snapshots, so a test states only what matters to it.
 
-Every builder returns plain dicts in the shape of docs/snapshot.md and docs/spec.md, fully filled in.
+Every builder returns plain dicts in the shape of docs/snapshot.md and docs/spec.md, fully filled in. And one way for
+a test to stand a fake API server where the modules reach the Kubernetes API (``serve_api``).
 """
 
+import contextlib
 import hashlib
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import kube_api
 
 NOW = "2026-11-22T10:00:00Z"
 VERSION = "v1.36.4"
@@ -244,3 +248,15 @@ def without_field(document, path):
 
 # One value of every JSON type and shape, for tests that feed each field anything and expect errors, never a crash.
 ODD_VALUES = (None, True, 0, -1, 1.5, "", "x", [], {}, [1], {"a": 1}, ["x", {"y": None}])
+
+
+def serve_api(monkeypatch, fake):
+    """Send what kube_api would ask the API server to ``fake.request`` (same arguments as kube_api.request), through
+    a connection that needs no kubeconfig; returns ``fake``."""
+    @contextlib.contextmanager
+    def connected(_kubeconfig):
+        yield object()
+
+    monkeypatch.setattr(kube_api, "connected", connected)
+    monkeypatch.setattr(kube_api, "request", fake.request)
+    return fake

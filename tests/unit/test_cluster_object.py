@@ -5,11 +5,10 @@
 a deletion only of what exists; check mode writes nothing; diff shows a Secret's keys, never its values
 (object_patch, cluster_object_answer)."""
 
-import contextlib
-
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_object_answer, kube_api, object_patch
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import serve_api
 
 NODE = {"apiVersion": "v1", "kind": "Node",
         "metadata": {"name": "cp-2", "resourceVersion": "7", "labels": {"a": "1"}, "annotations": {"keep": "x", "drop": "y"}},
@@ -81,15 +80,7 @@ class FakeCluster:
 
 @pytest.fixture
 def cluster(monkeypatch):
-    fake = FakeCluster({"/api/v1/nodes/cp-2": NODE})
-
-    @contextlib.contextmanager
-    def connected(_kubeconfig):
-        yield object()
-
-    monkeypatch.setattr(kube_api, "connected", connected)
-    monkeypatch.setattr(kube_api, "request", fake.request)
-    return fake
+    return serve_api(monkeypatch, FakeCluster({"/api/v1/nodes/cp-2": NODE}))
 
 
 def params(**overrides):

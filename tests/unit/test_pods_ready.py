@@ -4,11 +4,10 @@
 """Waiting for a machine's control plane pods: when they count as running and ready, and what the failure says when
 they do not (pod_readiness, pods_ready_answer)."""
 
-import contextlib
-
 import pytest
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import kube_api, pod_readiness, pods_ready_answer
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import serve_api
 
 
 def pod(name, phase="Running", ready="True", reason=None, containers=()):
@@ -61,15 +60,7 @@ class FakeCluster:
 
 @pytest.fixture
 def cluster(monkeypatch):
-    fake = FakeCluster([[]])
-
-    @contextlib.contextmanager
-    def connected(_kubeconfig):
-        yield object()
-
-    monkeypatch.setattr(kube_api, "connected", connected)
-    monkeypatch.setattr(kube_api, "request", fake.request)
-    return fake
+    return serve_api(monkeypatch, FakeCluster([[]]))
 
 
 def params(**overrides):
