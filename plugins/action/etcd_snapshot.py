@@ -11,9 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import hashlib
 import os
-import tempfile
 
 from ansible.plugins.action import ActionBase
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import controller_run, etcd_snapshot
@@ -46,7 +44,7 @@ class ActionModule(ActionBase):
             os.makedirs(os.path.dirname(directory), mode=0o700, exist_ok=True)
             os.makedirs(directory, mode=0o700, exist_ok=True)
             os.chmod(directory, 0o700)
-            self._copy_to_controller(saved["path"], saved["sha256"], controller_dest, task_vars)
+            host_file.copy_checked(self, saved["path"], saved["sha256"], controller_dest, task_vars)
         except (OSError, ValueError) as exc:
             return dict(result, failed=True, msg="the snapshot %s was saved, and copying it to the controller as %s failed: %s"
                         % (saved["path"], controller_dest, exc))
@@ -58,24 +56,3 @@ class ActionModule(ActionBase):
             return dict(result, failed=True, msg="the snapshot was copied to the controller as %s, and rotating the copies failed: %s"
                         % (controller_dest, exc))
         return result
-
-    def _copy_to_controller(self, source, sha256, dest, task_vars):
-        """Copy ``source`` (on the task's host) to ``dest`` through a private temporary file beside it, renamed only
-        once its SHA-256 is ``sha256`` (host_file.copy_into)."""
-        handle, partial = tempfile.mkstemp(prefix=".%s." % os.path.basename(dest), suffix=".partial", dir=os.path.dirname(dest))
-        os.close(handle)  # mode 0600 from the start: the copy holds every Secret of the cluster
-        try:
-            try:
-                host_file.copy_into(self, source, partial, task_vars)
-            except host_file.Unreadable as exc:
-                raise ValueError(str(exc))
-            digest = hashlib.sha256()
-            with open(partial, "rb") as copy:
-                for block in iter(lambda: copy.read(1 << 20), b""):
-                    digest.update(block)
-            if digest.hexdigest() != sha256:
-                raise ValueError("the copy's SHA-256 is %s, the snapshot's %s" % (digest.hexdigest(), sha256))
-            os.replace(partial, dest)
-        finally:
-            if os.path.exists(partial):
-                os.unlink(partial)

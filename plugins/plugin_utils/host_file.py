@@ -2,14 +2,17 @@
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A file of the task's host copied into a file of the controller that the caller made private (mode 0600) before
-anything is written to it: the admin kubeconfig (host_kubeconfig) and the etcd snapshots (etcd_snapshot's action
-plugin) go through here, and the copy keeps the mode it was made with."""
+anything is written to it: the admin kubeconfig (host_kubeconfig), the etcd snapshots and the backups (the action
+plugins etcd_snapshot and etcd_backup) go through here, and the copy keeps the mode it was made with."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 import base64
+import hashlib
+import os
+import tempfile
 
 from ansible.errors import AnsibleConnectionFailure, AnsibleError
 
@@ -40,3 +43,26 @@ def copy_into(action, source, dest, task_vars):
         raise
     except AnsibleError as exc:
         raise Unreadable("reading %s on %s: %s" % (source, where, exc))
+
+
+def copy_checked(action, source, sha256, dest, task_vars):
+    """Copy ``source`` on the task's host to ``dest`` on the controller through a private temporary file beside it
+    (mode 0600 from its creation: a snapshot holds every Secret of the cluster), renamed to ``dest`` only once its
+    SHA-256 is ``sha256``; ValueError when it is not, or when the file cannot be read, and nothing is left behind."""
+    handle, partial = tempfile.mkstemp(prefix=".%s." % os.path.basename(dest), suffix=".partial", dir=os.path.dirname(dest))
+    os.close(handle)
+    try:
+        try:
+            copy_into(action, source, partial, task_vars)
+        except Unreadable as exc:
+            raise ValueError(str(exc))
+        digest = hashlib.sha256()
+        with open(partial, "rb") as copy:
+            for block in iter(lambda: copy.read(1 << 20), b""):
+                digest.update(block)
+        if digest.hexdigest() != sha256:
+            raise ValueError("the copy's SHA-256 is %s, the snapshot's %s" % (digest.hexdigest(), sha256))
+        os.replace(partial, dest)
+    finally:
+        if os.path.exists(partial):
+            os.unlink(partial)

@@ -17,6 +17,7 @@ import threading
 import time
 
 import yaml
+from ansible_run import run
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
@@ -429,3 +430,24 @@ def assert_writes_survived(writer, what, outage_at_end_allowed=False):
     if not outage_at_end_allowed:
         # a write that timed out may still have been applied: the ConfigMap holds the last acknowledged value or later
         assert writer.read_back() >= writer.written, "%s: an acknowledged write was lost" % what
+
+
+def lock_holder(sandbox, host):
+    """Who holds the cluster lock, read through ``host``; "" when nobody does."""
+    found = sandbox.ssh(host, "kubectl --kubeconfig /etc/kubernetes/admin.conf -n kube-system get lease control-plane-kubeadm-io"
+                              " -o jsonpath='{.spec.holderIdentity}'", check=False)
+    return found.stdout.strip() if found.returncode == 0 else ""
+
+
+@contextlib.contextmanager
+def held_by_another_run(sandbox, host, directory, holder):
+    """The cluster lock taken, through ``host``'s admin kubeconfig, by ``holder`` running a rollout; released after."""
+    kubeconfig = directory / "admin.conf"
+    kubeconfig.write_text(sandbox.ssh(host, "cat /etc/kubernetes/admin.conf").stdout)
+    kubeconfig.chmod(0o600)
+    lock = dict(kubeconfig=str(kubeconfig), holder=holder, action="rollout")
+    assert run("kcp_lock", lock)[0] == "CHANGED"
+    try:
+        yield
+    finally:
+        assert run("kcp_lock", dict(lock, state="absent"))[1]["decision"] == "release"

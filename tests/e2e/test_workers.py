@@ -28,14 +28,13 @@ The cluster starts at the newest minor's first patch, with etcd.local.imageTag p
 etcd is 3.5.1 whatever the image tag (tests/sandbox/DESIGN.md), and the in-place upgrade's etcd path check (IP4)
 rightly refuses to move a 3.5.1 member to the 3.7 the version's own tag would deploy."""
 
-import contextlib
 import json
 import os
 
 import pytest
 
-from ansible_run import run
-from e2e_support import HERE, ROOT, bind_owned_pod, kubectl_json, newest, newest_minor_start, recap, steps_taken, wait_ready, write_inventory
+from e2e_support import (HERE, ROOT, bind_owned_pod, held_by_another_run, kubectl_json, lock_holder, newest, newest_minor_start, recap,
+                         steps_taken, wait_ready, write_inventory)
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-work", "172.31.236.0/24", 3)
@@ -109,27 +108,6 @@ def test_check_mode_on_fresh_workers_says_what_it_would_do_and_changes_nothing(b
         assert "would run kubeadm join on %s" % host in flat(done.stdout) and "a worker of the group %s" % group in flat(done.stdout)
         assert untouched(bare_hosts, host)
     assert set(nodes(bare_hosts)) == {cluster}
-
-
-def lock_holder(sandbox, host):
-    """Who holds the cluster lock, read through ``host``; "" when nobody does."""
-    found = sandbox.ssh(host, "kubectl --kubeconfig /etc/kubernetes/admin.conf -n kube-system get lease control-plane-kubeadm-io"
-                              " -o jsonpath='{.spec.holderIdentity}'", check=False)
-    return found.stdout.strip() if found.returncode == 0 else ""
-
-
-@contextlib.contextmanager
-def held_by_another_run(sandbox, host, directory, holder):
-    """The cluster lock taken, through ``host``'s admin kubeconfig, by ``holder`` running a rollout; released after."""
-    kubeconfig = directory / "admin.conf"
-    kubeconfig.write_text(sandbox.ssh(host, "cat /etc/kubernetes/admin.conf").stdout)
-    kubeconfig.chmod(0o600)
-    lock = dict(kubeconfig=str(kubeconfig), holder=holder, action="rollout")
-    assert run("kcp_lock", lock)[0] == "CHANGED"
-    try:
-        yield
-    finally:
-        assert run("kcp_lock", dict(lock, state="absent"))[1]["decision"] == "release"
 
 
 def test_a_run_is_refused_while_another_holds_the_lock_and_touches_no_worker(bare_hosts, cluster, inventory, tmp_path):

@@ -1,10 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The etcd_snapshot action plugin's copy to the controller: a copy whose SHA-256 is not the snapshot's is refused
-and leaves nothing behind; under privilege escalation the file is read through slurp, as ansible.builtin.fetch
-does; the rotation spares the run's first snapshot; the cluster's identity is its etcd CA's. The transfer itself is
-exercised on real etcd in tests/integration/etcd/test_etcd_snapshot.py."""
+"""The copy of a snapshot to the controller (plugin_utils/host_file.copy_checked, which the etcd_snapshot and
+etcd_backup action plugins use): a copy whose SHA-256 is not the snapshot's is refused and leaves nothing behind;
+under privilege escalation the file is read through slurp, as ansible.builtin.fetch does; the rotation spares the
+run's first snapshot; the cluster's identity is its etcd CA's. The transfer itself is exercised on real etcd in
+tests/integration/etcd/test_etcd_snapshot.py."""
 
 import base64
 import hashlib
@@ -15,6 +16,7 @@ import types
 import pytest
 from ansible_collections.kubeadm.control_plane.plugins.action.etcd_snapshot import ActionModule
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_snapshot
+from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import host_file
 
 SNAPSHOT = b"etcd snapshot bytes"
 
@@ -47,7 +49,7 @@ def action(connection, slurped=None):
 def test_a_copy_that_matches_is_kept_private(tmp_path):
     plugin = action(Connection(False, SNAPSHOT))
     dest = str(tmp_path / "snap.db")
-    plugin._copy_to_controller("/host/snap.db", hashlib.sha256(SNAPSHOT).hexdigest(), dest, {})
+    host_file.copy_checked(plugin, "/host/snap.db", hashlib.sha256(SNAPSHOT).hexdigest(), dest, {})
     assert open(dest, "rb").read() == SNAPSHOT and stat.S_IMODE(os.stat(dest).st_mode) == 0o600
     assert plugin._connection.fetched == ["/host/snap.db"] and plugin.modules_run == []
     assert os.listdir(tmp_path) == ["snap.db"]
@@ -56,13 +58,13 @@ def test_a_copy_that_matches_is_kept_private(tmp_path):
 def test_a_copy_that_differs_is_refused_and_nothing_is_left(tmp_path):
     plugin = action(Connection(False, b"truncated"))
     with pytest.raises(ValueError, match="the copy's SHA-256 is"):
-        plugin._copy_to_controller("/host/snap.db", hashlib.sha256(SNAPSHOT).hexdigest(), str(tmp_path / "snap.db"), {})
+        host_file.copy_checked(plugin, "/host/snap.db", hashlib.sha256(SNAPSHOT).hexdigest(), str(tmp_path / "snap.db"), {})
     assert os.listdir(tmp_path) == []
 
 
 def test_under_privilege_escalation_the_file_is_read_through_slurp(tmp_path):
     plugin = action(Connection(True, b""), slurped=SNAPSHOT)
-    plugin._copy_to_controller("/host/snap.db", hashlib.sha256(SNAPSHOT).hexdigest(), str(tmp_path / "snap.db"), {})
+    host_file.copy_checked(plugin, "/host/snap.db", hashlib.sha256(SNAPSHOT).hexdigest(), str(tmp_path / "snap.db"), {})
     assert (tmp_path / "snap.db").read_bytes() == SNAPSHOT
     assert plugin.modules_run == [("ansible.legacy.slurp", {"src": "/host/snap.db"})] and plugin._connection.fetched == []
 

