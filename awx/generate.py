@@ -28,7 +28,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "job_templates")
 
-FLOWS = ("create", "scale", "rollout", "upgrade", "remediate", "reconcile", "certificates", "delete", "status", "workers", "workers_remove")
+FLOWS = ("create", "scale", "rollout", "upgrade", "remediate", "reconcile", "certificates", "delete", "status", "workers", "workers_remove",
+         "backup")
 
 # A question: (variable, role, entry point, option[, overrides]). The variable is what the flow reads (an option
 # itself, or the playbook variable that feeds it: kcp -> flow_spec, kcp_bundle_dir -> machine_create_bundle_dir,
@@ -63,6 +64,13 @@ WORKERS_REMOVE = [("kcp_workers_remove", None, None, None),
                   ("worker_remove_drain_retries", "worker_remove", "main", "worker_remove_drain_retries"),
                   ("worker_remove_unreachable_pod_timeout", "worker_remove", "main", "worker_remove_unreachable_pod_timeout")]
 
+# the backup playbook: what the backup role asks; its directory must outlive the job's container (a volume)
+BACKUP = [("kcp_backup_dir", "backup", "main", "backup_dir", {"required": True}),
+          ("kcp_backup_keep", "backup", "main", "backup_keep"),
+          ("kcp_backup_max_age_days", "backup", "main", "backup_max_age_days"),
+          ("kcp_backup_vault_id", "backup", "main", "backup_vault_id"),
+          ("kcp_etcdutl", "backup", "main", "backup_etcdutl")]
+
 QUESTIONS = {
     "create": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + FIRST + BUILD + KEEP,
     "scale": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + FIRST + BUILD + REMOVE + KEEP,
@@ -75,6 +83,7 @@ QUESTIONS = {
     "status": [SPEC] + OBSERVE,
     "workers": [SPEC] + WORKERS + OBSERVE[:1] + OBSERVE[2:] + BUILD[1:],
     "workers_remove": WORKERS_REMOVE + OBSERVE[:1] + OBSERVE[2:],
+    "backup": BACKUP + OBSERVE[:1] + OBSERVE[2:],
 }
 
 # Variables a playbook reads that no argument spec describes (the playbook's own, in playbooks/<flow>.yml).
@@ -122,6 +131,11 @@ LABELS = {
     "kcp": "Control plane spec (YAML or JSON)",
     "kcp_bundle_dir": "Node software bundle directory (on the controller)",
     "kcp_etcd_snapshot_dir": "etcd snapshot directory (on the controller; a volume of the execution environment)",
+    "kcp_backup_dir": "Backup directory (on the controller; a volume of the execution environment)",
+    "kcp_backup_keep": "Backups to keep",
+    "kcp_backup_max_age_days": "Days a backup is kept (0: any age)",
+    "kcp_backup_vault_id": "Vault id of the secret that encrypts the PKI (an attached Vault credential's)",
+    "kcp_etcdutl": "etcdutl on the controller",
     "kcp_delete_force": "Delete even while worker Nodes remain",
     "kcp_worker_group": "Inventory group of the worker hosts",
     "kcp_workers_remove": "Worker hosts to remove",

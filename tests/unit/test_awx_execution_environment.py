@@ -6,10 +6,12 @@ renders its build context (`ansible-builder create`, no container runtime needed
 definition says, and that context installs the collection, its Python dependencies at their pins, ansible-core and
 ansible-runner at the versions the collection is tested with, and an SSH client."""
 
+import io
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
 
 import pytest
 import yaml
@@ -32,6 +34,12 @@ def context(tmp_path_factory):
     (work / "awx").mkdir()
     shutil.copy(DEFINITION, work / "awx")
     shutil.copy(os.path.join(ROOT, "awx", "requirements.txt"), work / "awx")
+    etcd = work / "etcd-v3.6.5-linux-amd64.tar.gz"  # etcd's release archive, as the operator places it
+    with tarfile.open(etcd, "w:gz") as archive:
+        data = b"#!/bin/sh\necho 'etcdutl version: 3.6.5'\n"
+        member = tarfile.TarInfo("etcd-v3.6.5-linux-amd64/etcdutl")
+        member.size, member.mode = len(data), 0o755
+        archive.addfile(member, io.BytesIO(data))
     built = subprocess.run([os.path.join(BIN, "ansible-galaxy"), "collection", "build", ROOT, "--output-path", str(work)],
                            capture_output=True, text=True, timeout=300, check=False)
     assert built.returncode == 0, built.stdout + built.stderr
@@ -86,3 +94,12 @@ def test_the_job_container_has_an_ssh_client(context):
 def test_the_job_container_pipes_modules_into_the_hosts_python(context):
     # the setting the flows are measured with (bench/flows.py); without it every module is copied to the host first
     assert "ENV ANSIBLE_PIPELINING=True" in (context / "Containerfile").read_text()
+
+
+def test_the_image_gets_etcdutl_from_etcds_release_archive(context):
+    """etcdutl verifies every backup on the controller, the job's container (docs/disaster-recovery.md)."""
+    assert os.listdir(context / "_build" / "etcd") == ["etcd-v3.6.5-linux-amd64.tar.gz"]
+    containerfile = (context / "Containerfile").read_text()
+    final = containerfile.rsplit("\nFROM ", 1)[1]
+    assert "COPY _build/etcd/ /tmp/etcd/" in final and "archive.extract(member, '/usr/local/bin')" in final
+    assert "/usr/local/bin/etcdutl version" in final

@@ -63,13 +63,17 @@ def test_each_template_runs_its_wrapper_playbook_with_a_survey(flow):
         assert item["variable"].startswith("kcp_survey_") == (item["type"] == "textarea" or item["choices"] == ["true", "false"])
 
 
-def test_the_spec_is_a_required_textarea_in_every_survey_but_the_worker_removal():
+def test_the_spec_is_a_required_textarea_in_every_survey_but_the_worker_removal_and_the_backup():
     for flow in generate.FLOWS:
         if flow == "workers_remove":
             # removing workers needs no spec: which workers is its one required answer
             assert "kcp_survey_kcp" not in questions(flow)
             named = questions(flow)["kcp_survey_kcp_workers_remove"]
             assert named["type"] == "textarea" and named["required"]
+            continue
+        if flow == "backup":
+            # a backup reads the cluster, not the spec; its directory must outlive the job's container
+            assert "kcp_survey_kcp" not in questions(flow) and questions(flow)["kcp_backup_dir"]["required"]
             continue
         spec = questions(flow)["kcp_survey_kcp"]
         assert spec["type"] == "textarea" and spec["required"] and spec["default"] == ""

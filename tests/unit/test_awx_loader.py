@@ -171,6 +171,11 @@ def test_the_launch_rules_see_what_awx_refuses():
                                                "kcp_survey_node_software_replace: 'yes' is not one of ['true', 'false']"]
 
 
+def option_defaults(flow):
+    """Each surveyed variable's default in its argument spec (None for a playbook's own variable)."""
+    return {entry[0]: generate.argument_spec(*entry[1:4]).get("default") if entry[1] else None for entry in generate.QUESTIONS[flow]}
+
+
 @pytest.mark.parametrize("flow", generate.FLOWS)
 def test_awx_saves_each_survey_and_applies_each_default(flow):
     survey = template(flow)["survey_spec"]
@@ -180,8 +185,9 @@ def test_awx_saves_each_survey_and_applies_each_default(flow):
             continue  # no default: AWX drops it, the role's default or the inventory holds (a textarea: survey_answers.yml)
         # a default AWX cannot use would be dropped without a word at every launch
         assert answer_problems(item, {item["variable"]: item["default"]}) == []
-        # an empty text would reach the flow as "" over the inventory and the role's default: only for a required question
-        assert item["default"] != "" or item["required"], item["variable"]
+        # an empty text would reach the flow as "" over the role's default: only for a required question, or an
+        # option whose own default is "" (the same meaning)
+        assert item["default"] != "" or item["required"] or option_defaults(flow)[item["variable"]] == "", item["variable"]
 
 
 @pytest.mark.parametrize("flow", generate.FLOWS)
@@ -189,7 +195,8 @@ def test_an_api_launch_as_docs_awx_shows_it_is_accepted(flow):
     """docs/awx.md: an API launch answers the required questions, the spec as text (what tests/e2e/test_awx_runner.py passes)."""
     survey = template(flow)["survey_spec"]
     answers = {"kcp_survey_kcp": "replicas: 3\nversion: v1.35.1\n", "kcp_bundle_dir": "/srv/kcp/bundle",
-               "kcp_etcd_snapshot_dir": "/srv/kcp/snapshots", "kcp_survey_kcp_workers_remove": "[worker-1]\n"}
+               "kcp_etcd_snapshot_dir": "/srv/kcp/snapshots", "kcp_survey_kcp_workers_remove": "[worker-1]\n",
+               "kcp_backup_dir": "/srv/kcp/backups"}
     asked = {item["variable"] for item in survey["spec"]}
     assert launch_problems(survey, {name: value for name, value in answers.items() if name in asked}) == []
 
