@@ -29,7 +29,7 @@ ROOT = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "job_templates")
 
 FLOWS = ("create", "scale", "rollout", "upgrade", "remediate", "reconcile", "certificates", "delete", "status", "workers", "workers_remove",
-         "backup")
+         "backup", "etcd_maintenance")
 
 # A question: (variable, role, entry point, option[, overrides]). The variable is what the flow reads (an option
 # itself, or the playbook variable that feeds it: kcp -> flow_spec, kcp_bundle_dir -> machine_create_bundle_dir,
@@ -70,6 +70,9 @@ BACKUP = [("kcp_backup_dir", "backup", "main", "backup_dir", {"required": True})
           ("kcp_backup_max_age_days", "backup", "main", "backup_max_age_days"),
           ("kcp_backup_vault_id", "backup", "main", "backup_vault_id"),
           ("kcp_etcdutl", "backup", "main", "backup_etcdutl")]
+# the etcd maintenance playbook: what the etcd_maintenance role asks
+MAINTENANCE = [("etcd_maintenance_compact", "etcd_maintenance", "main", "etcd_maintenance_compact"),
+               ("etcd_maintenance_defrag_timeout", "etcd_maintenance", "main", "etcd_maintenance_defrag_timeout")]
 
 QUESTIONS = {
     "create": [SPEC, BUNDLE, SNAPSHOTS] + OBSERVE + FIRST + BUILD + KEEP,
@@ -84,6 +87,7 @@ QUESTIONS = {
     "workers": [SPEC] + WORKERS + OBSERVE[:1] + OBSERVE[2:] + BUILD[1:],
     "workers_remove": WORKERS_REMOVE + OBSERVE[:1] + OBSERVE[2:],
     "backup": BACKUP + OBSERVE[:1] + OBSERVE[2:],
+    "etcd_maintenance": MAINTENANCE + OBSERVE[:1] + OBSERVE[2:],
 }
 
 # Variables a playbook reads that no argument spec describes (the playbook's own, in playbooks/<flow>.yml).
@@ -136,6 +140,8 @@ LABELS = {
     "kcp_backup_max_age_days": "Days a backup is kept (0: any age)",
     "kcp_backup_vault_id": "Vault id of the secret that encrypts the PKI (an attached Vault credential's)",
     "kcp_etcdutl": "etcdutl on the controller",
+    "etcd_maintenance_compact": "Compact etcd's history before defragmenting",
+    "etcd_maintenance_defrag_timeout": "Seconds each member's defragmentation may take",
     "kcp_delete_force": "Delete even while worker Nodes remain",
     "kcp_worker_group": "Inventory group of the worker hosts",
     "kcp_workers_remove": "Worker hosts to remove",

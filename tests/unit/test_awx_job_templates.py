@@ -63,7 +63,7 @@ def test_each_template_runs_its_wrapper_playbook_with_a_survey(flow):
         assert item["variable"].startswith("kcp_survey_") == (item["type"] == "textarea" or item["choices"] == ["true", "false"])
 
 
-def test_the_spec_is_a_required_textarea_in_every_survey_but_the_worker_removal_and_the_backup():
+def test_the_spec_is_a_required_textarea_in_every_survey_but_those_that_read_the_cluster_alone():
     for flow in generate.FLOWS:
         if flow == "workers_remove":
             # removing workers needs no spec: which workers is its one required answer
@@ -71,9 +71,10 @@ def test_the_spec_is_a_required_textarea_in_every_survey_but_the_worker_removal_
             named = questions(flow)["kcp_survey_kcp_workers_remove"]
             assert named["type"] == "textarea" and named["required"]
             continue
-        if flow == "backup":
-            # a backup reads the cluster, not the spec; its directory must outlive the job's container
-            assert "kcp_survey_kcp" not in questions(flow) and questions(flow)["kcp_backup_dir"]["required"]
+        if flow in ("backup", "etcd_maintenance"):
+            # they read the cluster, not the spec; a backup's directory must outlive the job's container
+            assert "kcp_survey_kcp" not in questions(flow)
+            assert flow != "backup" or questions(flow)["kcp_backup_dir"]["required"]
             continue
         spec = questions(flow)["kcp_survey_kcp"]
         assert spec["type"] == "textarea" and spec["required"] and spec["default"] == ""
