@@ -322,15 +322,13 @@ class EtcdClient:
 
     def revision(self):
         """The keyspace's current revision, as the first member that answers has it."""
-        failures = {}
-        for url in self._write_urls():
-            try:
-                return int(self._client(url).call("maintenance/status")["header"]["revision"])
-            except EtcdTLSError:
-                raise
-            except (EtcdError, EtcdUnavailable) as exc:
-                failures[url] = exc
-        raise _not_accepted("maintenance/status", failures)
+        return int(self._read("maintenance/status")["header"]["revision"])
+
+    def alarms(self):
+        """The cluster's active alarms, each (the hex id of the member that raised it, the alarm: NOSPACE, CORRUPT).
+        Every member reports every alarm of the cluster in its status; this says whose it is."""
+        listed = self._read("maintenance/alarm", {"action": "GET"}).get("alarms") or []
+        return [(hex_id(alarm.get("memberID", 0)), alarm.get("alarm", "NONE")) for alarm in listed]
 
     def compact(self, revision):
         """Compact the keyspace's history up to ``revision`` and return once every member dropped it from its
@@ -366,6 +364,18 @@ class EtcdClient:
             key=lambda m: not m["leader"],
         )
         return list(dict.fromkeys([m["client_urls"][0] for m in ranked] + self.endpoints))
+
+    def _read(self, path, body=None):
+        """One read from the first member that answers it."""
+        failures = {}
+        for url in self._write_urls():
+            try:
+                return self._client(url).call(path, body)
+            except EtcdTLSError:
+                raise
+            except (EtcdError, EtcdUnavailable) as exc:
+                failures[url] = exc
+        raise _not_accepted(path, failures)
 
     def _change(self, path, body):
         """Send one membership change; poll while etcd refuses for now; try the next member when one is down."""

@@ -21,7 +21,7 @@ description:
     each one; it stops, naming the member that is not well and the ones not defragmented yet, when one is not.
   - Reports every member's database size before and after.
   - Clears a NOSPACE alarm only once every member's database is under the space quota (the C(--quota-backend-bytes)
-    of O(manifest), else etcd's 2 GiB): otherwise etcd would raise it again at the next write. While it is not, the
+    of O(manifest), else etcd's 2 GiB), since etcd would otherwise raise it again at the next write. While it is not, the
     alarm stays and the module fails saying so.
 author:
   - kubeadm.control_plane contributors (!UNKNOWN)
@@ -83,7 +83,7 @@ quota_bytes:
   returned: always
   type: int
 disarmed:
-  description: The members whose NOSPACE alarm was (in check mode, would be, once under the quota) cleared.
+  description: The members whose NOSPACE alarm was (in check mode, would be, once under the quota) cleared, by the alarms etcd lists (every member reports every alarm of the cluster; this is the member that raised it).
   returned: always
   type: list
   elements: str
@@ -125,9 +125,10 @@ def maintain(client, params, quota, check_mode):
     refusal = etcd_maintenance.maintenance_refusal(members)
     if refusal:
         raise Stopped("refused: %s" % refusal, result)
-    nospace = [m for m in members if etcd_maintenance.NOSPACE in m["alarms"]]
+    names = {m["id"]: m["name"] for m in members}
+    nospace = [member_id for member_id, alarm in client.alarms() if alarm == etcd_maintenance.NOSPACE]
     if check_mode:
-        return dict(result, changed=True, disarmed=[m["name"] for m in nospace])
+        return dict(result, changed=True, disarmed=[names.get(member_id, member_id) for member_id in nospace])
     if params["compact"]:
         result["compacted"] = client.revision()
         client.compact(result["compacted"])
@@ -150,9 +151,9 @@ def maintain(client, params, quota, check_mode):
         refusal = etcd_maintenance.disarm_refusal(members, quota)
         if refusal:
             raise Stopped("NOSPACE stays: %s" % refusal, result)
-        for member in nospace:
-            client.disarm(member["id"], etcd_maintenance.NOSPACE)
-            result["disarmed"].append(member["name"])
+        for member_id in nospace:
+            client.disarm(member_id, etcd_maintenance.NOSPACE)
+            result["disarmed"].append(names.get(member_id, member_id))
     return result
 
 

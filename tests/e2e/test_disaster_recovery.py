@@ -133,7 +133,7 @@ def test_check_mode_says_what_it_would_do_and_writes_nothing(cluster, backups, v
 
 def test_retention_keeps_the_newest_backups(cluster, backups, vault_secret):
     first = sorted(os.listdir(cluster_dir(backups)))
-    for _ in range(2):
+    for _run in range(2):
         done = cluster.playbook(BACKUP, backup_vars(backups, kcp_backup_keep=2))
         assert done.returncode == 0, done.stdout[-6000:]
     left = sorted(os.listdir(cluster_dir(backups)))

@@ -78,9 +78,9 @@ class Host:
 PKI = {"/etc/kubernetes/pki/" + name: ("%s contents" % name).encode() for name in PKI_FILES}
 
 
-def plugin(tmp_path, secrets=(), status=STATUS, check_mode=False):
+def plugin(tmp_path, secrets=(), status=None, check_mode=False):
     etcdutl = tmp_path / "etcdutl"
-    etcdutl.write_text("#!/bin/sh\necho '%s'\n" % json.dumps(status))
+    etcdutl.write_text("#!/bin/sh\necho '%s'\n" % json.dumps(status or STATUS))
     etcdutl.chmod(0o755)
     action = ActionModule.__new__(ActionModule)
     action._connection = Host(PKI)

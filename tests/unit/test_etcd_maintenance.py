@@ -62,8 +62,11 @@ def test_nospace_stays_while_a_database_holds_the_quota():
 class Client:
     """etcd as the module reaches it: each gather answers the next reading; what it is asked is recorded."""
 
-    def __init__(self, *readings):
-        self.readings, self.asked = list(readings), []
+    def __init__(self, *readings, raised=()):
+        self.readings, self.asked, self.raised = list(readings), [], list(raised)
+
+    def alarms(self):
+        return self.raised
 
     def gather(self):
         return {"members": self.readings.pop(0) if len(self.readings) > 1 else self.readings[0]}
@@ -88,9 +91,10 @@ PARAMS = {"compact": True, "defrag_timeout": 300.0}
 
 
 def test_compaction_then_each_member_the_leader_last_then_nospace_cleared():
-    before = members(**{"cp-2": {"alarms": ["NOSPACE"]}})
-    after = members(**{name: {"db_size": 20 * 1024 ** 2, "alarms": ["NOSPACE"] if name == "cp-2" else []} for name in ("cp-1", "cp-2", "cp-3")})
-    client = Client(before, after)
+    # every member reports the cluster's alarm; etcd's alarm list says cp-2 raised it
+    before = members(**{name: {"alarms": ["NOSPACE"]} for name in ("cp-1", "cp-2", "cp-3")})
+    after = members(**{name: {"db_size": 20 * 1024 ** 2, "alarms": ["NOSPACE"]} for name in ("cp-1", "cp-2", "cp-3")})
+    client = Client(before, after, raised=[(before[1]["id"], "NOSPACE")])
     result = maintain(client, PARAMS, DEFAULT_QUOTA_BYTES, False)
     assert client.asked == [("compact", 4821), ("defragment", "https://cp-2:2379"), ("defragment", "https://cp-3:2379"),
                             ("defragment", "https://cp-1:2379"), ("disarm", before[1]["id"], "NOSPACE")]
@@ -109,7 +113,7 @@ def test_a_member_that_is_not_well_after_its_turn_stops_the_rest():
 
 def test_nospace_stays_armed_while_the_space_is_not_back():
     full = members(**{"cp-2": {"alarms": ["NOSPACE"], "db_size": DEFAULT_QUOTA_BYTES}})
-    client = Client(full)
+    client = Client(full, raised=[(full[1]["id"], "NOSPACE")])
     with pytest.raises(Stopped, match="NOSPACE stays: the space is not back under the quota"):
         maintain(client, PARAMS, DEFAULT_QUOTA_BYTES, False)
     assert not [asked for asked in client.asked if asked[0] == "disarm"]
@@ -119,6 +123,7 @@ def test_a_refusal_and_check_mode_change_nothing():
     client = Client(members(**{"cp-1": {"alarms": ["CORRUPT"]}}))
     with pytest.raises(Stopped, match="refused: cp-1 has alarm CORRUPT"):
         maintain(client, PARAMS, DEFAULT_QUOTA_BYTES, False)
-    client = Client(members(**{"cp-3": {"alarms": ["NOSPACE"]}}))
+    found = members(**{"cp-3": {"alarms": ["NOSPACE"]}})
+    client = Client(found, raised=[(found[2]["id"], "NOSPACE")])
     planned = maintain(client, PARAMS, DEFAULT_QUOTA_BYTES, True)
     assert client.asked == [] and planned["disarmed"] == ["cp-3"] and [m["name"] for m in planned["members"]] == ["cp-2", "cp-3", "cp-1"]
