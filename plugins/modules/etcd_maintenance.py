@@ -20,9 +20,9 @@ description:
   - Defragments one member at a time, the followers first and the leader last, and asks every member again after
     each one; it stops, naming the member that is not well and the ones not defragmented yet, when one is not.
   - Reports every member's database size before and after.
-  - Clears a NOSPACE alarm only once every member's database is under the space quota (the C(--quota-backend-bytes)
-    of O(manifest), else etcd's 2 GiB), since etcd would otherwise raise it again at the next write. While it is not, the
-    alarm stays and the module fails saying so.
+  - Clears a NOSPACE alarm only once every member's database leaves a fifth of the space quota free (the
+    C(--quota-backend-bytes) of O(manifest), else etcd's 2 GiB), since etcd would otherwise raise it again within a
+    few writes. While it does not, the alarm stays and the module fails saying so.
 author:
   - kubeadm.control_plane contributors (!UNKNOWN)
 options:
@@ -83,7 +83,7 @@ quota_bytes:
   returned: always
   type: int
 disarmed:
-  description: The members whose NOSPACE alarm was (in check mode, would be, once under the quota) cleared, by the alarms etcd lists (every member reports every alarm of the cluster; this is the member that raised it).
+  description: The members whose NOSPACE alarm was (in check mode, would be, once the space is back) cleared, by the alarms etcd lists (every member reports every alarm of the cluster; this is the member that raised it).
   returned: always
   type: list
   elements: str

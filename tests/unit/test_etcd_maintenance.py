@@ -52,11 +52,12 @@ def test_the_quota_is_the_manifest_s_else_etcd_s_default():
     assert quota_bytes("    - --data-dir=/var/lib/etcd\n") == DEFAULT_QUOTA_BYTES == 2147483648
 
 
-def test_nospace_stays_while_a_database_holds_the_quota():
-    full = members(**{"cp-3": {"db_size": 2147483648}})
-    assert disarm_refusal(full, 2147483648) == ("the space is not back under the quota of 2147483648 bytes: cp-3 holds "
-                                                "2147483648 bytes; delete what fills it and run again")
-    assert disarm_refusal(members(), 2147483648) is None
+def test_nospace_stays_while_a_database_leaves_less_than_a_fifth_of_the_quota_free():
+    nearly = members(**{"cp-3": {"db_size": 1717986918}})  # four fifths of 2 GiB, rounded down
+    assert disarm_refusal(nearly, 2147483648) == (
+        "the space is not back under the quota of 2147483648 bytes (a fifth of it free: under 1717986918 bytes): cp-3 "
+        "holds 1717986918 bytes; delete what fills it and run again")
+    assert disarm_refusal(members(**{"cp-3": {"db_size": 1717986917}}), 2147483648) is None
 
 
 class Client:
