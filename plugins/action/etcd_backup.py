@@ -103,15 +103,22 @@ class ActionModule(ActionBase):
             with private_file.replaced_whole(made[-1]) as out:
                 out.write(json.dumps(record, indent=2, sort_keys=True).encode())
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
-            for path in made:
-                if os.path.exists(path):
-                    os.unlink(path)
+            self._remove(made)
             return dict(failed=True, msg="the backup failed, and left nothing on the controller: %s" % exc)
+        except BaseException:
+            self._remove(made)  # the host stopped answering, the run was interrupted: no backup without its record
+            raise
         for old in removed:
             for part in PARTS:
                 if os.path.exists(os.path.join(directory, old + part)):
                     os.unlink(os.path.join(directory, old + part))
         return dict(changed=True, backup=record, dir=directory, removed=removed)
+
+    @staticmethod
+    def _remove(paths):
+        for path in paths:
+            if os.path.exists(path):
+                os.unlink(path)
 
     @staticmethod
     def _backups(directory):

@@ -15,6 +15,7 @@ import tarfile
 import types
 
 import pytest
+from ansible.errors import AnsibleConnectionFailure
 from ansible.parsing.vault import VaultLib, VaultSecret
 from ansible.plugins.action import ActionBase
 from ansible_collections.kubeadm.control_plane.plugins.action.etcd_backup import ActionModule
@@ -190,3 +191,18 @@ def test_check_mode_says_what_it_would_remove_and_writes_nothing(tmp_path):
     assert result["changed"] and result["backup"] is None and result["removed"] == []
     assert not (tmp_path / "backups").exists()
     assert [name for name, _args in action.modules_run] == ["kubeadm.control_plane.etcd_snapshot"]
+
+
+def test_a_host_that_stops_answering_midway_leaves_no_backup_without_its_record(tmp_path):
+    action = plugin(tmp_path)
+    fetch = action._connection.fetch_file
+
+    def fetch_until_the_pki(source, dest):
+        if source.endswith(".crt"):
+            raise AnsibleConnectionFailure("ssh: connect to host 10.0.0.12 port 22: No route to host")
+        fetch(source, dest)
+
+    action._connection.fetch_file = fetch_until_the_pki
+    with pytest.raises(AnsibleConnectionFailure):
+        run(action)
+    assert os.listdir(tmp_path / "backups" / "3f9a0c1d2e4b5a69") == []
