@@ -56,7 +56,7 @@ def main():
         flow(operator, "create.yml", 3, workdir, version)
         hand = [timed(lambda: by_hand(operator, workdir, index)) for index in range(RUNS)]
         runs = [flow(operator, "backup.yml", 3, workdir, version,
-                     variables={"kcp_backup_dir": os.path.join(workdir, "backups"), "kcp_etcdutl": ETCDUTL, "kcp_backup_keep": 2})
+                     extra_vars={"kcp_backup_dir": os.path.join(workdir, "backups"), "kcp_etcdutl": ETCDUTL, "kcp_backup_keep": 2})
                 for _run in range(RUNS)]
     finally:
         operator.down()

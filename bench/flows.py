@@ -235,11 +235,11 @@ def admin_json(operator, args):
     raise SystemExit("no host answers kubectl %s" % args)
 
 
-def flow(operator, playbook, replicas, workdir, version, max_surge=0, refused=False, environment=None, variables=None, **spec):
+def flow(operator, playbook, replicas, workdir, version, max_surge=0, refused=False, environment=None, extra_vars=None, **spec):
     """{seconds, tasks, ssh, top} of one flow run by ansible-playbook, as an operator runs it (``top``: its ten
     costliest tasks, (seconds, runs, name)); ``spec``: more fields of the spec; ``refused``: the run must fail;
     ``environment``: more of Ansible's environment (settings measured against the collection's ansible.cfg);
-    ``variables``: more extra vars."""
+    ``extra_vars``: more extra vars."""
     inventory = os.path.join(operator.state, "inventory.ini")
     variables = operator.inventory()[1]
     mirror_dir = operator.mirror()[0]
@@ -252,7 +252,7 @@ def flow(operator, playbook, replicas, workdir, version, max_surge=0, refused=Fa
                      "endpoint": {"host": variables["sandbox_endpoint_host"], "port": 6443},
                      "kubeadm": {"cluster_configuration": {"networking": {"podSubnet": "10.244.0.0/16"}}}}}
     extra["kcp"].update(spec)
-    extra.update(variables or {})
+    extra.update(extra_vars or {})
     count_file, times_file = os.path.join(workdir, "ssh-count"), os.path.join(workdir, "task-times.json")
     open(count_file, "w").close()
     env = dict(os.environ, PATH=BIN + os.pathsep + os.environ["PATH"], ANSIBLE_NOCOLOR="1",
