@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.flow_passes import STEPS_CEILING
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import is_worker_group_name
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import endpoint_address, is_worker_group_name
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import error, whole_number
 
 PROVIDERS = ("static", "hook")
@@ -23,6 +23,35 @@ NODE_NAME_RULE = ("an inventory host of the group names its Node: must be a DNS-
                   "a-z, 0-9, '-' and '.', each part starting and ending with a letter or digit)")
 FAILURE_DOMAIN_RULE = ("must be a failure domain's name, the value of the Node's zone label: one string of at most 63 "
                        "characters a-z, A-Z, 0-9, '-', '_' and '.', starting and ending with a letter or digit")
+
+
+# What machine_info read of a candidate host (the observe role keeps it as the host's observe_machine) that
+# kcp_observe takes with the host.
+MACHINE_INFO_FIELDS = ("record", "record_error", "certificates_expire", "certificate_authorities_expire",
+                       "kubelet_certificate_expire", "kubelet_certificate_rotates", "certificate_renewal")
+ETCD_CLIENT_PORT = 2379
+
+
+def candidate_hosts(names, host_vars, machine_info=None):
+    """Each candidate host as kcp_validate and kcp_observe take it, from its inventory variables (``host_vars``, by
+    name): ``{name, address, failure_domain}`` (the address: ansible_host, else the name), and with ``machine_info``,
+    the name of the host variable holding what machine_info read, MACHINE_INFO_FIELDS of it."""
+    hosts = []
+    for name in names:
+        variables = host_vars[name]
+        host = {"name": name, "address": variables.get("ansible_host", name), "failure_domain": variables.get("failure_domain")}
+        if machine_info:
+            info = variables[machine_info]
+            host.update((field, info[field]) for field in MACHINE_INFO_FIELDS)
+        hosts.append(host)
+    return hosts
+
+
+def etcd_client_urls(names, host_vars):
+    """The etcd client URL of each host of ``names`` (``https://<ansible_host, else the name>:2379``, an IPv6 address
+    bracketed): stacked etcd listens on every control plane host."""
+    return ["https://" + endpoint_address({"host": str(host_vars[name].get("ansible_host", name)).strip("[]"), "port": ETCD_CLIENT_PORT})
+            for name in names]
 
 
 def is_node_name(name):

@@ -6,7 +6,8 @@ by the inventory variable that gives it."""
 
 import pytest
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.run_inventory import inventory_errors, is_node_name, worker_host_errors
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.run_inventory import (
+    MACHINE_INFO_FIELDS, _host_errors, candidate_hosts, etcd_client_urls, inventory_errors, is_node_name, worker_host_errors)
 from ansible_collections.kubeadm.control_plane.tests.unit.builders import spec
 
 FILES = {"/srv/kcp/create.yml", "/srv/kcp/delete.yml", "/srv/kcp/power-cycle.yml"}
@@ -165,3 +166,23 @@ def test_the_most_steps_a_run_takes_is_a_whole_number_up_to_the_passes_a_run_has
 def test_a_number_of_steps_no_run_can_take_is_refused(max_steps):
     rule = "must be a whole number from 1 to 30: the most steps one run takes (one pass a step, docs/flows.md \"One pass\")"
     assert errors(max_steps=max_steps) == [("kcp_max_steps", rule)]
+
+
+def test_the_candidates_are_handed_on_with_their_address_and_failure_domain():
+    host_vars = {"cp-1": {"ansible_host": "10.0.0.11", "failure_domain": "fd-1"}, "cp-2": {}}
+    assert candidate_hosts(["cp-1", "cp-2"], host_vars) == [
+        {"name": "cp-1", "address": "10.0.0.11", "failure_domain": "fd-1"}, {"name": "cp-2", "address": "cp-2", "failure_domain": None}]
+    # what validate's inventory.hosts takes: the same rules apply to what the filter builds
+    assert _host_errors(candidate_hosts(["cp-1", "cp-2"], host_vars)) == []
+
+
+def test_with_machine_info_each_candidate_carries_what_it_read():
+    info = {field: "value of %s" % field for field in MACHINE_INFO_FIELDS}
+    hosts = candidate_hosts(["cp-1"], {"cp-1": {"ansible_host": "10.0.0.11", "observe_machine": dict(info, other="left out")}}, "observe_machine")
+    assert hosts == [dict({"name": "cp-1", "address": "10.0.0.11", "failure_domain": None}, **info)]
+
+
+def test_each_host_s_etcd_client_url_an_ipv6_address_bracketed():
+    host_vars = {"cp-1": {"ansible_host": "10.0.0.11"}, "cp-2": {"ansible_host": "fd00::12"}, "cp-3": {"ansible_host": "[fd00::13]"}, "cp-4": {}}
+    assert etcd_client_urls(["cp-1", "cp-2", "cp-3", "cp-4"], host_vars) == [
+        "https://10.0.0.11:2379", "https://[fd00::12]:2379", "https://[fd00::13]:2379", "https://cp-4:2379"]
