@@ -6,13 +6,11 @@ client is in use, and gone once it is left; the Kubernetes client leaves none of
 only at the process's exit, which an ansible worker leaves without); relative paths are the kubeconfig's."""
 
 import base64
-import glob
 import http.server
 import json
 import os
 import shutil
 import stat
-import tempfile
 import threading
 
 import pytest
@@ -36,14 +34,25 @@ def inline(data):
     return base64.standard_b64encode(data).decode()
 
 
-def leftovers():
-    return set(glob.glob(os.path.join(tempfile.gettempdir(), credential_files.PREFIX + "*")))
+@pytest.fixture
+def made(monkeypatch):
+    """The private directories kube_api makes while the test runs (others, a lock keeper's of an earlier test in the
+    same process, come and go on their own)."""
+    directories = []
+    original = credential_files.private_directory
+
+    def recorded():
+        directories.append(original())
+        return directories[-1]
+
+    monkeypatch.setattr(credential_files, "private_directory", recorded)
+    return directories
 
 
-def test_inline_credentials_live_in_private_files_while_the_client_is_in_use(tmp_path):
+def test_inline_credentials_live_in_private_files_while_the_client_is_in_use(tmp_path, made):
     path = kubeconfig(tmp_path / "admin.conf", {"certificate-authority-data": inline(b"ca")},
                       {"client-certificate-data": inline(b"cert"), "client-key-data": inline(b"key")})
-    before, library_files = leftovers(), dict(kube_config._temp_files)
+    library_files = dict(kube_config._temp_files)
     with kube_api.connected(path) as api:
         settings = api.configuration
         for name, content in ((settings.cert_file, b"cert"), (settings.key_file, b"key"), (settings.ssl_ca_cert, b"ca")):
@@ -53,7 +62,7 @@ def test_inline_credentials_live_in_private_files_while_the_client_is_in_use(tmp
             assert stat.S_IMODE(os.stat(os.path.dirname(name)).st_mode) == 0o700
         assert settings.host == "https://10.0.0.100:6443" and settings.verify_ssl
     assert not any(os.path.exists(name) for name in (settings.cert_file, settings.key_file, settings.ssl_ca_cert))
-    assert leftovers() == before
+    assert made and not any(os.path.exists(directory) for directory in made)
     assert kube_config._temp_files == library_files
 
 
@@ -67,12 +76,11 @@ def test_paths_the_kubeconfig_names_are_relative_to_its_directory(tmp_path):
             (str(tmp_path / "ca.crt"), str(tmp_path / "admin.crt"), str(tmp_path / "admin.key"))
 
 
-def test_a_kubeconfig_that_cannot_be_used_is_unreadable_and_leaves_nothing(tmp_path):
-    before = leftovers()
+def test_a_kubeconfig_that_cannot_be_used_is_unreadable_and_leaves_nothing(tmp_path, made):
     with pytest.raises(kube_api.ClusterUnreadable, match="cannot be used"):
         with kube_api.connected(str(tmp_path / "missing.conf")):
             pass
-    assert leftovers() == before
+    assert not any(os.path.exists(directory) for directory in made)
 
 
 def test_inline_credentials_are_named_by_their_kind_and_key(tmp_path):
