@@ -83,7 +83,9 @@ quota_bytes:
   returned: always
   type: int
 disarmed:
-  description: The members whose NOSPACE alarm was (in check mode, would be, once the space is back) cleared, by the alarms etcd lists (every member reports every alarm of the cluster; this is the member that raised it).
+  description:
+    - The members whose NOSPACE alarm was (in check mode, would be, once the space is back) cleared, as etcd lists its
+      alarms by the member that raised each (every member reports every alarm of the cluster).
   returned: always
   type: list
   elements: str
