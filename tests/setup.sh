@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-debs=(openssh-server haproxy iptables tini socat iputils-ping openssl iproute2 procps python3-cryptography python3-yaml)
+debs=(openssh-server haproxy iptables tini socat iputils-ping openssl iproute2 procps python3-cryptography python3-yaml shellcheck)
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
