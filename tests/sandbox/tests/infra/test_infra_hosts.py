@@ -113,6 +113,15 @@ def test_the_etcd_data_dir_belongs_to_root_alone_as_kubeadm_makes_it(infra_sandb
         assert infra_sandbox.ssh(name, "stat -c '%a %U' /var/lib/etcd").stdout == "700 root\n"
 
 
+def test_root_starts_its_shell_with_a_fresh_debian_hosts_files_not_the_machines(infra_sandbox):
+    name = infra_sandbox.hosts()[0]
+    for dotfile in (".bashrc", ".profile"):
+        with open(os.path.join("/usr/share/base-files", "dot" + dotfile)) as handle:
+            assert infra_sandbox.ssh(name, "cat /root/%s" % dotfile).stdout == handle.read()
+    # what a developer machine's start-up files add (a tool manager's shims first on PATH) is not there
+    assert infra_sandbox.ssh(name, "echo $PATH").stdout.strip() == "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
 def test_units_started_through_ansible_systemd_service_honour_drop_ins_and_environment_files(infra_sandbox):
     done = subprocess.run(["ansible-playbook", "-i", infra_sandbox.record.inventory,
                            os.path.join(HERE, "playbooks", "systemd_stand_in.yml")], stdin=subprocess.DEVNULL,
