@@ -318,7 +318,7 @@ def main():
         figures = [figure + (parts,) for figure, parts in zip(figures, floors)]
         fixed = [("converged", flow(operator, "reconcile.yml", 3, workdir, patch, kubeadm=ETCD_PINNED), CONVERGED_TARGET),
                  ("refused", flow(operator, "reconcile.yml", 3, workdir, "v1.37", refused=True, kubeadm=ETCD_PINNED), REFUSED_TARGET)]
-        # the connection settings of ansible.cfg (docs/performance.md), each turned off in turn: no target, the difference
+        # the connection settings of ansible.cfg (docs/flows.md "How fast"), each turned off in turn: no target, the difference
         reuse = [(name, flow(operator, "reconcile.yml", 3, workdir, patch, environment=setting, kubeadm=ETCD_PINNED))
                  for name, setting in CONNECTION_SETTINGS_OFF]
     finally:
