@@ -11,6 +11,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import calendar
+import glob
 import hashlib
 import json
 import os
@@ -26,6 +27,7 @@ from ansible.plugins.action import ActionBase
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_restore
 
 MODULE = "kubeadm.control_plane.etcd_restore"
+WORK_PREFIX = ".restore-"  # the private work directory's, beside the backups (a backup's files are named by time)
 
 
 class ActionModule(ActionBase):
@@ -42,56 +44,76 @@ class ActionModule(ActionBase):
         if not etcdutl:
             return dict(result, failed=True, msg="etcdutl: %s is not an executable on the controller (it verifies and "
                         "restores the snapshot; docs/disaster-recovery.md)" % params["etcdutl"])
+        # private (0700), beside the backups (as protected, and room for a copy of the snapshot): the snapshot is
+        # checked and restored from one copy, which no retention or other run changes meanwhile
+        backups = os.path.dirname(os.path.abspath(params["backup"]))
+        for stale in glob.glob(os.path.join(backups, WORK_PREFIX + "*")):
+            shutil.rmtree(stale, ignore_errors=True)  # what a killed run left: a snapshot's copy, restored data
         try:
-            record, snapshot = self._verified(params["backup"], etcdutl)
-        except ValueError as exc:
+            work = tempfile.mkdtemp(prefix=WORK_PREFIX, dir=backups)
+        except OSError as exc:
             return dict(result, failed=True, msg="backup %s refused, nothing was touched: %s" % (params["backup"], exc))
+        try:
+            return dict(result, **self._restore(params, etcdutl, work, task_vars))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+            if self._connection._shell.tmpdir:
+                self._remove_tmp_path(self._connection._shell.tmpdir)
+
+    def _restore(self, params, etcdutl, work, task_vars):
+        """The task's result: the backup verified, the host read, the restore decided and, unless it is not to be
+        made (or in check mode), made."""
+        try:
+            record, snapshot = self._verified(params["backup"], etcdutl, work)
+        except ValueError as exc:
+            return dict(failed=True, msg="backup %s refused, nothing was touched: %s" % (params["backup"], exc))
         name = os.path.basename(params["backup"])[:-len(".json")]
         read = self._execute_module(module_name=MODULE, module_args=dict(params), task_vars=task_vars)
         if read.get("failed"):
-            return dict(result, failed=True, msg="the host could not be read: %s" % read.get("msg"))
+            return dict(failed=True, msg="the host could not be read: %s" % read.get("msg"))
         host = dict(read["host"], manifest=bool(read["host"]["manifest"]))
-        decision, reason = etcd_restore.restore_decision(record, name, host, params["quorum"], params["force"])
+        decision, reason = etcd_restore.restore_decision(record, name, host, params["answered"], params["quorum"], params["force"])
         if decision == etcd_restore.REFUSE:
-            return dict(result, failed=True, msg="restore refused, nothing was touched: %s" % reason)
+            return dict(failed=True, msg="restore refused, nothing was touched: %s" % reason)
         flags = etcd_restore.manifest_flags(read["host"]["manifest"])
         try:
             taken = calendar.timegm(time.strptime(record["taken"], "%Y-%m-%dT%H:%M:%SZ"))
             bump = self._bumps(etcdutl)
-            arguments = etcd_restore.member_restore_arguments(flags, bump)
+            token = "restored-%s-%s" % (flags.get("name"), time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))
+            arguments = etcd_restore.member_restore_arguments(flags, token, bump)
         except (KeyError, ValueError, TypeError) as exc:
-            return dict(result, failed=True, msg="restore refused, nothing was touched: %s" % exc)
+            return dict(failed=True, msg="restore refused, nothing was touched: %s" % exc)
         restored = {"backup": name, "revision": record["etcd"]["revision"], "taken": record["taken"], "bumped": bump,
                     "lost": etcd_restore.what_is_lost(record, time.time(), taken), "reason": reason}
+        warnings = [] if bump else [
+            "etcdutl cannot bump the revision (--bump-revision: etcd 3.5.13 and 3.6): the restored revisions are older than "
+            "what watchers saw; restart the kubelets and every controller that watches the API"]
         if decision == etcd_restore.RESTORED:
-            return dict(result, changed=False, restored=restored, kept=read["host"]["record"].get("kept"))
+            return dict(changed=False, restored=restored, kept=read["host"]["record"].get("kept"))
         if self._play_context.check_mode:
-            return dict(result, changed=True, restored=restored, kept=None)
+            return dict(changed=True, restored=restored, kept=None, warnings=warnings)
         data_dir = flags.get("data-dir") or params["data_dir"]
         address = urlsplit(flags.get("advertise-client-urls", "").split(",")[0]).hostname or "127.0.0.1"
-        work = tempfile.mkdtemp(prefix="kcp-restore-")  # mode 0700: the restored data holds every Secret
         try:
             archive = self._restored_archive(etcdutl, snapshot, arguments, work)
             tmpdir = self._make_tmp_path()
             staged = self._connection._shell.join_path(tmpdir, "restored.tar")
             self._transfer_file(archive, staged)
             self._fixup_perms2([tmpdir, staged])
-            done = self._execute_module(module_name=MODULE, task_vars=task_vars, module_args=dict(
-                params, staged={"archive": staged, "backup": name, "data_dir": data_dir, "address": address}))
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
-            return dict(result, failed=True, msg="the restore stopped before the host was changed: %s" % exc)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-            if self._connection._shell.tmpdir:
-                self._remove_tmp_path(self._connection._shell.tmpdir)
+            return dict(failed=True, msg="the restore stopped before the host was changed: %s" % exc)
+        # the host's record as this run read it: the host refuses to go on when another run changed it since
+        done = self._execute_module(module_name=MODULE, task_vars=task_vars, module_args=dict(
+            params, staged={"archive": staged, "backup": name, "data_dir": data_dir, "address": address,
+                            "expected": read["host"]["record"]}))
         if done.get("failed"):
-            return dict(result, failed=True, msg=done.get("msg"), restored=restored)
-        return dict(result, changed=True, restored=restored, kept=done["kept"])
+            return dict(failed=True, msg=done.get("msg"), restored=restored)
+        return dict(changed=True, restored=restored, kept=done["kept"], warnings=warnings)
 
     @staticmethod
-    def _verified(path, etcdutl):
-        """(the backup's record, its snapshot's path) once the snapshot is the one the record describes; ValueError
-        saying why not."""
+    def _verified(path, etcdutl, work):
+        """(the backup's record, the path of its snapshot's copy in ``work``) once the copy is the snapshot the record
+        describes; ValueError saying why not."""
         try:
             with open(path, encoding="utf-8") as handle:
                 record = json.load(handle)
@@ -99,15 +121,17 @@ class ActionModule(ActionBase):
             raise ValueError("its record cannot be read: %s" % exc)
         if not isinstance(record, dict) or not isinstance(record.get("snapshot"), str):
             raise ValueError("it is not a backup's record (no snapshot named)")
-        snapshot = os.path.join(os.path.dirname(path), os.path.basename(record["snapshot"]))
+        copy = os.path.join(work, "snapshot.db")
         digest = hashlib.sha256()
         try:
-            with open(snapshot, "rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
+            with open(os.path.join(os.path.dirname(path), os.path.basename(record["snapshot"])), "rb") as source, \
+                    os.fdopen(os.open(copy, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600), "wb") as out:
+                for block in iter(lambda: source.read(1 << 20), b""):
                     digest.update(block)
+                    out.write(block)
         except OSError as exc:
             raise ValueError("its snapshot cannot be read: %s" % exc)
-        done = subprocess.run([etcdutl, "snapshot", "status", snapshot, "--write-out", "json"], capture_output=True,
+        done = subprocess.run([etcdutl, "snapshot", "status", copy, "--write-out", "json"], capture_output=True,
                               text=True, timeout=600, check=False)
         try:
             status = json.loads(done.stdout) if done.returncode == 0 else None
@@ -116,7 +140,7 @@ class ActionModule(ActionBase):
         problems = etcd_restore.verification_problems(record, digest.hexdigest(), status)
         if problems:
             raise ValueError("; ".join(problems))
-        return record, snapshot
+        return record, copy
 
     @staticmethod
     def _bumps(etcdutl):

@@ -8,21 +8,23 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
+
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_restore import restore_host as choose
 
 
-def restore_host(names, host_vars, machine_info, chosen=None):
+def restore_host(names, host_vars, machine_info, backup, chosen=None):
     """The host's name; the reason as the error when no host is fit."""
     hosts = []
     for name in names:
         info = host_vars[name].get(machine_info) or {}
         answered = bool(info) and not info.get("unreachable") and not info.get("failed")
         hosts.append({"name": name, "answered": answered, "admin_kubeconfig": info.get("admin_kubeconfig"),
-                      "etcd_client_credentials": info.get("etcd_client_credentials")})
+                      "etcd_client_credentials": info.get("etcd_client_credentials"), "restore": info.get("restore")})
     try:
-        return choose(hosts, chosen or None)
+        return choose(hosts, os.path.basename(backup or "").rsplit(".json", 1)[0], chosen or None)
     except ValueError as exc:
         raise AnsibleFilterError(str(exc))
 

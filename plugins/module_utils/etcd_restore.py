@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_backup import status_problems
-
 # etcd_restore's arguments (plugins/modules/etcd_restore.py documents them).
 ARGUMENT_SPEC = dict(
     backup=dict(type="path", required=True),
+    answered=dict(type="bool", default=False),
     quorum=dict(type="bool"),
     force=dict(type="bool", default=False),
     etcdutl=dict(type="str", default="etcdutl"),
@@ -23,9 +22,10 @@ ARGUMENT_SPEC = dict(
     stop_timeout=dict(type="int", default=120),
 )
 
-# The static pods a restore stops while it replaces etcd's data: etcd, and the API servers whose watch caches would
-# otherwise keep serving what the restore takes back.
-STOPPED_PODS = ("etcd.yaml", "kube-apiserver.yaml")
+# The static pods a restore stops while it replaces etcd's data: etcd, the API server whose watch cache would otherwise
+# keep serving what the restore takes back, and the controller manager and scheduler, which Kubernetes' restore
+# guidance restarts so that they rely on no state the restore took back.
+STOPPED_PODS = ("etcd.yaml", "kube-apiserver.yaml", "kube-controller-manager.yaml", "kube-scheduler.yaml")
 # Where the host keeps the record of the restore made there (a killed restore is finished from it, and a finished
 # one is not made twice), and where the stopped pods' manifests wait.
 RECORD = "/var/lib/kubeadm-control-plane/restore.json"
@@ -39,6 +39,9 @@ DONE = "done"
 def verification_problems(record, sha256, status):
     """What makes a backup's snapshot not the one its record describes: ``sha256`` of the file, ``status`` what
     ``etcdutl snapshot status -w json`` says of it (None: etcdutl refused it). Empty when it is."""
+    # imported here: machine_info reads RECORD on every host each pass, without the etcd client etcd_backup brings
+    from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_backup import status_problems
+
     if not isinstance(record, dict) or not record.get("cluster_id") or not isinstance(record.get("etcd"), dict):
         return ["the record is not a backup's record (no cluster_id or etcd section)"]
     problems = []
@@ -58,13 +61,14 @@ def verification_problems(record, sha256, status):
 RESTORE, RESTORED, REFUSE = "restore", "restored", "refuse"
 
 
-def restore_decision(record, backup_name, host, quorum, force):
+def restore_decision(record, backup_name, host, answered, quorum, force):
     """(decision, reason): whether the backup (``record``, named ``backup_name``) is restored on the host now
     (RESTORE), was restored there already (RESTORED: nothing to do, the run goes on with what follows), or may not be
     (REFUSE). ``host``: what the host holds (``cluster_id`` of its etcd CA, ``manifest`` whether it has an etcd
-    manifest, ``record`` the restore recorded there); ``quorum``: whether a member answered a read through quorum
-    (None: no member answered). A restore of this backup under way on the host is finished whatever etcd says: its
-    own first step stopped etcd."""
+    manifest, ``record`` the restore recorded there); ``answered``: whether an etcd member answered at all;
+    ``quorum``: whether one answered a read through quorum. A restore of this backup under way on the host is finished
+    whatever etcd says (its own first step stopped etcd); one finished there is never made again, forced or not.
+    Nothing is concluded from no answer: etcd down everywhere (a kubelet or runtime outage) keeps its data."""
     if not host.get("cluster_id"):
         return REFUSE, ("the host holds no etcd CA certificate: a restore goes on a control plane host of the cluster "
                         "(its PKI and static pod manifests), not on a new host")
@@ -74,14 +78,20 @@ def restore_decision(record, backup_name, host, quorum, force):
         return REFUSE, "the host has no etcd static pod manifest: it does not run the cluster's etcd"
     if under_way(host.get("record"), backup_name):
         return RESTORE, "a restore of this backup stopped half way on the host: it is finished"
-    if done_before(host.get("record"), backup_name) and not force:
+    if done_before(host.get("record"), backup_name):
         return RESTORED, ("this backup was restored on the host at %s: it is not restored again over the cluster that came "
-                          "back (force it to take the cluster back to the backup once more)" % host["record"].get("finished"))
-    if quorum and not force:
+                          "back (to restore it once more, remove %s there)" % (host["record"].get("finished"), RECORD))
+    if force:
+        return RESTORE, "forced"
+    if not answered:
+        return REFUSE, ("no etcd member answered: nothing is concluded from no answer (etcd down everywhere, a kubelet or "
+                        "container runtime outage, keeps its data: bring it back). Force the restore once you know the "
+                        "members' data is lost")
+    if quorum:
         return REFUSE, ("etcd has quorum: a member answers reads through it. A cluster with quorum loses no data to a lost "
                         "machine: remediate it (playbooks/remediate.yml); force the restore to take the cluster back to the "
                         "backup anyway")
-    return RESTORE, "etcd has no quorum" if not quorum else "forced"
+    return RESTORE, "etcd has no quorum"
 
 
 def under_way(host_record, backup_name):
@@ -117,26 +127,37 @@ def manifest_flags(manifest):
     return {name: value.strip("'\"") for name, value in _FLAG.findall(manifest or "")}
 
 
-def member_restore_arguments(flags, bump):
+def member_restore_arguments(flags, token, bump):
     """etcdutl snapshot restore's arguments, after the snapshot and the data directory, that make the data
-    directory of a one-member cluster for the etcd the manifest's ``flags`` run: its name and peer URL, a new
-    cluster token (a new cluster ID). ``bump``: etcdutl can bump the revision (--bump-revision, etcd 3.5.13 and
-    3.6). ValueError when the manifest lacks the name or the peer URL."""
+    directory of a one-member cluster for the etcd the manifest's ``flags`` run: its name and peer URL, and the
+    cluster ``token`` (a new one each restore: a new cluster ID, which members of an earlier cluster cannot join).
+    ``bump``: etcdutl can bump the revision (--bump-revision, etcd 3.5.13 and 3.6). ValueError when the manifest lacks
+    the name or the peer URL."""
     name, peer = flags.get("name"), flags.get("initial-advertise-peer-urls")
     if not name or not peer:
         raise ValueError("the etcd manifest sets no --name or --initial-advertise-peer-urls")
     arguments = ["--name", name, "--initial-cluster", "%s=%s" % (name, peer), "--initial-advertise-peer-urls", peer,
-                 "--initial-cluster-token", "restored-%s" % name]
+                 "--initial-cluster-token", token]
     if bump:
         arguments += ["--bump-revision", str(BUMP_REVISION), "--mark-compacted"]
     return arguments
 
 
-def restore_host(hosts, chosen=None):
-    """The host the cluster comes back on: ``chosen`` (the operator's), else the first by name of the hosts that
+def restore_host(hosts, backup_name, chosen=None):
+    """The host the cluster comes back on: the one that holds a restore of this backup (under way or finished: a run
+    again goes on there, never on another), else ``chosen`` (the operator's), else the first by name of the hosts that
     answered and hold the cluster's control plane (its admin kubeconfig and etcd client certificate). ``hosts``: each
-    ``{name, answered, admin_kubeconfig, etcd_client_credentials}``. ValueError saying why there is none."""
+    ``{name, answered, admin_kubeconfig, etcd_client_credentials, restore}`` (``restore``: the host's restore record).
+    ValueError saying why there is none."""
     fit = {h["name"]: h for h in hosts if h.get("answered") and h.get("admin_kubeconfig") and h.get("etcd_client_credentials")}
+    holding = sorted(h["name"] for h in hosts if (h.get("restore") or {}).get("backup") == backup_name)
+    if len(holding) > 1:
+        raise ValueError("%s each hold a restore of this backup: there is one cluster to bring back; remove the record "
+                         "(%s) of the host that is not to be it" % (", ".join(holding), RECORD))
+    if holding:
+        if chosen and chosen != holding[0]:
+            raise ValueError("this backup is restored on %s already, not on %s: the run goes on there" % (holding[0], chosen))
+        chosen = holding[0]
     if chosen:
         found = {h["name"]: h for h in hosts}.get(chosen)
         if found is None:

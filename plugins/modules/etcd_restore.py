@@ -18,15 +18,19 @@ description:
   - Verifies the backup made by M(kubeadm.control_plane.etcd_backup) whose record is O(backup) - the snapshot's
     SHA-256 and what C(etcdutl snapshot status) says of it (revision, keys, hash) against the record - and refuses
     it, before the host is touched, when they differ or etcdutl cannot read it.
-  - Refuses a backup of another cluster (its etcd CA is not the host's), a host without the cluster's etcd, a
-    cluster whose etcd has quorum (O(quorum); a lost machine is remediated, not restored) unless O(force), and a
-    backup restored on the host before unless O(force).
+  - Refuses a backup of another cluster (its etcd CA is not the host's) and a host without the cluster's etcd;
+    unless O(force), a cluster whose etcd has quorum (O(quorum); a lost machine is remediated, not restored) and
+    one no etcd member answered (O(answered); nothing is concluded from no answer). A backup restored on the host
+    before is not restored again, forced or not.
   - Makes the data directory of a cluster of one member - the host's, named and addressed as its etcd manifest says,
-    with a new cluster ID - with C(etcdutl snapshot restore) on the controller (O(etcdutl)); with an etcdutl that
-    can (etcd 3.5.13 and 3.6), the revision is bumped by a billion and the revisions before marked compacted, as
-    etcd's guidance for Kubernetes says, so that no watch resumes at a revision that now means something else.
-  - On the host, stops etcd and the API server (their static pod manifests moved aside) and waits until their ports
-    close, keeps the member's old data aside in the data directory (C(member.before-restore-<UTC time>), never
+    with a new cluster ID - with C(etcdutl snapshot restore) on the controller (O(etcdutl)), from a copy of the
+    snapshot checked and restored in a private directory beside the backups; with an etcdutl that can (etcd
+    3.5.13 and 3.6), the revision is bumped by a billion and the revisions before marked compacted, as etcd's
+    guidance for Kubernetes says, so that no watch resumes at a revision that now means something else (without,
+    the task warns).
+  - On the host, stops etcd, the API server, the controller manager and the scheduler (their static pod manifests
+    moved aside; Kubernetes' restore guidance restarts the last two too) and waits until etcd's and the API server's
+    ports (2379, 2380, 6443) close, keeps the member's old data aside in the data directory (C(member.before-restore-<UTC time>), never
     deleted by the restore; C(kubeadm reset) of the machine would), puts the restored data in its place (whole, by a
     rename within the data directory, which may be a mount of its own), and starts them again.
   - Each step is recorded on the host (C(/var/lib/kubeadm-control-plane/restore.json)), so that a run stopped half way
@@ -39,13 +43,17 @@ options:
     description: The backup's record on the controller (C(<backup dir>/<cluster id>/<UTC time>.json)); its snapshot lies beside it.
     type: path
     required: true
+  answered:
+    description: Whether any member of the cluster's etcd answered (C(summary.answered) of M(kubeadm.control_plane.etcd_info)).
+    type: bool
+    default: false
   quorum:
     description:
       - Whether a member of the cluster's etcd answers a read through quorum (C(summary.quorum) of
         M(kubeadm.control_plane.etcd_info)); null when no member answered.
     type: bool
   force:
-    description: Restore although etcd has quorum, or although this backup was restored on the host before.
+    description: Restore although etcd has quorum or no member answered.
     type: bool
     default: false
   etcdutl:
@@ -99,6 +107,7 @@ EXAMPLES = r"""
 - name: Restore the cluster's etcd on cp-1 from the newest backup
   kubeadm.control_plane.etcd_restore:
     backup: /srv/backups/kcp/3f9a0c1d2e4b5a69/20261129T030012Z.json
+    answered: "{{ etcd.summary.answered }}"
     quorum: "{{ etcd.summary.quorum }}"
   delegate_to: cp-1
 """
@@ -134,7 +143,8 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_restore, private_file
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_snapshot import cluster_identity
 
-# the ports of what a restore stops: etcd's client and peer ports and the API server's
+# the ports of what a restore must see stopped before it replaces the data: etcd's client and peer ports and the API
+# server's (kubeadm's; the controller manager and the scheduler restart with them, but touch no data)
 STOPPED_PORTS = (2379, 2380, 6443)
 
 
@@ -190,6 +200,19 @@ def extract(archive, dest):
             source = tar.extractfile(member)
             with os.fdopen(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600), "wb") as out:
                 shutil.copyfileobj(source, out)
+                out.flush()
+                os.fsync(out.fileno())
+    for directory, _subdirectories, _files in os.walk(dest):
+        synced(directory)
+
+
+def synced(directory):
+    """A directory's entries on disk (a rename or a new file in it survives a power cut once this returns)."""
+    handle = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
 
 
 @contextlib.contextmanager
@@ -212,6 +235,9 @@ def restore(module, params, staged):
 def _restore(module, params, staged):
     backup, data_dir = staged["backup"], staged["data_dir"]
     record = read_host(params)["record"]
+    if record != staged["expected"]:
+        module.fail_json(msg="the host's restore record changed since this run read it (another run restored meanwhile): "
+                         "nothing was changed; run again to see where the restore stands")
     if not etcd_restore.under_way(record, backup):
         # inside the data directory, which may be a mount of its own (a disk for etcd): a rename, never a copy
         record = {"backup": backup, "started": now(), "step": "stopping",
@@ -227,16 +253,17 @@ def _restore(module, params, staged):
             module.fail_json(msg="etcd and the API server did not stop within %ss of their manifests being moved to %s; "
                              "nothing else was changed, and the next run goes on from here" % (params["stop_timeout"], etcd_restore.STOPPED_DIR))
         time.sleep(0.5)
-    member = os.path.join(data_dir, "member")
+    member, restoring = os.path.join(data_dir, "member"), os.path.join(data_dir, "restoring")
     if os.path.exists(member) and not os.path.exists(record["kept"]):
         os.rename(member, record["kept"])
     if not os.path.exists(member):
-        restoring = os.path.join(data_dir, "restoring")
         if os.path.exists(restoring):
             shutil.rmtree(restoring)
         extract(staged["archive"], restoring)
         os.rename(os.path.join(restoring, "member"), member)
-        os.rmdir(restoring)
+        synced(data_dir)
+    if os.path.isdir(restoring):
+        shutil.rmtree(restoring)  # emptied by the rename (a run stopped right after it left it)
     record["step"] = "started"
     write_record(record)
     for manifest in etcd_restore.STOPPED_PODS:

@@ -115,6 +115,13 @@ kubelet_certificate_rotates:
   description: Whether the kubelet's configuration has it renew its client certificate (C(rotateCertificates)).
   returned: always
   type: bool
+restore:
+  description:
+    - The restore from a backup made or under way on the host (M(kubeadm.control_plane.etcd_restore)'s record), null
+      when none was; C(backup) names the backup, C(step) the last step done (C(done) once finished).
+  returned: always
+  type: dict
+  sample: {backup: 20261129T030012Z, step: done, started: "2026-11-29T05:00:00Z", finished: "2026-11-29T05:00:41Z"}
 certificate_renewal:
   description:
     - The certificate renewal in place under way on the host, null when none is; C(step) is the last step done
@@ -135,6 +142,7 @@ from datetime import datetime, timezone
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.certificate_renewal import RECORD as RENEWAL_RECORD
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.certificate_renewal import progress
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_restore import RECORD as RESTORE_RECORD
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.certificate_dates import expiry_of_file, first_pem_certificate, not_after
 
 RECORD = "control-plane-machine.json"
@@ -263,6 +271,7 @@ def main():
         kubelet_certificate_expire=kubelet_expires.strftime(STAMP) if kubelet_expires else None,
         kubelet_certificate_rotates=kubelet_rotates,
         certificate_renewal=read_renewal(directory),
+        restore=_read_json_object(RESTORE_RECORD)[0],
     )
 
 

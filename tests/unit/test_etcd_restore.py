@@ -57,12 +57,15 @@ def test_what_is_not_a_backups_record_is_refused():
         "the record is not a backup's record (no cluster_id or etcd section)"]
 
 
-def test_etcd_without_quorum_is_restored_and_with_quorum_only_when_forced():
-    assert restore_decision(RECORD, "20261129T030012Z", HOST, None, False)[0] == RESTORE
-    assert restore_decision(RECORD, "20261129T030012Z", HOST, False, False)[0] == RESTORE
-    decision, reason = restore_decision(RECORD, "20261129T030012Z", HOST, True, False)
+def test_etcd_without_quorum_is_restored_with_quorum_only_when_forced_and_not_on_no_answer():
+    assert restore_decision(RECORD, "20261129T030012Z", HOST, True, False, False) == (RESTORE, "etcd has no quorum")
+    decision, reason = restore_decision(RECORD, "20261129T030012Z", HOST, True, True, False)
     assert decision == REFUSE and "etcd has quorum" in reason and "remediate" in reason
-    assert restore_decision(RECORD, "20261129T030012Z", HOST, True, True) == (RESTORE, "forced")
+    assert restore_decision(RECORD, "20261129T030012Z", HOST, True, True, True) == (RESTORE, "forced")
+    # no member answered: etcd down everywhere keeps its data (a kubelet outage); nothing is concluded from it
+    decision, reason = restore_decision(RECORD, "20261129T030012Z", HOST, False, None, False)
+    assert decision == REFUSE and "no etcd member answered" in reason
+    assert restore_decision(RECORD, "20261129T030012Z", HOST, False, None, True) == (RESTORE, "forced")
 
 
 @pytest.mark.parametrize("host, reason", [
@@ -71,21 +74,21 @@ def test_etcd_without_quorum_is_restored_and_with_quorum_only_when_forced():
     (dict(HOST, manifest=False), "no etcd static pod manifest"),
 ])
 def test_a_host_of_another_cluster_or_without_etcd_is_refused_even_when_forced(host, reason):
-    decision, why = restore_decision(RECORD, "20261129T030012Z", host, None, True)
+    decision, why = restore_decision(RECORD, "20261129T030012Z", host, True, False, True)
     assert decision == REFUSE and reason in why
 
 
-def test_a_restore_stopped_half_way_is_finished_and_a_finished_one_not_made_again():
+def test_a_restore_stopped_half_way_is_finished_and_a_finished_one_never_made_again():
     under_way = dict(HOST, record={"backup": "20261129T030012Z", "step": "stopping"})
-    # quorum cannot be read while the restore stopped etcd, and a forced run finishes it too
-    assert restore_decision(RECORD, "20261129T030012Z", under_way, None, False)[0] == RESTORE
+    # no member answers while the restore stopped etcd: the run that stopped it finishes it
+    assert restore_decision(RECORD, "20261129T030012Z", under_way, False, None, False)[0] == RESTORE
     done = dict(HOST, record={"backup": "20261129T030012Z", "step": "done", "finished": "2026-11-29T05:00:00Z"})
-    # the cluster that came back has quorum: the run goes on with what follows, and restores nothing
-    decision, reason = restore_decision(RECORD, "20261129T030012Z", done, True, False)
-    assert decision == RESTORED and "2026-11-29T05:00:00Z" in reason
-    assert restore_decision(RECORD, "20261129T030012Z", done, True, True)[0] == RESTORE
+    # the cluster that came back has quorum: the run goes on with what follows, and restores nothing, forced or not
+    for force in (False, True):
+        decision, reason = restore_decision(RECORD, "20261129T030012Z", done, True, True, force)
+        assert decision == RESTORED and "2026-11-29T05:00:00Z" in reason and "/var/lib/kubeadm-control-plane/restore.json" in reason
     # another backup over a cluster that came back: refused, it has quorum
-    assert restore_decision(RECORD, "20261130T030012Z", done, True, False)[0] == REFUSE
+    assert restore_decision(RECORD, "20261130T030012Z", done, True, True, False)[0] == REFUSE
 
 
 def test_the_run_says_what_the_restore_loses():
@@ -97,31 +100,42 @@ def test_the_run_says_what_the_restore_loses():
 def test_the_restored_member_is_the_hosts_as_its_manifest_names_it_with_a_new_cluster():
     flags = manifest_flags(MANIFEST)
     assert flags["name"] == "cp-1" and flags["data-dir"] == "/var/lib/etcd"
-    assert member_restore_arguments(flags, False) == [
+    assert member_restore_arguments(flags, "restored-cp-1-20261129T050000Z", False) == [
         "--name", "cp-1", "--initial-cluster", "cp-1=https://172.31.233.11:2380",
-        "--initial-advertise-peer-urls", "https://172.31.233.11:2380", "--initial-cluster-token", "restored-cp-1"]
-    assert member_restore_arguments(flags, True)[-3:] == ["--bump-revision", "1000000000", "--mark-compacted"]
+        "--initial-advertise-peer-urls", "https://172.31.233.11:2380", "--initial-cluster-token", "restored-cp-1-20261129T050000Z"]
+    assert member_restore_arguments(flags, "t", True)[-3:] == ["--bump-revision", "1000000000", "--mark-compacted"]
     with pytest.raises(ValueError, match="--name"):
-        member_restore_arguments(manifest_flags("- --name=cp-1\n"), False)
+        member_restore_arguments(manifest_flags("- --name=cp-1\n"), "t", False)
 
 
-def hosts(*specs):
-    return [{"name": name, "answered": answered, "admin_kubeconfig": control_plane, "etcd_client_credentials": control_plane}
-            for name, answered, control_plane in specs]
+def hosts(*specs, restored=None):
+    return [{"name": name, "answered": answered, "admin_kubeconfig": control_plane, "etcd_client_credentials": control_plane,
+             "restore": (restored or {}).get(name)} for name, answered, control_plane in specs]
 
 
 def test_the_cluster_comes_back_on_the_first_host_that_answers_and_ran_it_or_the_one_chosen():
     candidates = hosts(("cp-1", False, True), ("cp-2", True, False), ("cp-3", True, True), ("cp-4", True, True))
-    assert restore_host(candidates) == "cp-3"
-    assert restore_host(candidates, "cp-4") == "cp-4"
+    assert restore_host(candidates, "b") == "cp-3"
+    assert restore_host(candidates, "b", "cp-4") == "cp-4"
     with pytest.raises(ValueError, match="cp-1 does not answer"):
-        restore_host(candidates, "cp-1")
+        restore_host(candidates, "b", "cp-1")
     with pytest.raises(ValueError, match="cp-2 holds no control plane"):
-        restore_host(candidates, "cp-2")
+        restore_host(candidates, "b", "cp-2")
     with pytest.raises(ValueError, match="cp-9 is not one of the control plane candidates"):
-        restore_host(candidates, "cp-9")
+        restore_host(candidates, "b", "cp-9")
     with pytest.raises(ValueError, match=r"no candidate that answers holds a control plane .*answered: cp-2\)"):
-        restore_host(hosts(("cp-1", False, True), ("cp-2", True, False)))
+        restore_host(hosts(("cp-1", False, True), ("cp-2", True, False)), "b")
+
+
+def test_a_run_again_goes_on_where_the_backup_is_restored_never_on_another_host():
+    restored = {"cp-3": {"backup": "b", "step": "stopping"}, "cp-1": {"backup": "an older one", "step": "done"}}
+    candidates = hosts(("cp-1", True, True), ("cp-3", True, True), restored=restored)
+    assert restore_host(candidates, "b") == "cp-3"
+    with pytest.raises(ValueError, match="restored on cp-3 already, not on cp-1"):
+        restore_host(candidates, "b", "cp-1")
+    restored["cp-1"] = {"backup": "b", "step": "done"}
+    with pytest.raises(ValueError, match="cp-1, cp-3 each hold a restore of this backup"):
+        restore_host(hosts(("cp-1", True, True), ("cp-3", True, True), restored=restored), "b")
 
 
 class Stop(Exception):
@@ -133,7 +147,7 @@ def host(tmp_path, monkeypatch):
     """A control plane host's files under ``tmp_path``: the manifests, etcd's data, the restore's record."""
     manifests = tmp_path / "manifests"
     manifests.mkdir()
-    for name in ("etcd.yaml", "kube-apiserver.yaml", "kube-scheduler.yaml"):
+    for name in ("etcd.yaml", "kube-apiserver.yaml", "kube-controller-manager.yaml", "kube-scheduler.yaml"):
         (manifests / name).write_text(name)
     data = tmp_path / "etcd"
     (data / "member").mkdir(parents=True)
@@ -155,8 +169,12 @@ def run_restore(host, backup="20261129T030012Z"):
     staged.write_bytes(host.archive)
     params = {"manifests_dir": str(host.manifests), "certificates_dir": str(host.root / "pki"), "stop_timeout": 5}
     module = types.SimpleNamespace(fail_json=lambda **kw: pytest.fail(kw["msg"]))
+    record = None
+    if os.path.exists(etcd_restore.RECORD):
+        with open(etcd_restore.RECORD) as handle:
+            record = json.load(handle)
     return host_module.restore(module, params, {"archive": str(staged), "backup": backup, "data_dir": str(host.data),
-                                                "address": "127.0.0.1"})
+                                                "address": "127.0.0.1", "expected": record})
 
 
 def test_the_restore_keeps_the_old_data_aside_puts_the_restored_in_place_and_starts_etcd_again(host):
@@ -165,7 +183,7 @@ def test_the_restore_keeps_the_old_data_aside_puts_the_restored_in_place_and_sta
     assert oct(os.stat(host.data / "member").st_mode & 0o777) == "0o700"
     assert open(os.path.join(kept, "old")).read() == "the old cluster's data"
     assert sorted(os.listdir(host.data)) == ["member", os.path.basename(kept)]
-    assert sorted(os.listdir(host.manifests)) == ["etcd.yaml", "kube-apiserver.yaml", "kube-scheduler.yaml"]
+    assert sorted(os.listdir(host.manifests)) == ["etcd.yaml", "kube-apiserver.yaml", "kube-controller-manager.yaml", "kube-scheduler.yaml"]
     assert not os.path.exists(etcd_restore.STOPPED_DIR)
     with open(etcd_restore.RECORD) as handle:
         record = json.load(handle)
@@ -174,11 +192,11 @@ def test_the_restore_keeps_the_old_data_aside_puts_the_restored_in_place_and_sta
 
 
 # each step the host takes, by the call that takes it and which of those calls it is: the record written (os.replace
-# 1), etcd's and the API server's manifests moved aside (2, 3), the member's old data moved aside (os.rename 1), the
-# restored data extracted and renamed into place (os.rename 2), the record (4), the manifests moved back (5, 6), the
-# record (7)
-@pytest.mark.parametrize("call, nth", [("replace", 2), ("rename", 1), ("extract", 1), ("rename", 2), ("replace", 4),
-                                       ("replace", 6), ("replace", 7)])
+# 1), the four control plane manifests moved aside (2 to 5), the member's old data moved aside (os.rename 1), the
+# restored data extracted and renamed into place (os.rename 2), the record (6), the manifests moved back (7 to 10), the
+# record (11)
+@pytest.mark.parametrize("call, nth", [("replace", 2), ("replace", 5), ("rename", 1), ("extract", 1), ("rename", 2),
+                                       ("replace", 6), ("replace", 8), ("replace", 11)])
 def test_a_restore_killed_at_any_step_is_finished_by_the_next_run_the_old_data_kept_once(host, monkeypatch, call, nth):
     real = {"rename": os.rename, "extract": host_module.extract, "replace": os.replace}
     calls = {}
@@ -202,7 +220,23 @@ def test_a_restore_killed_at_any_step_is_finished_by_the_next_run_the_old_data_k
     assert (host.data / "member" / "snap" / "db").read_text() == "the restored data"
     assert open(os.path.join(kept, "old")).read() == "the old cluster's data"
     assert sorted(os.listdir(host.data)) == ["member", os.path.basename(kept)]
-    assert sorted(os.listdir(host.manifests)) == ["etcd.yaml", "kube-apiserver.yaml", "kube-scheduler.yaml"]
+    assert sorted(os.listdir(host.manifests)) == ["etcd.yaml", "kube-apiserver.yaml", "kube-controller-manager.yaml", "kube-scheduler.yaml"]
+
+
+def test_the_host_refuses_to_go_on_when_another_run_changed_its_record_since_this_one_read_it(host):
+    run_restore(host)
+    staged = host.root / "restored.tar"
+    staged.write_bytes(host.archive)
+
+    def fail_json(msg):
+        raise Stop(msg)
+
+    module = types.SimpleNamespace(fail_json=fail_json)
+    with pytest.raises(Stop, match="another run restored meanwhile"):
+        host_module.restore(module, {"manifests_dir": str(host.manifests), "certificates_dir": str(host.root / "pki"), "stop_timeout": 5},
+                            {"archive": str(staged), "backup": "20261129T030012Z", "data_dir": str(host.data),
+                             "address": "127.0.0.1", "expected": None})
+    assert (host.data / "member" / "snap" / "db").read_text() == "the restored data"
 
 
 def test_restored_data_reaching_outside_its_directory_is_refused(tmp_path):
