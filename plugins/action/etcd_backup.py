@@ -24,6 +24,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.parsing.vault import AnsibleVaultError, VaultLib, match_encrypt_secret
 from ansible.plugins.action import ActionBase
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_backup, private_file
+from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import etcdutl as etcdutl_tool
 from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import host_file
 
 CONNECTION = ("endpoints", "ca_file", "cert_file", "key_file", "timeout")
@@ -41,10 +42,10 @@ class ActionModule(ActionBase):
             return dict(result, failed=True, msg="invalid arguments: " + "; ".join(validated.error_messages))
         params = validated.validated_parameters
         check_mode = bool(self._play_context.check_mode)
-        etcdutl = shutil.which(params["etcdutl"])
-        if not etcdutl:
-            return dict(result, failed=True, msg="etcdutl: %s is not an executable on the controller (it verifies the "
-                        "snapshot; docs/disaster-recovery.md)" % params["etcdutl"])
+        try:
+            etcdutl = etcdutl_tool.find(params["etcdutl"], "it verifies the snapshot")
+        except ValueError as exc:
+            return dict(result, failed=True, msg=str(exc))
         vault = None
         if params["vault_id"]:
             secrets = self._loader._vault.secrets or []
@@ -87,7 +88,7 @@ class ActionModule(ActionBase):
             snapshot = os.path.join(directory, name + ".db")
             made.append(snapshot)
             host_file.copy_checked(self, saved["path"], saved["sha256"], snapshot, task_vars)
-            status = self._status(etcdutl, snapshot)
+            status = etcdutl_tool.snapshot_status(etcdutl, snapshot)
             problems = etcd_backup.status_problems(status)
             if problems:
                 raise ValueError("etcdutl does not take %s for a snapshot of a cluster: %s" % (snapshot, "; ".join(problems)))
@@ -131,14 +132,6 @@ class ActionModule(ActionBase):
                 continue  # not a backup's record
             found.append({"name": entry[:-len(".json")], "taken": taken})
         return found
-
-    @staticmethod
-    def _status(etcdutl, snapshot):
-        done = subprocess.run([etcdutl, "snapshot", "status", snapshot, "--write-out", "json"], capture_output=True,
-                              text=True, timeout=600, check=False)
-        if done.returncode != 0:
-            raise ValueError("etcdutl snapshot status failed: %s" % (done.stderr.strip() or done.stdout.strip()))
-        return json.loads(done.stdout)
 
     def _archive_pki(self, certificates_dir, dest, vault, task_vars):
         """The PKI files a restore needs, read from the host into a private directory, archived into ``dest``

@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_restore
+from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import etcdutl as etcdutl_tool
 
 MODULE = "kubeadm.control_plane.etcd_restore"
 WORK_PREFIX = ".restore-"  # the private work directory's, beside the backups (a backup's files are named by time)
@@ -40,10 +41,10 @@ class ActionModule(ActionBase):
         if validated.error_messages:
             return dict(result, failed=True, msg="invalid arguments: " + "; ".join(validated.error_messages))
         params = validated.validated_parameters
-        etcdutl = shutil.which(params["etcdutl"])
-        if not etcdutl:
-            return dict(result, failed=True, msg="etcdutl: %s is not an executable on the controller (it verifies and "
-                        "restores the snapshot; docs/disaster-recovery.md)" % params["etcdutl"])
+        try:
+            etcdutl = etcdutl_tool.find(params["etcdutl"], "it verifies and restores the snapshot")
+        except ValueError as exc:
+            return dict(result, failed=True, msg=str(exc))
         # private (0700), beside the backups (as protected, and room for a copy of the snapshot): the snapshot is
         # checked and restored from one copy, which no retention or other run changes meanwhile
         backups = os.path.dirname(os.path.abspath(params["backup"]))
@@ -67,7 +68,7 @@ class ActionModule(ActionBase):
             record, snapshot = self._verified(params["backup"], etcdutl, work)
         except ValueError as exc:
             return dict(failed=True, msg="backup %s refused, nothing was touched: %s" % (params["backup"], exc))
-        name = os.path.basename(params["backup"])[:-len(".json")]
+        name = etcd_restore.backup_name(params["backup"])
         read = self._execute_module(module_name=MODULE, module_args=dict(params), task_vars=task_vars)
         if read.get("failed"):
             return dict(failed=True, msg="the host could not be read: %s" % read.get("msg"))
@@ -131,12 +132,10 @@ class ActionModule(ActionBase):
                     out.write(block)
         except OSError as exc:
             raise ValueError("its snapshot cannot be read: %s" % exc)
-        done = subprocess.run([etcdutl, "snapshot", "status", copy, "--write-out", "json"], capture_output=True,
-                              text=True, timeout=600, check=False)
         try:
-            status = json.loads(done.stdout) if done.returncode == 0 else None
+            status = etcdutl_tool.snapshot_status(etcdutl, copy)
         except ValueError:
-            status = None
+            status = None  # verification_problems says etcdutl does not read it as a snapshot
         problems = etcd_restore.verification_problems(record, digest.hexdigest(), status)
         if problems:
             raise ValueError("; ".join(problems))

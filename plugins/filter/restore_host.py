@@ -8,10 +8,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import os
-
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_restore import backup_name
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_restore import restore_host as choose
 
 
@@ -24,7 +23,7 @@ def restore_host(names, host_vars, machine_info, backup, chosen=None):
         hosts.append({"name": name, "answered": answered, "admin_kubeconfig": info.get("admin_kubeconfig"),
                       "etcd_client_credentials": info.get("etcd_client_credentials"), "restore": info.get("restore")})
     try:
-        return choose(hosts, os.path.basename(backup or "").rsplit(".json", 1)[0], chosen or None)
+        return choose(hosts, backup_name(backup or ""), chosen or None)
     except ValueError as exc:
         raise AnsibleFilterError(str(exc))
 

@@ -36,6 +36,12 @@ BUMP_REVISION = 1000000000
 DONE = "done"
 
 
+def backup_name(record_path):
+    """The name of the backup whose record is ``record_path`` (``<dir>/<UTC time>.json``): its UTC time."""
+    name = record_path.rstrip("/").rsplit("/", 1)[-1]
+    return name[:-len(".json")] if name.endswith(".json") else name
+
+
 def verification_problems(record, sha256, status):
     """What makes a backup's snapshot not the one its record describes: ``sha256`` of the file, ``status`` what
     ``etcdutl snapshot status -w json`` says of it (None: etcdutl refused it). Empty when it is."""

@@ -91,6 +91,10 @@ def test_a_restore_stopped_half_way_is_finished_and_a_finished_one_never_made_ag
     assert restore_decision(RECORD, "20261130T030012Z", done, True, True, False)[0] == REFUSE
 
 
+def test_a_backup_is_named_by_its_records_file_name():
+    assert etcd_restore.backup_name("/srv/backups/kcp/3f9a0c1d2e4b5a69/20261129T030012Z.json") == "20261129T030012Z"
+
+
 def test_the_run_says_what_the_restore_loses():
     lost = what_is_lost(RECORD, 1000 + 2 * 3600 + 61, 1000)
     assert lost == ("the cluster goes back to etcd revision 4821, the backup taken 2026-11-29T03:00:12Z (2h 1m 1s ago) "
