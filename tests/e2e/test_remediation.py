@@ -6,7 +6,8 @@ with sandbox faults (a stopped kubelet, which the controller manager's node life
 Unknown after its grace period; a stopped etcd member): the seed's scenario 1 (one machine unhealthy: deleted,
 then its replacement joins on the host it gave back, carrying the remediation record), the retry limit reached
 (the replacement fails again within min_healthy_period with max_retry 0: refused as manual intervention, nothing
-touched), scenario 3 (another machine's etcd member down: refused, the machine and its member stay), scenario 2
+touched), scenario 3 (another machine's etcd member down: refused, the machine and its member stay), a machine
+whose etcd data directory was wiped (its real etcd crash-loops: replaced, nothing the cluster held lost), scenario 2
 (two machines unhealthy: replaced one after the other); external remediation with the user's tasks: a power cycle
 that heals the machine (kept, with what the user left on its host; the request cleared), and tasks that do not,
 escalated to delete-and-recreate after the last attempt. Every remediation runs with a background writer through
@@ -144,6 +145,26 @@ def test_another_machines_etcd_member_down_blocks_remediation(cluster):
         wait_pod_started_since(cluster, "etcd-cp-3", started)
         wait_control_plane_ready(cluster, ["cp-1", "cp-3"])
         cluster.ssh("cp-2", ADMIN + "annotate node cp-1 control-plane.kubeadm.io/remediate-machine-")
+    assert_one_voter_a_machine(cluster)
+
+
+def test_a_machine_whose_etcd_data_is_lost_is_replaced_and_the_cluster_keeps_what_it_held(cluster):
+    cluster.ssh("cp-2", ADMIN + "-n default create configmap before-the-wipe")
+    uid = nodes(cluster)["cp-3"]["metadata"]["uid"]
+    cluster.fault("etcd-wipe", "cp-3")
+    # real etcd on an empty data dir, in a cluster that had it as a member: it panics on the leader's first append
+    deadline = time.monotonic() + 60
+    while "is out of range [lastIndex(0)]" not in cluster.ssh("cp-3", "cat /var/log/kcpsim/pods/etcd.log").stdout:
+        assert time.monotonic() < deadline, "cp-3's etcd did not refuse the leader's log on its empty data dir within 60 s"
+        time.sleep(1)
+    # its kubelet talks to its own API server, which has no etcd: the Node turns Unknown, and the health check sees it
+    wait_unhealthy(cluster, ["cp-3"])
+    done = remediate(cluster)
+    assert done.returncode == 0, done.stdout[-8000:]
+    assert "cp-3 is unhealthy and etcd keeps quorum without it" in done.stdout
+    after = nodes(cluster)
+    assert after["cp-3"]["metadata"]["uid"] != uid and all(ready(node) == "True" for node in after.values())
+    assert kubectl_json(cluster, "-n default get configmap before-the-wipe")["metadata"]["name"] == "before-the-wipe"
     assert_one_voter_a_machine(cluster)
 
 

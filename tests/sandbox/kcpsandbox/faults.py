@@ -10,7 +10,8 @@
 - kubelet-stop / kubelet-start: ``systemctl stop|start kubelet`` on the host.
 - etcd-kill: SIGKILL to the etcd pod's process group (PID from the kubelet's /run/kcpsim/pods/etcd.pid);
   the kubelet restarts it. etcd-stop / etcd-start: create / remove /run/kcpsim/pods/etcd.hold, which makes
-  the kubelet keep the pod down.
+  the kubelet keep the pod down. etcd-wipe: the member's data lost (a disk replaced, a directory wiped): etcd
+  killed and held down, its ``--data-dir`` emptied, the hold lifted, so the kubelet starts it on nothing.
 - etcd-alarm-nospace / etcd-alarm-clear: raise / disarm the member's NOSPACE alarm through etcd's JSON
   gateway (the emulation's own client, kcpsim.etcdclient) with the host's healthcheck-client certificate.
 - join-fail-next: the marker /var/lib/kcpsim/faults/join-fail-next the kubeadm emulation consumes.
@@ -108,15 +109,48 @@ def kubelet_start(sbx, name):
 
 # --- etcd ---------------------------------------------------------------------------------------------------
 
-def etcd_kill(sbx, name):
+def etcd_pid(sbx, name):
+    """The PID (in the host's own PID namespace) the kubelet recorded for the etcd pod."""
     pid_file = host.path_in(sbx, name, "%s/%s.pid" % (PODS_DIR, ETCD_POD))
     try:
         with open(pid_file) as handle:
-            pid = int(handle.read().split()[0])
+            return int(handle.read().split()[0])
     except (OSError, ValueError, IndexError):
         raise SandboxError("host %s runs no etcd pod (no PID in %s/%s.pid)" % (name, PODS_DIR, ETCD_POD))
+
+
+def etcd_kill(sbx, name):
     # The PID is the host's own (its PID namespace), so the signal is sent from inside.
-    host.exec_in(sbx, name, ["kill", "-KILL", "--", "-%d" % pid])
+    host.exec_in(sbx, name, ["kill", "-KILL", "--", "-%d" % etcd_pid(sbx, name)])
+
+
+def data_dir(command_line):
+    """The ``--data-dir`` of an etcd command line (its argv); None when it names none."""
+    for index, arg in enumerate(command_line):
+        if arg.startswith("--data-dir="):
+            return arg.split("=", 1)[1]
+        if arg == "--data-dir" and index + 1 < len(command_line):
+            return command_line[index + 1]
+    return None
+
+
+def etcd_wipe(sbx, name):
+    """The member's disk lost: etcd killed and held down, everything in its data directory removed, the hold
+    lifted. The kubelet starts etcd again on the empty directory, and real etcd does what it does then (a
+    member that joined an existing cluster panics on the leader's first append and crash-loops)."""
+    pid = etcd_pid(sbx, name)
+    argv = host.exec_in(sbx, name, ["cat", "/proc/%d/cmdline" % pid]).stdout.split("\0")
+    directory = data_dir(argv)
+    if not directory:
+        raise SandboxError("the etcd of host %s (PID %d) names no --data-dir" % (name, pid))
+    etcd_stop(sbx, name)
+    try:
+        host.exec_in(sbx, name, ["kill", "-KILL", "--", "-%d" % pid])
+        # gone, or a zombie its parent has not reaped yet: either way it holds no file any more
+        host.exec_in(sbx, name, ["sh", "-c", 'while stat=$(cat /proc/"$1"/stat 2>/dev/null); do case "${stat##*) }" in Z*) break;; esac; '
+                                 'sleep 0.1; done; find "$2" -mindepth 1 -delete', "etcd-wipe", str(pid), directory], timeout=60)
+    finally:
+        etcd_start(sbx, name)
 
 
 def etcd_stop(sbx, name):
@@ -235,7 +269,7 @@ def _resign_leaves(sbx, name, not_after, now=None):
 FAULTS = {
     "partition": partition, "heal": heal, "power-off": power_off, "power-on": power_on,
     "kubelet-stop": kubelet_stop, "kubelet-start": kubelet_start,
-    "etcd-kill": etcd_kill, "etcd-stop": etcd_stop, "etcd-start": etcd_start,
+    "etcd-kill": etcd_kill, "etcd-stop": etcd_stop, "etcd-start": etcd_start, "etcd-wipe": etcd_wipe,
     "etcd-alarm-nospace": etcd_alarm_nospace, "etcd-alarm-clear": etcd_alarm_clear,
     "join-fail-next": join_fail_next, "certs-expire-soon": certs_expire_soon, "certs-expired": certs_expired,
 }

@@ -185,6 +185,17 @@ def test_etcd_kill_ends_the_pod_process_named_by_the_kubelets_pid_file(infra_san
         client.call("maintenance/status")
 
 
+def test_etcd_wipe_kills_etcd_and_empties_the_data_dir_its_command_line_names(infra_sandbox, etcd_member):
+    name, client = etcd_member
+    client.call("kv/put", {"key": etcd_gateway.b64("infra/kept"), "value": etcd_gateway.b64("1")})
+    pid = infra_sandbox.ssh(name, "cat /run/kcpsim/pods/etcd.pid").stdout.strip()
+    infra_sandbox.cli("fault", "etcd-wipe", name)
+    assert infra_sandbox.ssh(name, "kill -0 %s" % pid, check=False).returncode != 0, "etcd still runs"
+    assert infra_sandbox.ssh(name, "ls -A /var/lib/etcd/infra-test").stdout == ""
+    # the hold is lifted: with a kubelet, etcd starts again on the empty directory
+    assert infra_sandbox.ssh(name, "test -e /run/kcpsim/pods/etcd.hold", check=False).returncode != 0
+
+
 @pytest.fixture()
 def kubeadm_pki(infra_sandbox):
     """kubeadm-like certificates and an admin.conf on the first host (removed afterwards)."""
