@@ -35,6 +35,8 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
 
 TRUE, FALSE, UNKNOWN = "true", "false", "unknown"
+# The condition statuses as Kubernetes writes them, for the vocabulary decided in here.
+CONDITION_STATUS = {TRUE: "True", FALSE: "False", UNKNOWN: "Unknown"}
 POD_COMPONENTS = ("api_server", "controller_manager", "scheduler")
 ETCD_POD, ETCD_MEMBER = "etcd_pod", "etcd_member"
 HEALTHY, PROVISIONING, UNHEALTHY, MISSING, UNKNOWN_STATE = "healthy", "provisioning", "unhealthy", "missing", "unknown"
@@ -49,6 +51,14 @@ POD_REASONS = {
     UNKNOWN_STATE: ("PodInspectionFailed", None),
 }
 _SNAPSHOT_KEY = {"api_server": "api_server", "controller_manager": "controller_manager", "scheduler": "scheduler", ETCD_POD: "etcd"}
+# KCP's machine condition for each component.
+CONDITION_TYPES = {
+    "api_server": "APIServerPodHealthy",
+    "controller_manager": "ControllerManagerPodHealthy",
+    "scheduler": "SchedulerPodHealthy",
+    ETCD_POD: "EtcdPodHealthy",
+    ETCD_MEMBER: "EtcdMemberHealthy",
+}
 
 
 def component_names(etcd_managed):
@@ -68,28 +78,38 @@ def oldest_first(machines):
 
 
 def machine_conditions(machine, etcd_managed, etcd_member=None):
-    """``{component: {"status": true|false|unknown, "reason": str}}`` for one machine (see module docstring).
+    """``{component: {"status": true|false|unknown, "reason": str, "since": time or None}}`` for one machine (see
+    module docstring).
 
     ``etcd_member`` is the machine's entry of ``etcd_health.evaluate(...)["members_by_machine"]`` (or None).
+    ``since`` is when the condition took its status, as far as the cluster records it: a pod condition's is its
+    pod's Ready transition (``components_since``, the kubelet's record); the etcd member's, while it is not true and
+    its pod is false, is the pod's (a member whose pod is down has been down since then); otherwise None, unknown (no
+    history is kept of conditions).
     """
     names = component_names(etcd_managed)
     if machine.get("node") is None:
         if machine.get("provisioned"):
-            return {c: {"status": FALSE, "reason": "node is gone"} for c in names}
-        return {c: {"status": UNKNOWN, "reason": "no node yet"} for c in names}
+            return {c: {"status": FALSE, "reason": "node is gone", "since": None} for c in names}
+        return {c: {"status": UNKNOWN, "reason": "no node yet", "since": None} for c in names}
     node_stale = stale(ready_status(machine["node"]))
     components = machine.get("components") or {}
+    since = machine.get("components_since") or {}
     conditions = {}
     for name in names:
         if name == ETCD_MEMBER:
             entry = etcd_member or {"status": UNKNOWN, "reason": "etcd member health not observed"}
-            conditions[name] = {"status": entry["status"], "reason": entry.get("reason", "")}
+            conditions[name] = {"status": entry["status"], "reason": entry.get("reason", ""), "since": None}
         elif node_stale:
-            conditions[name] = {"status": UNKNOWN, "reason": "node status is stale (Ready is Unknown or not reported)"}
+            conditions[name] = {"status": UNKNOWN, "reason": "node status is stale (Ready is Unknown or not reported)", "since": None}
         else:
             state = components.get(_SNAPSHOT_KEY[name], "unknown")
             status = _POD_STATE.get(state, UNKNOWN)
-            conditions[name] = {"status": status, "reason": "" if status == TRUE else "pod %s" % state}
+            conditions[name] = {"status": status, "reason": "" if status == TRUE else "pod %s" % state,
+                                "since": since.get(_SNAPSHOT_KEY[name]) if state != MISSING else None}
+    member, pod = conditions.get(ETCD_MEMBER), conditions.get(ETCD_POD)
+    if member is not None and member["status"] != TRUE and pod["status"] == FALSE:
+        member["since"] = pod["since"]
     return conditions
 
 
@@ -158,6 +178,13 @@ def classify_pod(pod_status, node_ready):
     if phase in ("Succeeded", "Failed"):
         return UNHEALTHY, "the pod has stopped (phase %s)" % phase
     return UNKNOWN_STATE, "the pod's phase is %s" % (phase or "not reported")
+
+
+def ready_since(pod_status):
+    """When the pod's Ready condition last changed status (its ``lastTransitionTime``), or None when the pod or that
+    time is not known: since when it has been ready, or not."""
+    ready = next((c for c in (pod_status or {}).get("conditions") or () if c.get("type") == "Ready"), None)
+    return (ready or {}).get("lastTransitionTime")
 
 
 def _pod_condition_true(pod_status, condition_type):

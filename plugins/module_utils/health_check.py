@@ -3,19 +3,23 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The machine health check: which control plane machines are unhealthy, and may they be remediated?
 
-Cluster API's MachineHealthCheck (v1.7.9, docs/rules.md MHC1-MHC9) as one pure function of the normalized
-``health_check`` rules (docs/spec.md) and the observed snapshot (docs/snapshot.md). No I/O, no clock: every
-timeout is measured against the snapshot's ``now``.
+Cluster API's MachineHealthCheck (v1.7.9, with v1.12's machine conditions; docs/rules.md MHC1-MHC9) as one pure
+function of the normalized ``health_check`` rules (docs/spec.md) and the observed snapshot (docs/snapshot.md). No
+I/O, no clock: every timeout is measured against the snapshot's ``now``.
 
 Targets (MHC1) are all control plane machines of the snapshot. Each is judged by the first rule that
 matches (MHC2):
 
 1. ``remediation.requested`` -> unhealthy;
 2. ``failure`` set -> unhealthy;
-3. ``provisioned`` but no ``node`` (the Node it had is gone) -> unhealthy;
-4. no Node yet: with ``node_startup_timeout`` 0 -> not evaluated; unhealthy when ``created`` + timeout is
+3. machine conditions (``unhealthy_machine_conditions``, Cluster API v1.12+), any of them (OR): the machine's
+   condition (``component_health.machine_conditions``) has exactly that status, and its ``since`` + timeout is
+   strictly before ``now`` -> unhealthy; matched but not that old -> pending; a ``since`` that is not known is
+   not judged (no history of machine conditions is kept);
+4. ``provisioned`` but no ``node`` (the Node it had is gone) -> unhealthy;
+5. no Node yet: with ``node_startup_timeout`` 0 -> not evaluated; unhealthy when ``created`` + timeout is
    strictly before ``now``, else pending until then;
-5. node conditions, any of them (OR): the node has a condition of that type with exactly that status, and
+6. node conditions, any of them (OR): the node has a condition of that type with exactly that status, and
    ``last_transition`` + timeout strictly before ``now`` (or no ``last_transition``, which Cluster API reads as
    the zero time) -> unhealthy; matched but not that old -> pending.
 
@@ -33,7 +37,13 @@ remediated (MHC8); when allowed, they are handed to remediation (MHC9).
 
 from __future__ import annotations
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import node_condition
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_health
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import (
+    CONDITION_STATUS,
+    CONDITION_TYPES,
+    all_conditions,
+    node_condition,
+)
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import (
     PAST_BOUNDARY_SECONDS,
     add_seconds,
@@ -43,6 +53,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil imp
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.unhealthy_limit import max_unhealthy_value, parse_unhealthy_range
 
+_COMPONENT_OF_TYPE = {condition_type: component for component, condition_type in CONDITION_TYPES.items()}
 HEALTHY = "healthy"
 UNHEALTHY = "unhealthy"
 PENDING = "pending"
@@ -109,6 +120,38 @@ def _check_conditions(rules, machine, now):
     return None
 
 
+def _check_machine_conditions(rules, machine, conditions, now):
+    """MHC (Cluster API v1.12+) machine conditions, OR semantics, before the Node's: a target dict, or None when no
+    condition matches. A condition whose start is unknown (``since`` None) is not judged by this rule: no history of
+    machine conditions is kept, and nothing is concluded from not knowing how long a problem has lasted."""
+    pending = []
+    for rule in rules.get("unhealthy_machine_conditions") or ():
+        entry = conditions.get(_COMPONENT_OF_TYPE[rule["type"]])
+        if entry is None or CONDITION_STATUS[entry["status"]] != rule["status"] or entry.get("since") is None:
+            continue
+        timeout = parse_duration(rule["timeout"])
+        unhealthy, next_check = _until_unhealthy(entry["since"], timeout, now)
+        cause = " (%s)" % entry["reason"] if entry.get("reason") else ""
+        if unhealthy:
+            return _target(
+                machine,
+                UNHEALTHY,
+                "machine condition %s has been %s since %s, longer than %s%s"
+                % (rule["type"], rule["status"], format_time(parse_time(entry["since"])), span(timeout), cause),
+            )
+        pending.append((next_check, rule, timeout, cause))
+    if pending:
+        next_check, rule, timeout, cause = min(pending, key=lambda item: item[0])
+        return _target(
+            machine,
+            PENDING,
+            "machine condition %s is %s%s; unhealthy if it stays so for %s (check again in %s)"
+            % (rule["type"], rule["status"], cause, span(timeout), span(next_check)),
+            next_check,
+        )
+    return None
+
+
 def _check_without_node(rules, machine, now):
     """MHC2.7: a machine whose Node has not appeared yet, timed from its creation."""
     timeout = parse_duration(rules["node_startup_timeout"])
@@ -131,8 +174,10 @@ def _check_without_node(rules, machine, now):
     )
 
 
-def check_machine(rules, machine, now):
-    """One target's verdict, first matching rule wins (MHC2, MHC3). ``now`` is an aware datetime.
+def check_machine(rules, machine, now, conditions=None):
+    """One target's verdict, first matching rule wins (MHC2, MHC3). ``now`` is an aware datetime; ``conditions`` the
+    machine's component conditions (``component_health.machine_conditions``), needed only when the rules name
+    machine conditions.
 
     Returns {machine, state, reason, next_check_seconds}; state is healthy, unhealthy, pending or
     not_evaluated (no problem found, yet not healthy: no Node with the startup check off, or being deleted).
@@ -141,6 +186,9 @@ def check_machine(rules, machine, now):
         return _target(machine, UNHEALTHY, "remediation was requested (remediation.requested)")
     if machine.get("failure"):
         return _target(machine, UNHEALTHY, "the machine failed: %s" % machine["failure"])
+    problem = _check_machine_conditions(rules, machine, conditions or {}, now)
+    if problem is not None:
+        return problem
     if machine.get("node") is None:
         if machine.get("provisioned"):
             return _target(machine, UNHEALTHY, "the machine had a Node, and that Node no longer exists")
@@ -215,7 +263,12 @@ def evaluate(rules, snapshot):
     soonest next check of a pending target, or None when nothing is pending.
     """
     now = parse_time(snapshot["now"])
-    targets = [check_machine(rules, machine, now) for machine in snapshot["machines"]]
+    conditions = {}
+    if rules.get("unhealthy_machine_conditions"):
+        etcd_section = snapshot.get("etcd") or {}
+        members = etcd_health.evaluate(etcd_section, snapshot["machines"])["members_by_machine"]
+        conditions = all_conditions(snapshot["machines"], not etcd_section.get("external"), members)
+    targets = [check_machine(rules, machine, now, conditions.get(machine["name"])) for machine in snapshot["machines"]]
     healthy = sum(1 for target in targets if target["state"] == HEALTHY)
     pending = [target for target in targets if target["state"] == PENDING]
     result = {

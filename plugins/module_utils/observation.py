@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import node_upgrade
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import classify_pod, ready_status
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import classify_pod, ready_since, ready_status
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import CERTIFICATE_FIELDS
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import format_time, parse_time
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import whole_number
@@ -160,10 +160,11 @@ def _machine_from_node(node, host, pods_by_name):
     ]
     snapshot_node = {"name": name, "conditions": [_drop_none(c) for c in conditions]}
     ready = ready_status(snapshot_node)
-    components = {}
+    components, components_since = {}, {}
     for component, prefix in MIRROR_PODS.items():
         pod = pods_by_name.get("%s-%s" % (prefix, name))
         components[component] = classify_pod(pod.get("status") if pod is not None else None, ready)[0]
+        components_since[component] = ready_since(pod.get("status")) if pod is not None else None
     etcd_pod = pods_by_name.get("%s-%s" % (MIRROR_PODS["etcd"], name))
     return {
         "name": name,
@@ -182,6 +183,7 @@ def _machine_from_node(node, host, pods_by_name):
         "external_remediation": _external_remediation(annotations),
         "node": snapshot_node,
         "components": components,
+        "components_since": _drop_none(components_since),
         **certificates(host),
         "upgrade": node_upgrade.progress(annotations.get(node_upgrade.ANNOTATION)),
     }

@@ -195,6 +195,8 @@ def _add_machine(spec, snapshot, result, name, managed):
             "external_remediation": {"attempts": 0, "last": None},
             "node": {"name": name, "conditions": [{"type": "Ready", "status": "True", "last_transition": format_time(created)}]},
             "components": _healthy_components(managed),
+            "components_since": {name: format_time(created) if state == "healthy" else None
+                                 for name, state in _healthy_components(managed).items()},
             "certificates_expire": format_time(created + certificate_validity(spec)),
             # what the new host will say of its CAs and its kubelet is not known before it is observed
             "certificate_authorities_expire": None,

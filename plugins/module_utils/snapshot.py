@@ -134,6 +134,11 @@ _MACHINE = {
         mapping({"api_server": _COMPONENT, "controller_manager": _COMPONENT, "scheduler": _COMPONENT, "etcd": _COMPONENT}),
         {},
     ),
+    "components_since": Field(
+        mapping({"api_server": Field(timestamp), "controller_manager": Field(timestamp), "scheduler": Field(timestamp),
+                 "etcd": Field(timestamp)}),
+        {},
+    ),
     "certificates_expire": Field(timestamp),
     "certificate_authorities_expire": Field(timestamp),
     "kubelet_certificate_expire": Field(timestamp),

@@ -34,7 +34,8 @@ error at once, as KubeadmControlPlane's and MachineHealthCheck's defaulting and 
   new certificates would be inside it already;
 * ``remediation``: ``max_retry`` >= 0 or null (unlimited), periods are durations >= 0; ``external`` null (off)
   or ``{attempts >= 1 (3), timeout > 0 (10m), escalate (false)}``;
-* ``health_check``: at least one unhealthy condition ``{type, status: True|False|Unknown, timeout}``,
+* ``health_check``: at least one unhealthy condition ``{type, status: True|False|Unknown, timeout}``;
+  ``unhealthy_machine_conditions`` the same of the machine conditions the collection sets (EtcdMemberHealthy, ...),
   ``node_startup_timeout`` 0 (off) or >= 30s, ``max_unhealthy`` an integer >= 0 or ``"N%"`` (a bare "10"
   is refused), ``unhealthy_range`` ``[a-b]`` with a <= b.
 
@@ -47,6 +48,7 @@ import ipaddress
 import re
 from datetime import timedelta
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import CONDITION_TYPES
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.kubeadm_releases import (
     SUPPORTED_RANGE,
     V1BETA3,
@@ -207,11 +209,30 @@ _CONDITION = {
     "timeout": Field(duration(), REQUIRED),
 }
 
+# Machine conditions a health check may not name (Cluster API v1.12+): its own verdicts and summaries.
+_RESERVED_MACHINE_CONDITIONS = ("Ready", "Available", "HealthCheckSucceeded", "OwnerRemediated", "ExternallyRemediated")
+_MACHINE_CONDITION_TYPES = tuple(CONDITION_TYPES.values())
+
+
+def _machine_condition_type(value, path, errors):
+    if value in _RESERVED_MACHINE_CONDITIONS:
+        errors.append(error(path, "must not be %s: the health check does not judge a machine by its own verdicts or summaries"
+                            % ", ".join(_RESERVED_MACHINE_CONDITIONS), value))
+        return None
+    if value not in _MACHINE_CONDITION_TYPES:
+        errors.append(error(path, "must be a machine condition the collection sets: %s" % ", ".join(_MACHINE_CONDITION_TYPES), value))
+        return None
+    return value
+
+
+_MACHINE_CONDITION = dict(_CONDITION, type=Field(_machine_condition_type, REQUIRED))
+
 _HEALTH_CHECK = {
     "unhealthy_conditions": Field(
         list_of(mapping(_CONDITION)),
         [{"type": "Ready", "status": "Unknown", "timeout": "5m"}, {"type": "Ready", "status": "False", "timeout": "5m"}],
     ),
+    "unhealthy_machine_conditions": Field(list_of(mapping(_MACHINE_CONDITION)), []),
     "node_startup_timeout": Field(_node_startup_timeout, "10m"),
     "max_unhealthy": Field(parsed_by(parse_max_unhealthy), "100%"),
     "unhealthy_range": Field(parsed_by(parse_unhealthy_range)),

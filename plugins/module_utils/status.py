@@ -40,6 +40,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils import (
     rollout,
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import (
+    CONDITION_STATUS,
     ETCD_MEMBER,
     ETCD_POD,
     FALSE,
@@ -56,16 +57,6 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash im
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
 
 ERROR, WARNING, INFO = "Error", "Warning", "Info"
-# The condition statuses as Kubernetes writes them, for the vocabulary component_health decides in.
-CONDITION_STATUS = {TRUE: "True", FALSE: "False", UNKNOWN: "Unknown"}
-# KCP's machine condition for each component_health component.
-MACHINE_CONDITION = {
-    "api_server": "APIServerPodHealthy",
-    "controller_manager": "ControllerManagerPodHealthy",
-    "scheduler": "SchedulerPodHealthy",
-    ETCD_POD: "EtcdPodHealthy",
-    ETCD_MEMBER: "EtcdMemberHealthy",
-}
 _SEVERITY_ORDER = (ERROR, WARNING, INFO)
 # Certificates closer to expiry than this are reported when the spec sets no rollout.before threshold;
 # 7 days is the least rollout.before.certificates_expiry_days accepts.
@@ -135,7 +126,7 @@ def node_condition(machine):
 
 def _component_condition(name, entry, machine):
     """A component_health verdict as KCP's machine condition, with the reason and severity of its cause."""
-    type_ = MACHINE_CONDITION[name]
+    type_ = component_health.CONDITION_TYPES[name]
     if entry["status"] == TRUE:
         return condition(type_, TRUE)
     if machine.get("node") is None:

@@ -240,6 +240,30 @@ options:
                 description: Duration the condition must hold.
                 type: raw
                 required: true
+          unhealthy_machine_conditions:
+            description:
+              - Machine conditions that make a machine unhealthy once held longer than their timeout, judged before the
+                Node's (Cluster API v1.12's C(unhealthyMachineConditions)); none by default.
+              - Timed from when the cluster records the condition took its status (its pod's Ready transition); a
+                condition whose start is not known is not judged (docs/health-check.md).
+            type: list
+            elements: dict
+            default: []
+            suboptions:
+              type:
+                description: A machine condition the collection sets.
+                type: str
+                required: true
+                choices: [APIServerPodHealthy, ControllerManagerPodHealthy, SchedulerPodHealthy, EtcdPodHealthy, EtcdMemberHealthy]
+              status:
+                description: Condition status, quoted in YAML.
+                type: str
+                required: true
+                choices: ["True", "False", "Unknown"]
+              timeout:
+                description: Duration the condition must hold.
+                type: raw
+                required: true
           node_startup_timeout:
             description: Duration a machine may go without a Node before it is unhealthy; 0 = off, else >= 30s.
             type: raw
@@ -433,6 +457,7 @@ spec:
       unhealthy_conditions:
         - {type: Ready, status: Unknown, timeout: 300.0}
         - {type: Ready, status: "False", timeout: 300.0}
+      unhealthy_machine_conditions: []
       node_startup_timeout: 600.0
       max_unhealthy: 100%
       unhealthy_range: null

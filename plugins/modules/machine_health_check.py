@@ -33,6 +33,9 @@ options:
       - The C(health_check) section of the control plane spec, as written in the inventory.
       - "C(unhealthy_conditions): a non-empty list of C({type, status, timeout}), status V(True), V(False) or
         V(Unknown); default Ready Unknown 5m and Ready False 5m."
+      - "C(unhealthy_machine_conditions): the same, of the machine conditions the collection sets (V(EtcdMemberHealthy),
+        V(EtcdPodHealthy), V(APIServerPodHealthy), ...), judged first and timed from their pod's Ready transition;
+        default none."
       - "C(node_startup_timeout): how long a new machine may go without a Node; V(0) disables the check,
         otherwise at least 30s; default V(10m)."
       - "C(max_unhealthy): an int, or a percentage string such as V(40%) of the machines, rounded down;

@@ -190,6 +190,7 @@ def spec(**overrides):
                 {"type": "Ready", "status": "Unknown", "timeout": 300.0},
                 {"type": "Ready", "status": "False", "timeout": 300.0},
             ],
+            "unhealthy_machine_conditions": [],
             "node_startup_timeout": 600.0,
             "max_unhealthy": "100%",
             "unhealthy_range": None,

@@ -179,7 +179,7 @@ def test_a_control_plane_pod_is_classified_from_its_raw_status(pod, node_ready, 
 
 def test_a_provisioning_pod_makes_its_component_false():
     conditions = machine_conditions(machine("cp-1", components={"scheduler": "provisioning"}), False)
-    assert conditions["scheduler"] == {"status": "false", "reason": "pod provisioning"}
+    assert conditions["scheduler"] == {"status": "false", "reason": "pod provisioning", "since": None}
 
 
 def test_a_node_without_a_ready_condition_makes_its_pods_unknown():
@@ -283,7 +283,46 @@ def no_scheduler(name):
     ],
 )
 def test_each_condition_says_why(m, managed, member_entry, component, expected):
-    assert machine_conditions(m, managed, member_entry)[component] == expected
+    got = machine_conditions(m, managed, member_entry)[component]
+    assert {"status": got["status"], "reason": got["reason"]} == expected
+
+
+DOWN_SINCE = "2026-11-20T09:40:00Z"
+
+
+def crash_looping_etcd(name, since=DOWN_SINCE):
+    m = machine(name, components={"etcd": "unhealthy"})
+    m["components_since"] = {"etcd": since, "api_server": "2026-11-20T09:01:00Z"}
+    return m
+
+
+@pytest.mark.parametrize(
+    "m,member_entry,component,since",
+    [
+        (crash_looping_etcd("cp-1"), {"status": "false", "reason": "does not answer"}, "etcd_pod", DOWN_SINCE),
+        (crash_looping_etcd("cp-1"), {"status": "unknown", "reason": "did not answer"}, "etcd_member", DOWN_SINCE),
+        (crash_looping_etcd("cp-1"), MEMBER_TRUE, "etcd_member", None),
+        (dict(crash_looping_etcd("cp-1"), components={"etcd": "healthy"}), {"status": "false", "reason": "alarm NOSPACE"},
+         "etcd_member", None),
+        (crash_looping_etcd("cp-1"), MEMBER_TRUE, "api_server", "2026-11-20T09:01:00Z"),
+        (dict(crash_looping_etcd("cp-1"), components={"etcd": "missing"}), {"status": "false", "reason": "does not answer"},
+         "etcd_pod", None),
+        (dict(crash_looping_etcd("cp-1"), node=dict(stale_node("cp-1")["node"])), None, "etcd_pod", None),
+        (node_gone("cp-1"), None, "etcd_member", None),
+    ],
+    ids=[
+        "a pod condition is as old as its pod's Ready transition",
+        "a member down with its pod has been down since the pod",
+        "a member that answers has no time of its own",
+        "a member false with its pod ready (an alarm) has no known start",
+        "a ready pod's condition is as old as its Ready transition too",
+        "a missing pod's condition has no known start",
+        "a stale node's pods have no known start",
+        "a gone node's conditions have no known start",
+    ],
+)
+def test_a_condition_is_as_old_as_the_cluster_records_it(m, member_entry, component, since):
+    assert machine_conditions(m, True, member_entry)[component]["since"] == since
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.health_check
     span,
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.unhealthy_limit import max_unhealthy_value
-from ansible_collections.kubeadm.control_plane.tests.unit.builders import health_check, machine, seconds_ago, snapshot
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import health_check, machine, member, seconds_ago, snapshot
 
 READY_UNKNOWN_5M = {"type": "Ready", "status": "Unknown", "timeout": 300.0}
 READY_FALSE_5M = {"type": "Ready", "status": "False", "timeout": 300.0}
@@ -481,3 +481,68 @@ def test_the_next_check_is_rounded_to_the_millisecond():
 )
 def test_the_budget_says_why_in_full(rules, total, unhealthy, reason):
     assert evaluate(rules, fleet(total, unhealthy))["reason"] == reason
+
+
+# Machine conditions (Cluster API v1.12's unhealthyMachineConditions): judged before the Node's, timed from when the
+# cluster records the condition took its status (the pod's Ready transition), never from an unknown time.
+# a member that does not answer is Unknown (KCP's EtcdMemberInspectionFailed)
+ETCD_MEMBER_UNKNOWN_5M = {"type": "EtcdMemberHealthy", "status": "Unknown", "timeout": 300.0}
+SCHEDULER_FALSE_1M = {"type": "SchedulerPodHealthy", "status": "False", "timeout": 60.0}
+
+
+def etcd_down(name, age, responsive=False, pod="unhealthy"):
+    """A snapshot of three machines whose first, ``name``, has its etcd pod ``pod`` since ``age`` seconds ago (None:
+    not known) and its member answering or not."""
+    down = machine(name, components={"etcd": pod})
+    down["components_since"] = {"etcd": None if age is None else seconds_ago(age)}
+    machines = [down, machine("cp-2"), machine("cp-3")]
+    members = [member(m["name"], leader=(m["name"] == "cp-2"), responsive=(m["name"] != name or responsive)) for m in machines]
+    return snapshot(machines, members=members)
+
+
+@pytest.mark.parametrize(
+    "snap,rules,state,reason",
+    [
+        (etcd_down("cp-1", 301), health_check(unhealthy_machine_conditions=[ETCD_MEMBER_UNKNOWN_5M]), "unhealthy",
+         "machine condition EtcdMemberHealthy has been Unknown since"),
+        (etcd_down("cp-1", 120), health_check(unhealthy_machine_conditions=[ETCD_MEMBER_UNKNOWN_5M]), "pending",
+         "machine condition EtcdMemberHealthy is Unknown"),
+        (etcd_down("cp-1", None), health_check(unhealthy_machine_conditions=[ETCD_MEMBER_UNKNOWN_5M]), "healthy",
+         "has a Node and no unhealthy condition"),
+        (etcd_down("cp-1", 3600, responsive=True, pod="healthy"), health_check(unhealthy_machine_conditions=[ETCD_MEMBER_UNKNOWN_5M]),
+         "healthy", "has a Node and no unhealthy condition"),
+        (etcd_down("cp-1", 3600), health_check(), "healthy", "has a Node and no unhealthy condition"),
+        (snapshot([dict(machine("cp-1", components={"scheduler": "unhealthy"}), components_since={"scheduler": seconds_ago(61)})]),
+         health_check(unhealthy_machine_conditions=[ETCD_MEMBER_UNKNOWN_5M, SCHEDULER_FALSE_1M]), "unhealthy",
+         "machine condition SchedulerPodHealthy has been False since"),
+        (snapshot([with_conditions(dict(machine("cp-1", components={"scheduler": "unhealthy"}),
+                                        components_since={"scheduler": seconds_ago(30)}), ("Ready", "False", 3600))]),
+         health_check(unhealthy_machine_conditions=[SCHEDULER_FALSE_1M]), "pending", "machine condition SchedulerPodHealthy is False"),
+    ],
+    ids=[
+        "a member down with its pod for longer than the timeout is unhealthy",
+        "a member down for less is pending",
+        "a member down since a time not known is not judged by it",
+        "a member false with its pod ready (an alarm) has no known start and is not judged by it",
+        "without machine condition rules the etcd member is not checked",
+        "any listed machine condition will do",
+        "machine conditions are judged before the Node's",
+    ],
+)
+def test_machine_conditions_are_checked_from_the_time_the_cluster_records(snap, rules, state, reason):
+    target = evaluate(rules, snap)["targets"][0]
+    assert (target["state"], target["machine"]) == (state, "cp-1"), target
+    assert reason in target["reason"]
+
+
+def test_a_machine_condition_verdict_says_why_in_full():
+    target = evaluate(health_check(unhealthy_machine_conditions=[ETCD_MEMBER_UNKNOWN_5M]), etcd_down("cp-1", 301))["targets"][0]
+    assert target["reason"] == ("machine condition EtcdMemberHealthy has been Unknown since %s, longer than 5m (%s)"
+                                % (seconds_ago(301), "member cp-1 did not answer: no answer within 2.0s"))
+
+
+def test_external_etcd_has_no_member_condition_to_match():
+    down = dict(machine("cp-1", components={"etcd": "missing"}), components_since={})
+    rules = health_check(unhealthy_machine_conditions=[ETCD_MEMBER_UNKNOWN_5M, dict(ETCD_MEMBER_UNKNOWN_5M, type="EtcdPodHealthy",
+                                                                                        status="False")])
+    assert evaluate(rules, snapshot([down], external=True))["targets"][0]["state"] == "healthy"

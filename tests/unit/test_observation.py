@@ -16,7 +16,8 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils import plan_
 
 NOW = "2026-11-26T12:00:00Z"
 READY = {"type": "Ready", "status": "True", "lastTransitionTime": "2026-11-26T10:00:00Z"}
-RUNNING = {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
+RUNNING_SINCE = "2026-11-26T10:01:00Z"
+RUNNING = {"phase": "Running", "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": RUNNING_SINCE}]}
 
 
 def node(name, zone=None, annotations=None, ready="default", ip="10.0.0.1", control_plane=True, version="v1.37.1"):
@@ -397,6 +398,7 @@ def test_a_machine_with_a_node_is_the_node_s_facts_filled_in_by_its_host_record_
         "node": {"name": "cp-1", "conditions": [{"type": "Ready", "status": "True", "last_transition": "2026-11-26T10:00:00Z"},
                                                 {"type": "MemoryPressure", "status": "False"}]},
         "components": dict.fromkeys(observation.MIRROR_PODS, "healthy"),
+        "components_since": dict.fromkeys(observation.MIRROR_PODS, RUNNING_SINCE),
         "upgrade": {"version": "v1.37.1", "step": "kubelet", "failed_step": None, "error": None},
     }, **CERTIFICATES)]
     assert normalize_snapshot(snap)[1] == []

@@ -459,6 +459,7 @@ def test_a_new_joining_machine_is_built_in_full_from_the_spec_with_nothing_yet_t
         "external_remediation": {"attempts": 0, "last": None},
         "node": {"name": "new-1", "conditions": [{"type": "Ready", "status": "True", "last_transition": created}]},
         "components": {"api_server": "healthy", "controller_manager": "healthy", "scheduler": "healthy", "etcd": "healthy"},
+        "components_since": dict.fromkeys(("api_server", "controller_manager", "scheduler", "etcd"), created),
         "certificates_expire": "2027-11-22T10:00:01Z",
         "certificate_authorities_expire": None,
         "kubelet_certificate_expire": None,

@@ -29,6 +29,7 @@ def test_a_built_snapshot_passes_and_only_gains_the_optional_fields():
     for record in expected["machines"]:
         record.update(certificate_authorities_expire=None, kubelet_certificate_expire=None, kubelet_certificate_rotates=None,
                       certificate_renewal=None)
+        record.setdefault("components_since", dict.fromkeys(("api_server", "controller_manager", "scheduler", "etcd")))
     expected["kubeadm_config"]["cluster_configuration"] = None
     assert normalized == expected
 
@@ -76,6 +77,7 @@ def test_a_minimal_snapshot_gets_every_documented_default():
                 "node": None,
                 "components": {"api_server": "unknown", "controller_manager": "unknown", "scheduler": "unknown",
                                "etcd": "unknown"},
+                "components_since": {"api_server": None, "controller_manager": None, "scheduler": None, "etcd": None},
                 "certificates_expire": None,
                 "certificate_authorities_expire": None,
                 "kubelet_certificate_expire": None,
