@@ -73,7 +73,8 @@ class ActionModule(ActionBase):
         if read.get("failed"):
             return dict(failed=True, msg="the host could not be read: %s" % read.get("msg"))
         host = dict(read["host"], manifest=bool(read["host"]["manifest"]))
-        decision, reason = etcd_restore.restore_decision(record, name, host, params["answered"], params["quorum"], params["force"])
+        decision, reason = etcd_restore.restore_decision(record, name, host, params["answered"], params["quorum"], params["force"],
+                                                         params["members"], params["holders"])
         if decision == etcd_restore.REFUSE:
             return dict(failed=True, msg="restore refused, nothing was touched: %s" % reason)
         flags = etcd_restore.manifest_flags(read["host"]["manifest"])

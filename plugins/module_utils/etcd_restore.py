@@ -15,6 +15,8 @@ ARGUMENT_SPEC = dict(
     answered=dict(type="bool", default=False),
     quorum=dict(type="bool"),
     force=dict(type="bool", default=False),
+    members=dict(type="list", elements="str", default=[]),
+    holders=dict(type="list", elements="str", default=[]),
     etcdutl=dict(type="str", default="etcdutl"),
     data_dir=dict(type="path", default="/var/lib/etcd"),
     manifests_dir=dict(type="path", default="/etc/kubernetes/manifests"),
@@ -67,14 +69,16 @@ def verification_problems(record, sha256, status):
 RESTORE, RESTORED, REFUSE = "restore", "restored", "refuse"
 
 
-def restore_decision(record, backup_name, host, answered, quorum, force):
+def restore_decision(record, backup_name, host, answered, quorum, force, members=(), holders=()):
     """(decision, reason): whether the backup (``record``, named ``backup_name``) is restored on the host now
     (RESTORE), was restored there already (RESTORED: nothing to do, the run goes on with what follows), or may not be
     (REFUSE). ``host``: what the host holds (``cluster_id`` of its etcd CA, ``manifest`` whether it has an etcd
     manifest, ``record`` the restore recorded there); ``answered``: whether an etcd member answered at all;
     ``quorum``: whether one answered a read through quorum. A restore of this backup under way on the host is finished
     whatever etcd says (its own first step stopped etcd); one finished there is never made again, forced or not.
-    Nothing is concluded from no answer: etcd down everywhere (a kubelet or runtime outage) keeps its data."""
+    Nothing is concluded from no answer: etcd down everywhere (a kubelet or runtime outage) keeps its data. ``members``:
+    the names of the members the etcd that answered lists; ``holders``: the hosts that hold the cluster's control plane
+    (:func:`control_plane_hosts`): a quorum that leaves some of them out is said to be suspect in the refusal."""
     if not host.get("cluster_id"):
         return REFUSE, ("the host holds no etcd CA certificate: a restore goes on a control plane host of the cluster "
                         "(its PKI and static pod manifests), not on a new host")
@@ -94,6 +98,12 @@ def restore_decision(record, backup_name, host, answered, quorum, force):
                         "container runtime outage, keeps its data: bring it back). Force the restore once you know the "
                         "members' data is lost")
     if quorum:
+        outside = sorted(set(holders) - set(members))
+        if outside:
+            return REFUSE, ("etcd has quorum: a member answers reads through it, but its cluster's members are %s, and %s, which "
+                            "hold the cluster's control plane, are not among them. A first member that comes back on an empty "
+                            "data directory starts a new, empty cluster of its own (kubeadm init's manifest): if the members' "
+                            "data is lost, force the restore" % (", ".join(sorted(members)) or "none", ", ".join(outside)))
         return REFUSE, ("etcd has quorum: a member answers reads through it. A cluster with quorum loses no data to a lost "
                         "machine: remediate it (playbooks/remediate.yml); force the restore to take the cluster back to the "
                         "backup anyway")
@@ -149,13 +159,19 @@ def member_restore_arguments(flags, token, bump):
     return arguments
 
 
+def control_plane_hosts(hosts):
+    """The names of ``hosts`` (as :func:`restore_host` takes them) that answered and hold a control plane of the
+    cluster: its admin kubeconfig and etcd client certificate."""
+    return sorted(h["name"] for h in hosts if h.get("answered") and h.get("admin_kubeconfig") and h.get("etcd_client_credentials"))
+
+
 def restore_host(hosts, backup_name, chosen=None):
     """The host the cluster comes back on: the one that holds a restore of this backup (under way or finished: a run
     again goes on there, never on another), else ``chosen`` (the operator's), else the first by name of the hosts that
     answered and hold the cluster's control plane (its admin kubeconfig and etcd client certificate). ``hosts``: each
     ``{name, answered, admin_kubeconfig, etcd_client_credentials, restore}`` (``restore``: the host's restore record).
     ValueError saying why there is none."""
-    fit = {h["name"]: h for h in hosts if h.get("answered") and h.get("admin_kubeconfig") and h.get("etcd_client_credentials")}
+    fit = {name: h for name, h in ((h["name"], h) for h in hosts) if name in control_plane_hosts(hosts)}
     holding = sorted(h["name"] for h in hosts if (h.get("restore") or {}).get("backup") == backup_name)
     if len(holding) > 1:
         raise ValueError("%s each hold a restore of this backup: there is one cluster to bring back; remove the record "

@@ -56,6 +56,19 @@ options:
     description: Restore although etcd has quorum or no member answered.
     type: bool
     default: false
+  members:
+    description:
+      - The names of the members the etcd that answered lists (C(etcd.members) of M(kubeadm.control_plane.etcd_info)).
+      - With O(holders), what a refusal for quorum says when the cluster that answers leaves out hosts of the control
+        plane (a first member that came back on an empty data directory starts a cluster of its own).
+    type: list
+    elements: str
+    default: []
+  holders:
+    description: The hosts that answered and hold the cluster's control plane (filter M(kubeadm.control_plane.restore_control_plane_hosts)).
+    type: list
+    elements: str
+    default: []
   etcdutl:
     description: The etcdutl binary on the controller, of the cluster's etcd minor or newer.
     type: str

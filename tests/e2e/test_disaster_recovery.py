@@ -16,7 +16,9 @@ A restore (playbooks/restore.yml) is refused while etcd has quorum, for a trunca
 backup, before any host is touched. Once two of the three machines' hosts are powered off for good, it says in check
 mode which backup it would restore and what is lost, then brings etcd back on the surviving machine from the backup
 (killed once it restored, and run again: it finishes, and restores nothing twice), and the scale flow joins the two
-spare hosts: what was written before the backup is there, what was written after it is gone.
+spare hosts: what was written before the backup is there, what was written after it is gone. Then every member's
+data directory is wiped: the first member bootstraps an empty cluster of its own, which answers, so the restore of a
+newer backup is refused until forced, and forced it brings the control plane back with what that backup held.
 
 5 hosts over 3 failure domains: cp-1 to cp-3 the machines, cp-4 and cp-5 the spares a restore joins."""
 
@@ -310,3 +312,32 @@ def test_two_machines_lost_for_good_the_control_plane_comes_back_from_the_backup
     assert again.returncode == 0, again.stdout[-6000:]
     assert "dr-after-restore" in configmaps(cluster, "cp-1")
     assert recap(again.stdout)["cp-1"]["changed"] == 0, again.stdout[-6000:]
+
+
+def test_every_data_directory_wiped_the_control_plane_comes_back_from_the_newest_backup_once_forced(cluster, backups, vault_secret,
+                                                                                                    published):
+    # the control plane the restore above brought back: cp-1, cp-4, cp-5
+    assert admin(cluster, "-n default create configmap dr-before-the-wipe").returncode == 0
+    done = cluster.playbook(BACKUP, backup_vars(backups))
+    assert done.returncode == 0, done.stdout[-6000:]
+    taken = stats(done.stdout)
+    record = os.path.join(taken["dir"], taken["snapshot"][:-len(".db")] + ".json")
+    assert admin(cluster, "-n default create configmap dr-after-the-second-backup").returncode == 0
+    for host in ("cp-1", "cp-4", "cp-5"):
+        cluster.fault("etcd-wipe", host)
+    # cp-1's etcd, whose manifest is kubeadm init's, bootstraps a new empty cluster of its own on the empty directory;
+    # the joined members cannot find themselves in it and crash-loop. That cluster answers: that its data is gone is
+    # the operator's knowledge, so the restore is refused until forced, saying what the quorum may be
+    refused = cluster.playbook(RESTORE, restore_vars(cluster, record))
+    said = " ".join(refused.stdout.split())
+    assert refused.returncode != 0 and "etcd has quorum" in said, refused.stdout[-6000:]
+    assert "its cluster's members are cp-1, and cp-4, cp-5, which hold the cluster's control plane, are not among them" in said, said[-6000:]
+    done = cluster.playbook(RESTORE, restore_vars(cluster, record, kcp_restore_force=True), timeout=1500)
+    assert done.returncode == 0, done.stdout[-8000:]
+    assert control_plane_nodes(cluster, "cp-1") == ["cp-1", "cp-4", "cp-5"]
+    names = configmaps(cluster, "cp-1")
+    assert {"dr-before-backup", "dr-after-restore", "dr-before-the-wipe"} <= set(names), names
+    assert "dr-after-the-second-backup" not in names, names
+    # what the restore found in the data directory (the new cluster's) is kept aside; the first restore's went with the wipe
+    assert cluster.ssh("cp-1", "ls -d /var/lib/etcd/member.before-restore-*").stdout.count("before-restore") == 1
+    assert lock_holder(cluster, "cp-1") == ""

@@ -52,6 +52,18 @@ def test_a_snapshot_unlike_its_record_is_refused(sha256, status, problem):
     assert problem in "; ".join(verification_problems(RECORD, sha256, status))
 
 
+def test_a_quorum_that_leaves_out_hosts_of_the_control_plane_is_refused_with_what_it_may_be():
+    members, holders = ["cp-1"], ["cp-1", "cp-4", "cp-5"]
+    decision, reason = restore_decision(RECORD, "20261129T030012Z", HOST, True, True, False, members, holders)
+    assert decision == REFUSE and reason.startswith("etcd has quorum")
+    assert "its cluster's members are cp-1, and cp-4, cp-5, which hold the cluster's control plane, are not among them" in reason
+    assert "remediate" not in reason and "force the restore" in reason
+    # every holder a member: the quorum is the cluster's own
+    decision, reason = restore_decision(RECORD, "20261129T030012Z", HOST, True, True, False, ["cp-1", "cp-4", "cp-5"], holders)
+    assert decision == REFUSE and "remediate" in reason
+    assert restore_decision(RECORD, "20261129T030012Z", HOST, True, True, True, members, holders) == (RESTORE, "forced")
+
+
 def test_what_is_not_a_backups_record_is_refused():
     assert verification_problems({"snapshot": "x.db"}, "ab" * 32, STATUS) == [
         "the record is not a backup's record (no cluster_id or etcd section)"]
