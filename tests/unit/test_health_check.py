@@ -543,6 +543,6 @@ def test_a_machine_condition_verdict_says_why_in_full():
 
 def test_external_etcd_has_no_member_condition_to_match():
     down = dict(machine("cp-1", components={"etcd": "missing"}), components_since={})
-    rules = health_check(unhealthy_machine_conditions=[ETCD_MEMBER_UNKNOWN_5M, dict(ETCD_MEMBER_UNKNOWN_5M, type="EtcdPodHealthy",
-                                                                                        status="False")])
+    etcd_pod_false = dict(ETCD_MEMBER_UNKNOWN_5M, type="EtcdPodHealthy", status="False")
+    rules = health_check(unhealthy_machine_conditions=[ETCD_MEMBER_UNKNOWN_5M, etcd_pod_false])
     assert evaluate(rules, snapshot([down], external=True))["targets"][0]["state"] == "healthy"
