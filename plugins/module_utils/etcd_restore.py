@@ -171,7 +171,8 @@ def restore_host(hosts, backup_name, chosen=None):
     answered and hold the cluster's control plane (its admin kubeconfig and etcd client certificate). ``hosts``: each
     ``{name, answered, admin_kubeconfig, etcd_client_credentials, restore}`` (``restore``: the host's restore record).
     ValueError saying why there is none."""
-    fit = {name: h for name, h in ((h["name"], h) for h in hosts) if name in control_plane_hosts(hosts)}
+    holders = set(control_plane_hosts(hosts))
+    fit = {h["name"]: h for h in hosts if h["name"] in holders}
     holding = sorted(h["name"] for h in hosts if (h.get("restore") or {}).get("backup") == backup_name)
     if len(holding) > 1:
         raise ValueError("%s each hold a restore of this backup: there is one cluster to bring back; remove the record "
