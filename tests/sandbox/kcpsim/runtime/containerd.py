@@ -74,15 +74,19 @@ def serve(address):
     os.makedirs(os.path.dirname(address), mode=0o711, exist_ok=True)
     if os.path.exists(address):
         os.unlink(address)  # left by a previous run that was killed
+    answer = (json.dumps(cri_version(), sort_keys=True) + "\n").encode()
+    # bound and listening under a name of its own, then renamed: the socket appears under its address only once a
+    # caller that finds it is answered (one that connected between bind and listen was refused)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(address)
-    os.chmod(address, 0o660)
+    binding = "%s.%d" % (address, os.getpid())
+    listener.bind(binding)
+    os.chmod(binding, 0o660)
     listener.listen(16)
+    os.rename(binding, address)
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
     signal.signal(signal.SIGINT, lambda *_: stopping.append(True))
     print("containerd successfully booted, serving on %s" % address, file=sys.stderr, flush=True)
-    answer = (json.dumps(cri_version(), sort_keys=True) + "\n").encode()
     try:
         while not stopping:
             readable = select.select([listener], [], [], 0.5)[0]
