@@ -90,54 +90,21 @@ def _until_unhealthy(since, timeout, now):
     return False, timeout - elapsed + PAST_BOUNDARY_SECONDS
 
 
-def _check_conditions(rules, machine, now):
-    """MHC2.8: the node conditions, OR semantics. A target dict, or None when no condition matches."""
+def _judge(machine, now, kind, matched):
+    """The conditions of one ``kind`` (node or machine) that hold their listed status, OR semantics: ``matched`` is
+    ``[(rule, since, cause)]`` in the rules' order. Unhealthy when one has held longer than its timeout, pending while
+    one holds for less (the soonest to time out named), else None."""
     pending = []
-    for rule in rules["unhealthy_conditions"]:
-        condition = node_condition(machine["node"], rule["type"])
-        if condition is None or condition.get("status") != rule["status"]:
-            continue
+    for rule, since, cause in matched:
         timeout = parse_duration(rule["timeout"])
-        since = condition.get("last_transition")
         unhealthy, next_check = _until_unhealthy(since, timeout, now)
         if unhealthy:
             since_text = "an unknown time" if since is None else format_time(parse_time(since))
             return _target(
                 machine,
                 UNHEALTHY,
-                "node condition %s has been %s since %s, longer than %s" % (rule["type"], rule["status"], since_text, span(timeout)),
-            )
-        pending.append((next_check, rule, timeout))
-    if pending:
-        next_check, rule, timeout = min(pending, key=lambda item: item[0])
-        return _target(
-            machine,
-            PENDING,
-            "node condition %s is %s; unhealthy if it stays so for %s (check again in %s)"
-            % (rule["type"], rule["status"], span(timeout), span(next_check)),
-            next_check,
-        )
-    return None
-
-
-def _check_machine_conditions(rules, machine, conditions, now):
-    """MHC (Cluster API v1.12+) machine conditions, OR semantics, before the Node's: a target dict, or None when no
-    condition matches. A condition whose start is unknown (``since`` None) is not judged by this rule: no history of
-    machine conditions is kept, and nothing is concluded from not knowing how long a problem has lasted."""
-    pending = []
-    for rule in rules.get("unhealthy_machine_conditions") or ():
-        entry = conditions.get(_COMPONENT_OF_TYPE[rule["type"]])
-        if entry is None or CONDITION_STATUS[entry["status"]] != rule["status"] or entry.get("since") is None:
-            continue
-        timeout = parse_duration(rule["timeout"])
-        unhealthy, next_check = _until_unhealthy(entry["since"], timeout, now)
-        cause = " (%s)" % entry["reason"] if entry.get("reason") else ""
-        if unhealthy:
-            return _target(
-                machine,
-                UNHEALTHY,
-                "machine condition %s has been %s since %s, longer than %s%s"
-                % (rule["type"], rule["status"], format_time(parse_time(entry["since"])), span(timeout), cause),
+                "%s condition %s has been %s since %s, longer than %s%s"
+                % (kind, rule["type"], rule["status"], since_text, span(timeout), cause),
             )
         pending.append((next_check, rule, timeout, cause))
     if pending:
@@ -145,11 +112,34 @@ def _check_machine_conditions(rules, machine, conditions, now):
         return _target(
             machine,
             PENDING,
-            "machine condition %s is %s%s; unhealthy if it stays so for %s (check again in %s)"
-            % (rule["type"], rule["status"], cause, span(timeout), span(next_check)),
+            "%s condition %s is %s%s; unhealthy if it stays so for %s (check again in %s)"
+            % (kind, rule["type"], rule["status"], cause, span(timeout), span(next_check)),
             next_check,
         )
     return None
+
+
+def _check_conditions(rules, machine, now):
+    """MHC2.8: the node conditions, OR semantics. A target dict, or None when no condition matches. A matching
+    condition without ``last_transition`` has timed out (Cluster API reads a missing time as the zero time)."""
+    matched = []
+    for rule in rules["unhealthy_conditions"]:
+        condition = node_condition(machine["node"], rule["type"])
+        if condition is not None and condition.get("status") == rule["status"]:
+            matched.append((rule, condition.get("last_transition"), ""))
+    return _judge(machine, now, "node", matched)
+
+
+def _check_machine_conditions(rules, machine, conditions, now):
+    """MHC (Cluster API v1.12+) machine conditions, OR semantics, before the Node's: a target dict, or None when no
+    condition matches. A condition whose start is unknown (``since`` None) is not judged by this rule: no history of
+    machine conditions is kept, and nothing is concluded from not knowing how long a problem has lasted."""
+    matched = []
+    for rule in rules.get("unhealthy_machine_conditions") or ():
+        entry = conditions.get(_COMPONENT_OF_TYPE[rule["type"]])
+        if entry is not None and CONDITION_STATUS[entry["status"]] == rule["status"] and entry.get("since") is not None:
+            matched.append((rule, entry["since"], " (%s)" % entry["reason"] if entry.get("reason") else ""))
+    return _judge(machine, now, "machine", matched)
 
 
 def _check_without_node(rules, machine, now):
