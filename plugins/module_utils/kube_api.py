@@ -96,13 +96,31 @@ def answers(api):
         raise ClusterUnreadable("the API server at %s did not answer: %s" % (api.configuration.host, exc))
 
 
+# What one API server answers when it cannot serve now (its etcd member down, say) while another behind the same
+# load balancer could: a read that gets one is made once more, on a new connection.
+RETRIED_STATUSES = (500, 502, 503, 504)
+
+
 def request(api, method, path, timeout, query=None, body=None, content_type="application/json"):
     """What the API server answers to ``method path`` (with ``query`` parameters, and a JSON ``body`` sent as
     ``content_type``: application/merge-patch+json for a merge patch): the decoded JSON, or the text of an answer
     that is not JSON (a pod's log, /readyz). ClusterUnreadable for an error answer (``status`` set) or none.
     Plain objects in and out, through the client's connection, TLS and credentials but not its typed API classes
     and models: importing those costs a process most of a second of CPU (measured: 1.0 s for CoreV1Api against
-    0.3 s for the client alone), paid again by every task that reads the API."""
+    0.3 s for the client alone), paid again by every task that reads the API.
+    A GET answered with a RETRIED_STATUSES error is made once more on a new connection: a load balancer in TCP mode
+    keeps a connection on the API server it chose, which may be one whose etcd member just went down (until its
+    health check takes it out). A write is never repeated: it may have been done."""
+    try:
+        return _request(api, method, path, timeout, query, body, content_type)
+    except ClusterUnreadable as exc:
+        if method != "GET" or exc.status not in RETRIED_STATUSES:
+            raise
+    api.rest_client.pool_manager.clear()
+    return _request(api, method, path, timeout, query, body, content_type)
+
+
+def _request(api, method, path, timeout, query, body, content_type):
     headers = {"Accept": "application/json, */*"}
     if body is not None:
         headers["Content-Type"] = content_type

@@ -152,12 +152,17 @@ class Recorded(http.server.BaseHTTPRequestHandler):
         "/api/v1/namespaces/kube-system/configmaps/missing": (404, "application/json", b'{"kind": "Status", "code": 404}'),
     }
     seen = []
+    # path: the error statuses it answers first, one a request (an API server whose etcd member is down)
+    failing = {}
 
     def answer(self):
         length = int(self.headers.get("Content-Length") or 0)
         self.seen.append((self.command, self.path, self.headers.get("Authorization"), self.headers.get("Content-Type"),
                           json.loads(self.rfile.read(length)) if length else None))
         status, kind, body = self.ANSWERS.get(self.path.split("?")[0], (201, "application/json", b"{}"))
+        if self.failing.get(self.path):
+            status, body = self.failing[self.path].pop(0), b'{"kind": "Status", "code": 504}'
+
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
@@ -176,6 +181,7 @@ def api_server():
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     Recorded.seen = []
+    Recorded.failing = {}
     yield "http://127.0.0.1:%d" % server.server_address[1]
     server.shutdown()
     server.server_close()
@@ -205,6 +211,19 @@ def test_a_request_sends_the_token_query_and_body_and_decodes_what_comes_back(tm
         ("PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/x", "Bearer s3cret", "application/json", {"spec": {"a": 1}}),
         ("GET", "/api/v1/namespaces/kube-system/configmaps/missing", "Bearer s3cret", None, None),
     ]
+
+
+def test_a_read_an_api_server_could_not_serve_is_made_once_more_and_a_write_never(tmp_path, api_server):
+    Recorded.failing = {"/readyz": [504], "/api/v1/nodes": [503, 503], "/apis/x": [504]}
+    with kube_api.connected(token_kubeconfig(tmp_path, api_server)) as api:
+        assert kube_api.request(api, "GET", "/readyz", 5) == "ok"
+        with pytest.raises(kube_api.ClusterUnreadable, match="answered 503") as twice:
+            kube_api.request(api, "GET", "/api/v1/nodes", 5)
+        with pytest.raises(kube_api.ClusterUnreadable, match="answered 504"):
+            kube_api.request(api, "PUT", "/apis/x", 5, body={})
+    assert twice.value.status == 503
+    assert [seen[:2] for seen in Recorded.seen] == [
+        ("GET", "/readyz"), ("GET", "/readyz"), ("GET", "/api/v1/nodes"), ("GET", "/api/v1/nodes"), ("PUT", "/apis/x")]
 
 
 def test_a_request_nobody_answers_is_no_answer_at_all(tmp_path):
