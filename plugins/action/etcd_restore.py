@@ -13,6 +13,7 @@ __metaclass__ = type
 import calendar
 import glob
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -22,7 +23,9 @@ import tempfile
 import time
 from urllib.parse import urlsplit
 
+from ansible.errors import AnsibleError
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.parsing.vault import VaultLib, is_encrypted
 from ansible.plugins.action import ActionBase
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import etcd_restore
 from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import etcdutl as etcdutl_tool
@@ -73,44 +76,109 @@ class ActionModule(ActionBase):
         if read.get("failed"):
             return dict(failed=True, msg="the host could not be read: %s" % read.get("msg"))
         host = dict(read["host"], manifest=bool(read["host"]["manifest"]))
+        new_host = params["new_host"]
         decision, reason = etcd_restore.restore_decision(record, name, host, params["answered"], params["quorum"], params["force"],
-                                                         params["members"], params["holders"])
+                                                         params["members"], params["holders"], new_host, params["asked"])
         if decision == etcd_restore.REFUSE:
             return dict(failed=True, msg="restore refused, nothing was touched: %s" % reason)
-        flags = etcd_restore.manifest_flags(read["host"]["manifest"])
+        if decision == etcd_restore.RESTORED:
+            here = read["host"]["record"]
+            restored = self._restored(record, name, reason, None)
+            return dict(changed=False, restored=restored, kept=here.get("kept"), restored_at=here.get("started"),
+                        **self._new_host_result(restored, here.get("new_host"), here.get("data_dir")))
+        made_new = etcd_restore.as_new_host(host, name, new_host)
+        if made_new:
+            flags = etcd_restore.new_host_flags(new_host["name"], new_host["address"], params["data_dir"])
+        else:
+            flags = etcd_restore.manifest_flags(read["host"]["manifest"])
+        pki = None
+        if made_new:
+            try:
+                pki = self._verified_pki(params["backup"], record, work)
+            except ValueError as exc:
+                return dict(failed=True, msg="backup %s refused, nothing was touched: its PKI archive %s" % (params["backup"], exc))
         try:
-            taken = calendar.timegm(time.strptime(record["taken"], "%Y-%m-%dT%H:%M:%SZ"))
             bump = self._bumps(etcdutl)
             token = "restored-%s-%s" % (flags.get("name"), time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))
             arguments = etcd_restore.member_restore_arguments(flags, token, bump)
         except (KeyError, ValueError, TypeError) as exc:
             return dict(failed=True, msg="restore refused, nothing was touched: %s" % exc)
-        restored = {"backup": name, "revision": record["etcd"]["revision"], "taken": record["taken"], "bumped": bump,
-                    "lost": etcd_restore.what_is_lost(record, time.time(), taken), "reason": reason}
+        restored = self._restored(record, name, reason, bump)
         warnings = [] if bump else [
             "etcdutl cannot bump the revision (--bump-revision: etcd 3.5.13 and 3.6): the restored revisions are older than "
             "what watchers saw; restart the kubelets and every controller that watches the API"]
-        if decision == etcd_restore.RESTORED:
-            return dict(changed=False, restored=restored, kept=read["host"]["record"].get("kept"))
-        if self._play_context.check_mode:
-            return dict(changed=True, restored=restored, kept=None, warnings=warnings)
         data_dir = flags.get("data-dir") or params["data_dir"]
+        if self._play_context.check_mode:
+            return dict(changed=True, restored=restored, kept=None, restored_at=None, warnings=warnings, **self._new_host_result(restored, made_new, data_dir))
         address = urlsplit(flags.get("advertise-client-urls", "").split(",")[0]).hostname or "127.0.0.1"
         try:
             archive = self._restored_archive(etcdutl, snapshot, arguments, work)
             tmpdir = self._make_tmp_path()
             staged = self._connection._shell.join_path(tmpdir, "restored.tar")
             self._transfer_file(archive, staged)
-            self._fixup_perms2([tmpdir, staged])
+            staged_pki = None
+            if pki:
+                staged_pki = self._connection._shell.join_path(tmpdir, "pki.tar")
+                self._transfer_file(pki, staged_pki)
+            self._fixup_perms2([tmpdir, staged] + ([staged_pki] if staged_pki else []))
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             return dict(failed=True, msg="the restore stopped before the host was changed: %s" % exc)
         # the host's record as this run read it: the host refuses to go on when another run changed it since
         done = self._execute_module(module_name=MODULE, task_vars=task_vars, module_args=dict(
-            params, staged={"archive": staged, "backup": name, "data_dir": data_dir, "address": address,
+            params, staged={"archive": staged, "pki": staged_pki, "backup": name, "data_dir": data_dir, "address": address,
                             "expected": read["host"]["record"]}))
         if done.get("failed"):
             return dict(failed=True, msg=done.get("msg"), restored=restored)
-        return dict(changed=True, restored=restored, kept=done["kept"], warnings=warnings)
+        return dict(changed=True, restored=restored, kept=done["kept"], restored_at=done["started"], warnings=warnings,
+                    **self._new_host_result(restored, made_new, data_dir))
+
+    @staticmethod
+    def _restored(record, name, reason, bump):
+        taken = calendar.timegm(time.strptime(record["taken"], "%Y-%m-%dT%H:%M:%SZ"))
+        return {"backup": name, "revision": record["etcd"]["revision"], "taken": record["taken"], "bumped": bump,
+                "lost": etcd_restore.what_is_lost(record, time.time(), taken), "reason": reason}
+
+    def _new_host_result(self, restored, new_host, data_dir):
+        """What the run says of the restore, whether it is (was) made on the host as a new host, and the kubeadm init
+        preflight errors the init that follows there ignores: the data directory the restore filled."""
+        return {"said": etcd_restore.restore_said(restored, self._task.delegate_to if new_host else None),
+                "new_host": bool(new_host),
+                "ignore_preflight_errors": [etcd_restore.data_dir_preflight_check(data_dir)] if new_host and data_dir else []}
+
+    def _verified_pki(self, path, record, work):
+        """The path, in ``work``, of the backup's PKI archive decrypted (with the run's vault secrets when it is
+        encrypted) once it holds the PKI of the backup's cluster; ValueError saying why not."""
+        source = os.path.join(os.path.dirname(path), os.path.basename(record["pki"]))
+        try:
+            with open(source, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            raise ValueError("cannot be read: %s" % exc)
+        if is_encrypted(data):
+            try:
+                data = VaultLib(self._loader._vault.secrets or []).decrypt(data)
+            except AnsibleError:
+                vault_id = data.split(b"\n", 1)[0].split(b";")[3:4]
+                raise ValueError("is encrypted with Ansible Vault%s and this run has no secret that opens it (give it with "
+                                 "--vault-id, or an AWX Vault credential)" % (" (vault id %s)" % vault_id[0].decode() if vault_id else ""))
+        elif record.get("pki_encrypted"):
+            raise ValueError("is not encrypted, and the record says it was: it is not the archive the backup made")
+        try:
+            with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+                files = {member.name: tar.extractfile(member).read() for member in tar.getmembers() if member.isfile()}
+        except tarfile.TarError as exc:
+            raise ValueError("is not a tar archive: %s" % exc)
+        problems = etcd_restore.pki_problems(files, record["cluster_id"])
+        if problems:
+            raise ValueError("; ".join(problems))
+        archive = os.path.join(work, "pki.tar")
+        with os.fdopen(os.open(archive, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600), "wb") as out, \
+                tarfile.open(fileobj=out, mode="w") as tar:
+            for name in sorted(files):
+                info = tarfile.TarInfo(name)
+                info.size, info.mode = len(files[name]), 0o600
+                tar.addfile(info, io.BytesIO(files[name]))
+        return archive
 
     @staticmethod
     def _verified(path, etcdutl, work):

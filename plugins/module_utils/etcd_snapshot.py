@@ -87,9 +87,17 @@ def cluster_identity(ca_file):
     no certificate."""
     try:
         with open(ca_file, "rb") as handle:
-            found = _PEM_CERTIFICATE.search(handle.read())
+            return identity_of(handle.read())
+    except OSError:
+        return None
+
+
+def identity_of(pem):
+    """:func:`cluster_identity` of the etcd CA certificate ``pem`` (bytes); None when it holds no certificate."""
+    try:
+        found = _PEM_CERTIFICATE.search(pem)
         der = base64.b64decode(b"".join(found.group(1).split()), validate=True) if found else None
-    except (OSError, binascii.Error, ValueError):
+    except (binascii.Error, ValueError):
         return None
     return hashlib.sha256(der).hexdigest()[:16] if der else None
 

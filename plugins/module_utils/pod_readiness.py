@@ -35,10 +35,16 @@ def _container_words(container):
     return "; ".join(words)
 
 
-def pod_problem(pod):
-    """Why ``pod`` is not running and ready, or None when it is."""
+def pod_problem(pod, ready_since=None):
+    """Why ``pod`` is not running and ready, or None when it is. ``ready_since`` (RFC 3339, UTC, as the kubelet writes
+    times): a pod counts as ready only when its Ready condition turned True at or after it - a status from before
+    (one a restore brought back) is not its kubelet's word on it now."""
     if is_ready(pod):
-        return None
+        since = _condition(pod, "Ready").get("lastTransitionTime")
+        if ready_since is None or (since and since >= ready_since):
+            return None
+        return "%s: Ready since %s, before %s: its kubelet has not posted its status since" % (
+            pod["metadata"]["name"], since or "an unknown time", ready_since)
     status = pod.get("status") or {}
     ready = _condition(pod, "Ready")
     words = [status.get("phase") or "no phase yet"]
@@ -54,10 +60,10 @@ def pod_problem(pod):
     return "%s: %s" % (pod["metadata"]["name"], ", ".join(words))
 
 
-def problems(pods, count):
+def problems(pods, count, ready_since=None):
     """Why the pods are not yet all running and ready (empty when they are): fewer than ``count`` pods, and each pod
-    that is not, by name."""
+    that is not (or not since ``ready_since``: :func:`pod_problem`), by name."""
     found = ["%d of the %d pods expected are there yet (%s)" % (len(pods), count, ", ".join(
         sorted(p["metadata"]["name"] for p in pods)) or "none")] if len(pods) < count else []
-    return found + [problem for problem in (pod_problem(pod) for pod in sorted(pods, key=lambda p: p["metadata"]["name"]))
+    return found + [problem for problem in (pod_problem(pod, ready_since) for pod in sorted(pods, key=lambda p: p["metadata"]["name"]))
                     if problem]

@@ -23,6 +23,7 @@ ARGUMENT_SPEC = dict(
     count=dict(type="int", default=1),
     timeout=dict(type="int", default=300),
     log_lines=dict(type="int", default=5),
+    ready_since=dict(type="str"),
 )
 # How long one request may take, and how often the pods are read.
 REQUEST_TIMEOUT = 10
@@ -90,7 +91,7 @@ def wait(params, check_mode, sleep=time.sleep, clock=time.monotonic):
                 unanswered = str(exc)
             else:
                 unanswered = None
-                problems = pod_readiness.problems(pods, params["count"])
+                problems = pod_readiness.problems(pods, params["count"], params["ready_since"])
                 if not problems or check_mode:
                     return dict(changed=False, ready=not problems, problems=problems, pods=_summary(pods),
                                 waited=round(clock() - started, 1))
@@ -102,7 +103,7 @@ def wait(params, check_mode, sleep=time.sleep, clock=time.monotonic):
         else:
             lines = params["log_lines"]
             logs = ["%s, last %d lines of its log:\n%s" % (p["metadata"]["name"], lines, _log_tail(api, p, lines))
-                    for p in pods if lines and not pod_readiness.is_ready(p)]
+                    for p in pods if lines and pod_readiness.pod_problem(p, params["ready_since"])]
             why = "; ".join(problems) + "".join("\n" + log for log in logs)
     raise NotReady("the pods of Node %s (%s in %s) are not all running and ready after %d s: %s"
                    % (params["node"], params["selector"] or "every pod", params["namespace"], params["timeout"], why),

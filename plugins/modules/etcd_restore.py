@@ -35,6 +35,8 @@ description:
     rename within the data directory, which may be a mount of its own), and starts them again.
   - Each step is recorded on the host (C(/var/lib/kubeadm-control-plane/restore.json)), so that a run stopped half way
     is finished by the next, and a backup restored once is not restored again over a cluster that came back.
+  - On a new host (O(new_host)), the backup's PKI is written before the data; there is no manifest to move aside
+    and no old data to keep.
   - The restored etcd starts with the backup's objects; everything written after the backup is lost.
 author:
   - kubeadm.control_plane contributors (!UNKNOWN)
@@ -47,6 +49,12 @@ options:
     description: Whether any member of the cluster's etcd answered (C(summary.answered) of M(kubeadm.control_plane.etcd_info)).
     type: bool
     default: false
+  asked:
+    description:
+      - Whether etcd could be asked at all; false when no host that answers holds its client certificate (every
+        machine lost, the restore going on a new host). Like no answer, it is refused unless O(force).
+    type: bool
+    default: true
   quorum:
     description:
       - Whether a member of the cluster's etcd answers a read through quorum (C(summary.quorum) of
@@ -69,12 +77,35 @@ options:
     type: list
     elements: str
     default: []
+  new_host:
+    description:
+      - The host as a new host (one from the provider, with nothing of a control plane), for a restore on it.
+      - When the host holds neither an etcd CA nor an etcd static pod manifest, the restore goes on it as on a new
+        host - refused when the backup has no PKI archive or is of another minor than O(new_host.version) -, writes the
+        backup's PKI there (each file created 0600, directories 0700; a file there already must be the backup's),
+        decrypted on the controller with the run's vault secrets when encrypted, and makes the member kubeadm init
+        will make there. kubeadm init follows (role C(kubeadm.control_plane.restore)).
+      - Unset, a host without the cluster's etcd CA and manifest is refused.
+    type: dict
+    suboptions:
+      name:
+        description: Its node name, which kubeadm gives its etcd member.
+        type: str
+        required: true
+      address:
+        description: The address its etcd advertises (kubeadm's C(localAPIEndpoint.advertiseAddress)).
+        type: str
+        required: true
+      version:
+        description: The Kubernetes version kubeadm init installs there (the spec's); its minor must be the backup's.
+        type: str
+        required: true
   etcdutl:
     description: The etcdutl binary on the controller, of the cluster's etcd minor or newer.
     type: str
     default: etcdutl
   data_dir:
-    description: etcd's data directory on the host when its manifest sets no C(--data-dir).
+    description: etcd's data directory on the host when its manifest sets no C(--data-dir), and on a new host.
     type: path
     default: /var/lib/etcd
   manifests_dir:
@@ -138,9 +169,30 @@ restored:
     reason: etcd has no quorum
     bumped: true
 kept:
-  description: Where the member's old data was kept on the host; null when nothing was restored.
+  description: Where the member's old data was kept on the host; null when nothing was restored or there was none.
   returned: success
   type: str
+restored_at:
+  description:
+    - When the restore started on the host (its clock, UTC); null in check mode. Every control plane pod's status
+      the kubelet posted after the restore is from this time on; one from before is what the backup held.
+  returned: success
+  type: str
+  sample: "2026-11-29T05:00:00Z"
+said:
+  description: What the run says before it goes on - why, what is lost, and on a new host what follows there.
+  returned: success
+  type: str
+new_host:
+  description: Whether the restore is (was) made on the host as on a new host, whose control plane kubeadm init makes next.
+  returned: success
+  type: bool
+ignore_preflight_errors:
+  description: The kubeadm preflight checks the kubeadm init on a new host ignores (the data directory the restore filled); empty otherwise.
+  returned: success
+  type: list
+  elements: str
+  sample: [DirAvailable--var-lib-etcd]
 """
 
 import contextlib
@@ -219,6 +271,33 @@ def extract(archive, dest):
         synced(directory)
 
 
+def write_pki(archive, certificates_dir):
+    """The backup's PKI (a tar the action plugin checked) written into ``certificates_dir`` on a new host: each file
+    created 0600 under a name of its own, then renamed into place; directories 0700. A file there already is kept when
+    it is the backup's (a run stopped half way wrote it) and refused when it is not."""
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():
+            if not member.isfile() or member.name.startswith("/") or ".." in member.name.split("/"):
+                raise ValueError("the backup's PKI holds %s, which is not a file below the certificates directory" % member.name)
+            content = tar.extractfile(member).read()
+            target = os.path.join(certificates_dir, member.name)
+            if os.path.exists(target):
+                with open(target, "rb") as handle:
+                    if handle.read() != content:
+                        raise ValueError("%s is there and is not the backup's: the host holds another PKI" % target)
+                continue
+            os.makedirs(os.path.dirname(target), mode=0o700, exist_ok=True)
+            partial = target + ".restoring"
+            if os.path.exists(partial):
+                os.unlink(partial)  # a run stopped while it wrote it
+            with os.fdopen(os.open(partial, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600), "wb") as out:
+                out.write(content)
+                out.flush()
+                os.fsync(out.fileno())
+            os.rename(partial, target)
+            synced(os.path.dirname(target))
+
+
 def synced(directory):
     """A directory's entries on disk (a rename or a new file in it survives a power cut once this returns)."""
     handle = os.open(directory, os.O_RDONLY)
@@ -240,7 +319,8 @@ def one_at_a_time():
 
 def restore(module, params, staged):
     """The host's steps, each recorded: stop etcd and the API server, keep the old data aside, put the restored data
-    in place, start them again. What a stopped run did is not done again."""
+    in place, start them again. What a stopped run did is not done again. (where the old data was kept, when the
+    restore started on the host's clock)."""
     with one_at_a_time():
         return _restore(module, params, staged)
 
@@ -253,9 +333,11 @@ def _restore(module, params, staged):
                          "nothing was changed; run again to see where the restore stands")
     if not etcd_restore.under_way(record, backup):
         # inside the data directory, which may be a mount of its own (a disk for etcd): a rename, never a copy
-        record = {"backup": backup, "started": now(), "step": "stopping",
+        record = {"backup": backup, "started": now(), "step": "stopping", "new_host": bool(staged.get("pki")), "data_dir": data_dir,
                   "kept": os.path.join(data_dir, "member.before-restore-%s" % time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))}
         write_record(record)
+    if staged.get("pki"):
+        write_pki(staged["pki"], params["certificates_dir"])
     os.makedirs(etcd_restore.STOPPED_DIR, mode=0o700, exist_ok=True)
     for manifest in etcd_restore.STOPPED_PODS:
         if os.path.exists(os.path.join(params["manifests_dir"], manifest)):
@@ -267,7 +349,9 @@ def _restore(module, params, staged):
                              "nothing else was changed, and the next run goes on from here" % (params["stop_timeout"], etcd_restore.STOPPED_DIR))
         time.sleep(0.5)
     member, restoring = os.path.join(data_dir, "member"), os.path.join(data_dir, "restoring")
-    if os.path.exists(member) and not os.path.exists(record["kept"]):
+    if not os.path.isdir(data_dir):
+        os.makedirs(data_dir, mode=0o700)  # a new host's: kubeadm makes it so
+    if record["step"] == "stopping" and os.path.exists(member) and not os.path.exists(record["kept"]):
         os.rename(member, record["kept"])
     if not os.path.exists(member):
         if os.path.exists(restoring):
@@ -278,6 +362,8 @@ def _restore(module, params, staged):
     if os.path.isdir(restoring):
         shutil.rmtree(restoring)  # emptied by the rename (a run stopped right after it left it)
     record["step"] = "started"
+    if record["kept"] and not os.path.exists(record["kept"]):
+        record["kept"] = None  # nothing was there to keep (a new host, a wiped disk)
     write_record(record)
     for manifest in etcd_restore.STOPPED_PODS:
         if os.path.exists(os.path.join(etcd_restore.STOPPED_DIR, manifest)):
@@ -285,7 +371,7 @@ def _restore(module, params, staged):
     os.rmdir(etcd_restore.STOPPED_DIR)
     record.update(step=etcd_restore.DONE, finished=now())
     write_record(record)
-    return record["kept"]
+    return record["kept"], record["started"]
 
 
 def now():
@@ -298,13 +384,14 @@ def main():
     try:
         if not staged:
             module.exit_json(changed=False, host=read_host(params))
-        kept = restore(module, params, staged)
+        kept, started = restore(module, params, staged)
     except (OSError, ValueError, KeyError, tarfile.TarError) as exc:
         module.fail_json(msg="the restore stopped on the host: %s; the next run goes on from where it stopped" % exc)
     finally:
-        if staged and os.path.exists(staged["archive"]):
-            os.unlink(staged["archive"])
-    module.exit_json(changed=True, kept=kept)
+        for part in ("archive", "pki"):
+            if staged and staged.get(part) and os.path.exists(staged[part]):
+                os.unlink(staged[part])
+    module.exit_json(changed=True, kept=kept, started=started)
 
 
 if __name__ == "__main__":

@@ -58,6 +58,12 @@ options:
     description: Seconds to wait.
     type: int
     default: 300
+  ready_since:
+    description:
+      - A time (RFC 3339, UTC, C(2026-11-29T05:00:00Z)); a pod counts as ready only when its Ready condition turned
+        True at or after it. After an etcd restore the Pods carry the status the backup held; only the one their
+        kubelet posted since is the pod's now. Unset, the status is taken as it is.
+    type: str
   log_lines:
     description: Lines of each pod's log the failure shows, from its end; 0 for none.
     type: int

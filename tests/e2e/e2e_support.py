@@ -69,6 +69,14 @@ class E2ESandbox:
                               capture_output=True, text=True, timeout=120, check=False)
         assert done.returncode == 0, done.stdout + done.stderr
 
+    def machine_create(self, name, failure_domain):
+        """A new bare host from the sandbox's provider (``sandbox machine create``), in the inventory and behind the
+        load balancer from now on, as a provider hands one to an operator."""
+        done = subprocess.run([CLI, "--name", self.name, "machine", "create", "--name", name, "--failure-domain", failure_domain],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+        self.record = state.Sandbox(self.name).load()
+
     def admin_conf(self):
         """/etc/kubernetes/admin.conf of the first host that holds one; None when none does (no cluster yet)."""
         for host in self.hosts():

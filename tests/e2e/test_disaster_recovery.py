@@ -19,8 +19,13 @@ mode which backup it would restore and what is lost, then brings etcd back on th
 spare hosts: what was written before the backup is there, what was written after it is gone. Then every member's
 data directory is wiped: the first member bootstraps an empty cluster of its own, which answers, so the restore of a
 newer backup is refused until forced, and forced it brings the control plane back with what that backup held.
+Last, every machine's host is lost for good: the restore goes on a new host from the provider only when the operator
+names it, and only forced (etcd cannot be asked); killed once etcd is restored there, it is finished by the next run:
+kubeadm init makes the control plane over the restored data with the backup's CAs and service-account key, and the
+scale flow joins two more new hosts.
 
-5 hosts over 3 failure domains: cp-1 to cp-3 the machines, cp-4 and cp-5 the spares a restore joins."""
+5 hosts over 3 failure domains: cp-1 to cp-3 the machines, cp-4 and cp-5 the spares a restore joins; cp-6 to cp-8 the
+new hosts the provider makes for the last restore."""
 
 import io
 import json
@@ -341,3 +346,48 @@ def test_every_data_directory_wiped_the_control_plane_comes_back_from_the_newest
     # what the restore found in the data directory (the new cluster's) is kept aside; the first restore's went with the wipe
     assert cluster.ssh("cp-1", "ls -d /var/lib/etcd/member.before-restore-*").stdout.count("before-restore") == 1
     assert lock_holder(cluster, "cp-1") == ""
+
+
+def test_every_machine_lost_for_good_the_control_plane_comes_back_on_a_new_host_the_operator_names(
+        cluster, backups, vault_secret, published):
+    # the control plane the restore above brought back: cp-1, cp-4, cp-5; a backup of it, then their hosts are gone
+    assert admin(cluster, "-n default create configmap dr-before-the-last-backup").returncode == 0
+    done = cluster.playbook(BACKUP, backup_vars(backups))
+    assert done.returncode == 0, done.stdout[-6000:]
+    taken = stats(done.stdout)
+    record = os.path.join(taken["dir"], taken["snapshot"][:-len(".db")] + ".json")
+    assert admin(cluster, "-n default create configmap dr-after-the-last-backup").returncode == 0
+    for host in ("cp-1", "cp-4", "cp-5"):
+        cluster.fault("power-off", host)
+    # bare hosts from the provider: one to restore on, two for the scale flow
+    for name, domain in (("cp-6", "fd-1"), ("cp-7", "fd-2"), ("cp-8", "fd-3")):
+        cluster.machine_create(name, domain)
+
+    # no host that answers ran the control plane: a new host is taken only when named, and named, etcd cannot be asked
+    refused = cluster.playbook(RESTORE, restore_vars(cluster, record))
+    assert refused.returncode != 0 and "or on a new host you name with kcp_restore_host" in " ".join(refused.stdout.split()), refused.stdout[-6000:]
+    refused = cluster.playbook(RESTORE, restore_vars(cluster, record, kcp_restore_host="cp-6"))
+    said = " ".join(refused.stdout.split())
+    assert refused.returncode != 0 and "etcd could not be asked: no host that answers holds its client certificate" in said, said[-6000:]
+    assert cluster.ssh("cp-6", "test ! -e /etc/kubernetes/pki && test ! -e %s" % RESTORE_RECORD, check=False).returncode == 0
+
+    # forced, and killed once etcd is restored there, before kubeadm init: the next run finishes it, restoring nothing twice
+    forced = restore_vars(cluster, record, kcp_restore_host="cp-6", kcp_restore_force=True)
+    cluster.playbook_killed(RESTORE, forced, "Make the new host's control plane with kubeadm init", after=0)
+    written = json.loads(cluster.ssh("cp-6", "cat %s" % RESTORE_RECORD).stdout)
+    assert written["step"] == "done" and written["new_host"] is True and written["kept"] is None, written
+    assert cluster.ssh("cp-6", "test ! -e /etc/kubernetes/admin.conf", check=False).returncode == 0
+    done = cluster.playbook(RESTORE, forced, timeout=1500)
+    assert done.returncode == 0, done.stdout[-8000:]
+    assert "this backup was restored on the host at" in " ".join(done.stdout.split()), done.stdout[-8000:]
+    assert control_plane_nodes(cluster, "cp-6") == ["cp-6", "cp-7", "cp-8"]
+    names = configmaps(cluster, "cp-6")
+    assert "dr-before-the-last-backup" in names and "dr-after-the-last-backup" not in names, names
+    assert lock_holder(cluster, "cp-6") == ""
+    # the backup's CAs and service-account key, private: what the lost machines signed still verifies
+    with open(os.path.join(taken["dir"], taken["pki"]), "rb") as archive:
+        plain = VaultLib([("backups", VaultSecret(VAULT_SECRET.encode()))]).decrypt(archive.read())
+    with tarfile.open(fileobj=io.BytesIO(plain)) as tar:
+        for name in ("ca.crt", "sa.pub", "etcd/ca.crt"):
+            assert tar.extractfile(name).read().decode() == cluster.ssh("cp-6", "cat /etc/kubernetes/pki/" + name).stdout
+    assert cluster.ssh("cp-6", "stat -c %a /etc/kubernetes/pki/sa.key /etc/kubernetes/pki/etcd/ca.key").stdout.split() == ["600", "600"]

@@ -103,6 +103,80 @@ def test_a_restore_stopped_half_way_is_finished_and_a_finished_one_never_made_ag
     assert restore_decision(RECORD, "20261130T030012Z", done, True, True, False)[0] == REFUSE
 
 
+NEW_HOST = {"name": "cp-6", "address": "172.31.233.16", "version": "v1.36.4"}
+NEW_RECORD = dict(RECORD, pki="20261129T030012Z.pki.tar.vault", kubernetes_version="v1.36.2")
+BARE = {"cluster_id": None, "manifest": False, "record": None}
+
+
+def test_a_new_host_named_by_the_operator_is_restored_on_when_it_is_bare_and_the_backup_can_start_it():
+    assert restore_decision(NEW_RECORD, "20261129T030012Z", BARE, False, None, True, new_host=NEW_HOST) == (RESTORE, "forced")
+    assert restore_decision(NEW_RECORD, "20261129T030012Z", BARE, True, False, False, new_host=NEW_HOST) == (RESTORE, "etcd has no quorum")
+    # every machine lost: etcd could not be asked, which is no answer
+    decision, reason = restore_decision(NEW_RECORD, "20261129T030012Z", BARE, False, None, False, new_host=NEW_HOST, asked=False)
+    assert decision == REFUSE and reason.startswith("etcd could not be asked: no host that answers holds its client certificate")
+    assert restore_decision(NEW_RECORD, "20261129T030012Z", BARE, False, None, True, new_host=NEW_HOST, asked=False) == (RESTORE, "forced")
+    # quorum and no answer are judged as on any host
+    assert "no etcd member answered" in restore_decision(NEW_RECORD, "20261129T030012Z", BARE, False, None, False, new_host=NEW_HOST)[1]
+    # no new host asked for: a host without the cluster's etcd CA is not one to restore on
+    decision, reason = restore_decision(NEW_RECORD, "20261129T030012Z", BARE, False, None, True)
+    assert decision == REFUSE and "on a new host only when the operator names it (kcp_restore_host)" in reason
+    # a control plane host is one, whatever else is asked
+    assert restore_decision(NEW_RECORD, "20261129T030012Z", HOST, True, False, False, new_host=NEW_HOST) == (RESTORE, "etcd has no quorum")
+    assert not etcd_restore.as_new_host(HOST, "20261129T030012Z", NEW_HOST)
+    assert etcd_restore.as_new_host(BARE, "20261129T030012Z", NEW_HOST) and not etcd_restore.as_new_host(BARE, "20261129T030012Z", None)
+
+
+@pytest.mark.parametrize("record, host, reason", [
+    (NEW_RECORD, dict(BARE, manifest=True), "cp-6 holds an etcd static pod manifest and not the rest of a control plane"),
+    (NEW_RECORD, dict(BARE, cluster_id="3f9a0c1d2e4b5a69"), "cp-6 holds the cluster's etcd CA and not the rest of a control plane"),
+    (NEW_RECORD, dict(BARE, cluster_id="0123456789abcdef"), "the backup is of another cluster"),
+    (dict(NEW_RECORD, pki=None), BARE, "the backup holds no PKI archive"),
+    (dict(NEW_RECORD, kubernetes_version="v1.35.9"), BARE,
+     "the backup is of Kubernetes v1.35.9 and the spec's version is v1.36.4: a new host runs the backup's minor"),
+])
+def test_a_new_host_that_holds_something_or_a_backup_that_cannot_start_it_is_refused_even_when_forced(record, host, reason):
+    decision, why = restore_decision(record, "20261129T030012Z", host, False, None, True, new_host=NEW_HOST)
+    assert decision == REFUSE and reason in why, why
+
+
+def test_a_new_host_restore_stopped_half_way_is_finished_and_once_done_is_not_made_again():
+    # the run stopped after it wrote the PKI: the host holds the cluster's etcd CA and no manifest yet
+    under_way = {"cluster_id": "3f9a0c1d2e4b5a69", "manifest": False,
+                 "record": {"backup": "20261129T030012Z", "step": "stopping", "new_host": True}}
+    assert restore_decision(NEW_RECORD, "20261129T030012Z", under_way, False, None, False, new_host=NEW_HOST)[0] == RESTORE
+    assert etcd_restore.as_new_host(under_way, "20261129T030012Z", NEW_HOST)
+    # done, kubeadm init to come (or come since): whether the role names it new or not, nothing is restored again
+    done = dict(under_way, record=dict(under_way["record"], step="done", finished="2026-11-29T05:00:00Z"))
+    for new_host in (NEW_HOST, None):
+        assert restore_decision(NEW_RECORD, "20261129T030012Z", done, True, True, False, new_host=new_host)[0] == RESTORED
+    # another backup over it: the host holds the cluster's CA now, it is no new host
+    assert restore_decision(NEW_RECORD, "20261130T030012Z", done, False, None, True, new_host=NEW_HOST)[0] == REFUSE
+
+
+def test_the_member_made_on_a_new_host_is_the_one_kubeadm_init_makes_there():
+    flags = etcd_restore.new_host_flags("cp-6", "172.31.233.16", "/var/lib/etcd")
+    assert member_restore_arguments(flags, "t", False)[:6] == [
+        "--name", "cp-6", "--initial-cluster", "cp-6=https://172.31.233.16:2380", "--initial-advertise-peer-urls", "https://172.31.233.16:2380"]
+    assert etcd_restore.new_host_flags("cp-6", "fd00::16", "/d")["initial-advertise-peer-urls"] == "https://[fd00::16]:2380"
+    assert etcd_restore.data_dir_preflight_check("/var/lib/etcd") == "DirAvailable--var-lib-etcd"
+    assert etcd_restore.data_dir_preflight_check("/data/etcd/") == "DirAvailable--data-etcd"
+
+
+def test_a_pki_archive_is_the_clusters_with_every_file_a_restore_needs(tmp_path):
+    from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_backup import PKI_FILES
+    from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_snapshot import identity_of
+
+    ca = b"-----BEGIN CERTIFICATE-----\nMAMCAQE=\n-----END CERTIFICATE-----\n"
+    files = {name: b"x" for name in PKI_FILES}
+    files["etcd/ca.crt"] = ca
+    cluster = identity_of(ca)
+    assert etcd_restore.pki_problems(files, cluster) == []
+    assert etcd_restore.pki_problems(files, "0123456789abcdef") == ["its etcd CA is %s, not the backup's cluster 0123456789abcdef" % cluster]
+    lacking = {name: content for name, content in files.items() if name != "sa.key"}
+    assert etcd_restore.pki_problems(lacking, cluster) == ["it lacks sa.key"]
+    assert "it holds ../x, which is not a file of the PKI a restore needs" in etcd_restore.pki_problems(dict(files, **{"../x": b""}), cluster)
+
+
 def test_a_backup_is_named_by_its_records_file_name():
     assert etcd_restore.backup_name("/srv/backups/kcp/3f9a0c1d2e4b5a69/20261129T030012Z.json") == "20261129T030012Z"
 
@@ -135,11 +209,14 @@ def test_the_cluster_comes_back_on_the_first_host_that_answers_and_ran_it_or_the
     assert restore_host(candidates, "b", "cp-4") == "cp-4"
     with pytest.raises(ValueError, match="cp-1 does not answer"):
         restore_host(candidates, "b", "cp-1")
-    with pytest.raises(ValueError, match="cp-2 holds no control plane"):
-        restore_host(candidates, "b", "cp-2")
+    # a host with nothing of a control plane is a new host: taken when named, never chosen for the operator
+    assert restore_host(candidates, "b", "cp-2") == "cp-2"
+    half = hosts(("cp-2", True, False)) + [{"name": "cp-6", "answered": True, "admin_kubeconfig": True}]
+    with pytest.raises(ValueError, match=r"cp-6 holds part of a control plane \(admin.conf\) and not the rest"):
+        restore_host(half, "b", "cp-6")
     with pytest.raises(ValueError, match="cp-9 is not one of the control plane candidates"):
         restore_host(candidates, "b", "cp-9")
-    with pytest.raises(ValueError, match=r"no candidate that answers holds a control plane .*answered: cp-2\)"):
+    with pytest.raises(ValueError, match=r"no candidate that answers holds a control plane .*new host you name with kcp_restore_host \(answered: cp-2\)"):
         restore_host(hosts(("cp-1", False, True), ("cp-2", True, False)), "b")
 
 
@@ -190,7 +267,7 @@ def run_restore(host, backup="20261129T030012Z"):
         with open(etcd_restore.RECORD) as handle:
             record = json.load(handle)
     return host_module.restore(module, params, {"archive": str(staged), "backup": backup, "data_dir": str(host.data),
-                                                "address": "127.0.0.1", "expected": record})
+                                                "address": "127.0.0.1", "expected": record})[0]
 
 
 def test_the_restore_keeps_the_old_data_aside_puts_the_restored_in_place_and_starts_etcd_again(host):
@@ -253,6 +330,60 @@ def test_the_host_refuses_to_go_on_when_another_run_changed_its_record_since_thi
                             {"archive": str(staged), "backup": "20261129T030012Z", "data_dir": str(host.data),
                              "address": "127.0.0.1", "expected": None})
     assert (host.data / "member" / "snap" / "db").read_text() == "the restored data"
+
+
+def pki_archive(files):
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w") as tar:
+        for name, content in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(content)
+            tar.addfile(info, io.BytesIO(content))
+    return archive.getvalue()
+
+
+def test_a_new_host_gets_the_backups_pki_private_and_the_restored_data_with_nothing_to_keep(host, monkeypatch):
+    for name in os.listdir(host.manifests):
+        os.unlink(host.manifests / name)
+    bare_data = host.root / "new" / "etcd"  # not there yet: a new host's
+    staged, pki = host.root / "restored.tar", host.root / "pki.tar"
+    staged.write_bytes(host.archive)
+    pki.write_bytes(pki_archive({"ca.key": b"the cluster CA key", "etcd/ca.crt": b"the etcd CA"}))
+    module = types.SimpleNamespace(fail_json=lambda **kw: pytest.fail(kw["msg"]))
+    params = {"manifests_dir": str(host.manifests), "certificates_dir": str(host.root / "new" / "pki"), "stop_timeout": 5}
+    kept, started = host_module.restore(module, params, {"archive": str(staged), "pki": str(pki), "backup": "20261129T030012Z",
+                                                         "data_dir": str(bare_data), "address": "127.0.0.1", "expected": None})
+    assert kept is None and os.listdir(bare_data) == ["member"]
+    assert oct(os.stat(bare_data).st_mode & 0o777) == "0o700"
+    assert (host.root / "new" / "pki" / "ca.key").read_bytes() == b"the cluster CA key"
+    for path in ("ca.key", "etcd/ca.crt"):
+        assert oct(os.stat(host.root / "new" / "pki" / path).st_mode & 0o777) == "0o600"
+    for path in ("", "etcd"):
+        assert oct(os.stat(host.root / "new" / "pki" / path).st_mode & 0o777) == "0o700"
+    with open(etcd_restore.RECORD) as handle:
+        record = json.load(handle)
+    assert record["new_host"] is True and record["data_dir"] == str(bare_data) and record["kept"] is None and record["step"] == "done"
+    assert started == record["started"]
+    assert os.listdir(host.manifests) == []
+
+
+def test_a_pki_written_half_way_is_finished_and_another_pki_on_the_host_is_refused(tmp_path):
+    pki = tmp_path / "pki.tar"
+    pki.write_bytes(pki_archive({"ca.crt": b"the CA", "sa.key": b"the signing key"}))
+    certificates = tmp_path / "pki"
+    certificates.mkdir()
+    (certificates / "ca.crt").write_bytes(b"the CA")  # a stopped run wrote it
+    (certificates / "sa.key.restoring").write_bytes(b"the sig")  # and was writing this one
+    host_module.write_pki(str(pki), str(certificates))
+    assert sorted(os.listdir(certificates)) == ["ca.crt", "sa.key"]
+    assert (certificates / "sa.key").read_bytes() == b"the signing key"
+    (certificates / "ca.crt").write_bytes(b"another cluster's CA")
+    with pytest.raises(ValueError, match="ca.crt is there and is not the backup's: the host holds another PKI"):
+        host_module.write_pki(str(pki), str(certificates))
+    evil = tmp_path / "evil.tar"
+    evil.write_bytes(pki_archive({"../escape": b"x"}))
+    with pytest.raises(ValueError, match="not a file below the certificates directory"):
+        host_module.write_pki(str(evil), str(certificates))
 
 
 def test_restored_data_reaching_outside_its_directory_is_refused(tmp_path):

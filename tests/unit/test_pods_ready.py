@@ -40,6 +40,19 @@ def test_fewer_pods_than_expected_is_a_problem_naming_the_ones_there():
     assert pod_readiness.problems([], 1) == ["0 of the 1 pods expected are there yet (none)"]
 
 
+def test_after_a_restore_only_a_ready_status_posted_since_counts():
+    restored = pod("etcd-cp-1")
+    restored["status"]["conditions"][0]["lastTransitionTime"] = "2026-11-29T03:00:00Z"
+    posted = pod("kube-apiserver-cp-1")
+    posted["status"]["conditions"][0]["lastTransitionTime"] = "2026-11-29T05:00:07Z"
+    assert pod_readiness.problems([restored, posted], 2, ready_since="2026-11-29T05:00:00Z") == [
+        "etcd-cp-1: Ready since 2026-11-29T03:00:00Z, before 2026-11-29T05:00:00Z: its kubelet has not posted its status since"]
+    assert pod_readiness.problems([restored, posted], 2) == []
+    # a Ready condition without its time is not known to be the kubelet's since
+    assert pod_readiness.problems([pod("etcd-cp-1")], 1, ready_since="2026-11-29T05:00:00Z")[0].startswith(
+        "etcd-cp-1: Ready since an unknown time")
+
+
 class FakeCluster:
     """The API server's answers to the two requests the wait makes (its Node's pods, a pod's log), from a script of
     readings."""
@@ -65,7 +78,7 @@ def cluster(monkeypatch):
 
 def params(**overrides):
     base = dict(kubeconfig="admin.conf", admin_kubeconfig_on_host=None, node="cp-2", namespace="kube-system",
-                selector="tier=control-plane", count=2, timeout=5, log_lines=5)
+                selector="tier=control-plane", count=2, timeout=5, log_lines=5, ready_since=None)
     base.update(overrides)
     return base
 
