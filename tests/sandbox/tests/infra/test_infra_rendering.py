@@ -12,7 +12,7 @@ import tarfile
 
 import node_setup
 import pytest
-from kcpsandbox import commands, faults, inventory, lb, node_software, timings
+from kcpsandbox import commands, external_etcd, faults, inventory, lb, node_software, timings
 from kcpsandbox.errors import SandboxError
 from kcpsandbox.host import new_key_pair
 from kcpsandbox.state import Sandbox
@@ -85,6 +85,45 @@ def test_worker_hosts_are_in_the_workers_group_with_their_group_and_serve_no_api
     assert parsed["workers"]["hosts"] == ["w-1"]
     assert parsed["_meta"]["hostvars"]["w-1"]["worker_group"] == "gpu"
     assert [name for name, _ip in lb.LoadBalancer(sbx).backends()] == ["cp-1", "cp-2"]
+
+
+def test_external_etcd_hosts_are_a_group_of_their_own_with_their_endpoints_and_serve_no_api(tmp_path):
+    """`sandbox up --external-etcd N`: hosts etcd-1.. outside the control plane candidates (external_etcd.py)."""
+    hosts = dict(HOSTS, **{"etcd-%d" % n: {"ip": "172.31.251.%d" % (20 + n), "failure_domain": "fd-%d" % n, "role": "etcd"}
+                           for n in (1, 2, 3)})
+    sbx = Sandbox("t-render", root=str(tmp_path))
+    sbx.data = {"subnet": "172.31.251.0/24", "failure_domains": ["fd-1", "fd-2", "fd-3"],
+                "hosts": {name: dict(rec) for name, rec in hosts.items()}}
+    inventory.write_all(sbx, {name: new_key_pair()[1] for name in hosts})
+    done = subprocess.run([os.path.join(VENV_BIN, "ansible-inventory"), "-i", sbx.inventory, "--list"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, check=True)
+    parsed = json.loads(done.stdout)
+    assert parsed["control_plane_candidates"]["hosts"] == ["cp-1", "cp-2"]
+    assert parsed["external_etcd"]["hosts"] == ["etcd-1", "etcd-2", "etcd-3"]
+    assert parsed["_meta"]["hostvars"]["cp-1"]["sandbox_external_etcd_endpoints"] == [
+        "https://172.31.251.21:2379", "https://172.31.251.22:2379", "https://172.31.251.23:2379"]
+    assert [name for name, _ip in lb.LoadBalancer(sbx).backends()] == ["cp-1", "cp-2"]
+
+
+def test_an_external_etcd_member_runs_with_tls_for_clients_and_peers_in_a_cluster_of_every_member():
+    unit = external_etcd.render_unit("etcd-2", "10.0.0.12", [("etcd-1", "10.0.0.11"), ("etcd-2", "10.0.0.12")], "t")
+    command = next(line for line in unit.splitlines() if line.startswith("ExecStart="))
+    for flag in ("--name=etcd-2", "--initial-cluster=etcd-1=https://10.0.0.11:2380,etcd-2=https://10.0.0.12:2380",
+                 "--client-cert-auth=true", "--peer-client-cert-auth=true", "--advertise-client-urls=https://10.0.0.12:2379",
+                 "--initial-cluster-state=new"):
+        assert flag in command.split(), flag
+    assert "Restart=always" in unit and "WantedBy=multi-user.target" in unit
+
+
+@pytest.mark.parametrize("etcd, problem", [
+    (0, None), (3, None), (2, "--external-etcd 2: must be 0 (stacked etcd), 1, 3 or 5 members"),
+    (5, None),
+], ids=["stacked", "three members", "an even count", "five members"])
+def test_up_checks_the_external_etcd_before_touching_anything(etcd, problem):
+    from kcpsandbox import lifecycle
+    found = [p for p in lifecycle.up_problems("t-render", "172.31.251.0/24", 3, 3, "cp", 0, "md-0", etcd)
+             if p.startswith("--external-etcd")]
+    assert found == ([] if problem is None else [problem])
 
 
 @pytest.mark.parametrize("workers, group, problem", [
