@@ -30,9 +30,10 @@ class ActionModule(ActionBase):
         args = dict(self._task.args)
         on_host = args.pop("admin_kubeconfig_on_host", None)
         endpoints = args.pop("etcd_endpoints", None)
+        files = args.pop("etcd_files", None) or {}
         if not on_host:
-            if endpoints:
-                return dict(result, failed=True, msg="etcd_endpoints: read only with admin_kubeconfig_on_host")
+            if endpoints or files:
+                return dict(result, failed=True, msg="etcd_endpoints, etcd_files: read only with admin_kubeconfig_on_host")
             result.update(self._execute_module(module_name="kubeadm.control_plane.kcp_observe", module_args=args, task_vars=task_vars))
             return result
         if args.get("kubeconfig") or args.get("etcd") is not None:
@@ -54,7 +55,9 @@ class ActionModule(ActionBase):
                     cluster = reader.submit(cluster_reader.read_cluster, path, params["timeout"])
                     if endpoints:
                         found = self._execute_module(module_name="kubeadm.control_plane.etcd_info", task_vars=task_vars,
-                                                     module_args={"endpoints": endpoints, "timeout": params["timeout"]})
+                                                     module_args=dict({key: value for key, value in files.items() if value},
+                                                                      endpoints=endpoints, timeout=params["timeout"],
+                                                                      external=params["external_etcd"]))
                         if found.get("failed"):
                             return dict(result, failed=True, msg="reading etcd on %s: %s" % (where, found.get("msg")))
                         params["etcd"] = found["etcd"]

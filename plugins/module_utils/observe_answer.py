@@ -45,6 +45,11 @@ ARGUMENT_SPEC = dict(
     ),
     admin_kubeconfig_on_host=dict(type="path"),
     etcd_endpoints=dict(type="list", elements="str"),
+    etcd_files=dict(type="dict", options=dict(
+        ca_file=dict(type="path"),
+        cert_file=dict(type="path"),
+        key_file=dict(type="path"),
+    )),
 )
 
 

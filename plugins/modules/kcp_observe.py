@@ -94,7 +94,9 @@ options:
         etcd was not read would say nothing about quorum, and nothing is concluded from no answer.
     type: dict
   external_etcd:
-    description: The control plane uses an external etcd cluster instead of stacked members (used before the cluster exists, when there is no etcd section).
+    description:
+      - The control plane uses an external etcd cluster instead of stacked members; the etcd section read with
+        O(etcd_endpoints) is marked so, and before the cluster exists (no etcd section) the snapshot says so.
     type: bool
     default: false
   timeout:
@@ -139,6 +141,22 @@ options:
         M(kubeadm.control_plane.etcd_info) does from these client URLs, with that host's own etcd certificates.
     type: list
     elements: str
+  etcd_files:
+    description:
+      - With O(etcd_endpoints), the files on the host etcd is read with; unset, kubeadm's health check client
+        certificate of stacked etcd. An external cluster is read with the files its spec names (filter
+        M(kubeadm.control_plane.etcd_access)), and O(external_etcd) set.
+    type: dict
+    suboptions:
+      ca_file:
+        description: The etcd CA certificate.
+        type: path
+      cert_file:
+        description: The client certificate.
+        type: path
+      key_file:
+        description: Its key.
+        type: path
 attributes:
   action:
     support: full
@@ -239,8 +257,8 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.observe_answ
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
-    if params["admin_kubeconfig_on_host"] or params["etcd_endpoints"]:
-        module.fail_json(msg="admin_kubeconfig_on_host and etcd_endpoints are read by the action plugin on the controller")
+    if params["admin_kubeconfig_on_host"] or params["etcd_endpoints"] or params["etcd_files"]:
+        module.fail_json(msg="admin_kubeconfig_on_host, etcd_endpoints and etcd_files are read by the action plugin on the controller")
     if cluster_reader.IMPORT_ERROR and params["kubeconfig"]:
         module.fail_json(msg=missing_required_lib("kubernetes"), exception=cluster_reader.IMPORT_ERROR)
     try:

@@ -18,7 +18,8 @@ from e2e_support import CLI, E2ESandbox, state
 @pytest.fixture(scope="module")
 def bare_hosts(request):
     """A sandbox of bare hosts, named and placed by the test module's SANDBOX = (name, subnet, machines[, failure
-    domains]); one failure domain per machine unless given."""
+    domains]); one failure domain per machine unless given; the module's SANDBOX_UP_ARGS, if any, passed to `up` too
+    (``--external-etcd 3``, say)."""
     if os.geteuid() != 0:
         pytest.skip("the sandbox needs root")
     name, subnet, machines, *domains = request.module.SANDBOX
@@ -29,7 +30,8 @@ def bare_hosts(request):
 
     with state.lock_for_test_run(name):
         cli("down")
-        up = cli("up", "--machines", str(machines), "--failure-domains", str(domains[0] if domains else machines), "--subnet", subnet)
+        up = cli("up", "--machines", str(machines), "--failure-domains", str(domains[0] if domains else machines), "--subnet", subnet,
+                 *getattr(request.module, "SANDBOX_UP_ARGS", ()))
         # the controller's copies of the flows' etcd snapshots (kcp_etcd_snapshot_dir), private to this run
         snapshot_dir = tempfile.mkdtemp(prefix="kcp-e2e-%s-etcd-snapshots-" % name)
         try:
