@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_reader, kube_api, lock_lease
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_reader, kube_api, lock_lease, observation
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.observe_answer import ARGUMENT_SPEC, observe_and_lock
 from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import host_kubeconfig, lock_keeper
 
@@ -47,6 +47,7 @@ class ActionModule(ActionBase):
             return dict(result, failed=True, msg="the kubernetes Python package is needed on the controller",
                         exception=cluster_reader.IMPORT_ERROR)
         where = self._task.delegate_to or (task_vars or {}).get("inventory_hostname")
+        etcd_silent = False  # etcd was read and no member answered: why the API server may not answer either
         try:
             with host_kubeconfig.private_copy(self, on_host, task_vars) as path:
                 params["kubeconfig"] = path
@@ -59,8 +60,10 @@ class ActionModule(ActionBase):
                                                                       endpoints=endpoints, timeout=params["timeout"],
                                                                       external=params["external_etcd"]))
                         if found.get("failed"):
-                            return dict(result, failed=True, msg="reading etcd on %s: %s" % (where, found.get("msg")))
+                            return dict(result, failed=True, msg="reading etcd on %s: %s%s" % (
+                                where, found.get("msg"), self._other_topology(cluster, params["external_etcd"])))
                         params["etcd"] = found["etcd"]
+                        etcd_silent = not (found.get("summary") or {}).get("answered")
                     read = cluster.result()
                 observed = observe_and_lock(params, bool(self._play_context.check_mode), read)
                 if observed["lock"]:
@@ -73,10 +76,30 @@ class ActionModule(ActionBase):
         except cluster_reader.Refused as exc:
             return dict(result, failed=True, msg=str(exc), errors=exc.errors)
         except kube_api.ClusterUnreadable as exc:
-            return dict(result, failed=True, msg="cannot read the cluster: %s" % exc)
+            why = ("; no %setcd member answered at %s either (read on %s): the API servers cannot serve without it, and no "
+                   "step is taken before it answers" % ("external " if params["external_etcd"] else "", ", ".join(endpoints or []), where)
+                   if etcd_silent else "")
+            return dict(result, failed=True, msg="cannot read the cluster: %s%s" % (exc, why))
         except lock_lease.LockFailed as exc:
             return dict(result, failed=True, msg=str(exc), **exc.fields)
         if observed["lock"] and observed["lock"].pop("warning"):
             result.setdefault("warnings", []).append(observed["lock"]["reason"])
         result.update(observed)
         return result
+
+    @staticmethod
+    def _other_topology(cluster, declared_external):
+        """Why etcd could not be read the way the spec declares it, when the cluster was made with the other topology
+        (its stored ClusterConfiguration): the files of the one are not on the hosts of the other. Empty otherwise."""
+        try:
+            stored = observation.stored_etcd_external(cluster.result()[3])
+        except kube_api.ClusterUnreadable:  # the cluster could not be read either: nothing to add
+            return ""
+        if stored is None or stored == declared_external:
+            return ""
+        return ("; the spec declares %s etcd but the observed cluster uses %s etcd (its kubeadm-config): kubeadm cannot "
+                "move a cluster from one to the other (rule etcd_topology)" % (_topology(declared_external), _topology(stored)))
+
+
+def _topology(external):
+    return "external" if external else "stacked"

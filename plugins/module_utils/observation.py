@@ -59,7 +59,10 @@ def assemble(now, hosts, failure_domains, nodes=(), pods=(), kubeadm_config=None
     API returns them (dicts). ``kubeadm_config``: ``{"kubernetes_version": ..., "cluster_configuration": {...}}`` or None when not read.
     ``state_config_map``: the ``data`` of kube-system/control-plane-kubeadm-io, or None. ``etcd``: the etcd
     section as ``etcd_client`` gathers it, or None before the cluster exists. ``initialized``: kubeadm init has
-    completed (kubeadm-config exists); None means "as kubeadm_config says".
+    completed (kubeadm-config exists); None means "as kubeadm_config says". ``external_etcd``: the topology the
+    spec declares, which says how etcd was read; the snapshot's ``etcd.external`` is the cluster's own word when its
+    stored ClusterConfiguration has an etcd section (``external`` or ``local``), so that a spec that declares the
+    other topology is seen to disagree (preflight ``etcd_topology``).
     """
     by_host = {h["name"]: h for h in hosts}
     control_plane_nodes = sorted((n for n in nodes if is_control_plane(n)), key=lambda n: n["metadata"]["name"])
@@ -81,8 +84,25 @@ def assemble(now, hosts, failure_domains, nodes=(), pods=(), kubeadm_config=None
         "remediation_in_progress": _remediation_in_progress(state_config_map),
         "machines": machines,
         "workers": workers(nodes),
-        "etcd": etcd if etcd is not None else {"external": external_etcd, "members": []},
+        "etcd": _etcd_section(etcd, kubeadm_config, external_etcd),
     }
+
+
+def _etcd_section(etcd, kubeadm_config, external_etcd):
+    section = dict(etcd) if etcd is not None else {"external": external_etcd, "members": []}
+    stored = stored_etcd_external(kubeadm_config)
+    if stored is not None:
+        section["external"] = stored
+    return section
+
+
+def stored_etcd_external(kubeadm_config):
+    """Whether the cluster's stored ClusterConfiguration (the snapshot's ``kubeadm_config``) says its etcd is external
+    (``etcd.external``), stacked (``etcd.local``), or None when it says neither or was not read."""
+    stored = ((kubeadm_config or {}).get("cluster_configuration") or {}).get("etcd")
+    if isinstance(stored, dict) and ("external" in stored or "local" in stored):
+        return "external" in stored
+    return None
 
 
 def workers(nodes):

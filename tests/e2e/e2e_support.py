@@ -285,13 +285,16 @@ def wait_ready(sandbox, names, status, longer_than=0, timeout=180):
         time.sleep(1)
 
 
-def wait_control_plane_ready(sandbox, names, timeout=180):
-    """Until each machine of ``names`` is back: its Node Ready, then its four static pods running and ready (a
-    restarted kubelet reports them only after the Node, and until then the status says PodProvisioning)."""
+STACKED_COMPONENTS = ("kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd")
+
+
+def wait_control_plane_ready(sandbox, names, timeout=180, components=STACKED_COMPONENTS):
+    """Until each machine of ``names`` is back: its Node Ready, then its static pods (``components``; no etcd with
+    external etcd) running and ready (a restarted kubelet reports them only after the Node, and until then the
+    status says PodProvisioning)."""
     wait_ready(sandbox, names, "True", timeout=timeout)
     deadline = time.monotonic() + timeout
-    wanted = {"%s-%s" % (component, name) for name in names
-              for component in ("kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd")}
+    wanted = {"%s-%s" % (component, name) for name in names for component in components}
     while True:
         ready = {pod["metadata"]["name"] for pod in kubectl_json(sandbox, "-n kube-system get pods")["items"]
                  if pod["status"].get("phase") == "Running"

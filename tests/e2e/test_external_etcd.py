@@ -4,7 +4,8 @@
 """A control plane on an external etcd cluster (the spec's etcd.external), on the sandbox's own external etcd
 (`sandbox up --external-etcd 3`: three real members with TLS, their CA and a client certificate handed to the
 control plane hosts as kubeadm expects them): created with 2 machines, scaled to 4 and back to 2 (even counts: no
-etcd quorum of the control plane's to keep) and deleted, with no etcd member call, no etcd snapshot through a
+etcd quorum of the control plane's to keep) and deleted; a spec switching to stacked etcd is refused with the rule,
+and while the external cluster is down no step is taken and the run says why; with no etcd member call, no etcd snapshot through a
 machine and kubeadm reset leaving the external cluster alone: its member list and a canary key are the same after.
 
 4 hosts over 3 failure domains, and etcd-1 to etcd-3."""
@@ -15,7 +16,7 @@ import subprocess
 
 import pytest
 
-from e2e_support import ROOT, newest
+from e2e_support import ROOT, newest, wait_control_plane_ready
 from kcpsim import build  # the sandbox's, on sys.path through e2e_support
 
 pytestmark = pytest.mark.sandbox
@@ -71,6 +72,25 @@ def test_a_control_plane_on_external_etcd_is_created_scaled_to_even_counts_and_d
     # the machines run no etcd of their own, and no snapshot was taken through one
     assert all(bare_hosts.ssh(host, "test ! -e /etc/kubernetes/manifests/etcd.yaml", check=False).returncode == 0 for host in ("cp-1", "cp-2"))
     assert os.listdir(bare_hosts.snapshot_dir) == []
+
+    # a spec that switches to stacked etcd is refused with the rule (kubeadm cannot migrate it), nothing touched
+    stacked = flow_vars(bare_hosts, 3)
+    del stacked["kcp"]["kubeadm"]["cluster_configuration"]["etcd"]
+    refused = bare_hosts.playbook(SCALE, stacked)
+    said = " ".join(refused.stdout.split())
+    assert refused.returncode != 0 and "the spec declares stacked etcd but the observed cluster uses external etcd" in said, said[-6000:]
+    # the external cluster down: nothing is read, no step taken, and the run says why
+    for host in ("etcd-1", "etcd-2", "etcd-3"):
+        bare_hosts.fault("power-off", host)
+    try:
+        refused = bare_hosts.playbook(SCALE, flow_vars(bare_hosts, 4))
+        said = " ".join(refused.stdout.split())
+        assert refused.returncode != 0 and "no external etcd member answered at https://172.31.223.11:2379" in said, said[-6000:]
+    finally:
+        for host in ("etcd-1", "etcd-2", "etcd-3"):
+            bare_hosts.fault("power-on", host)
+    wait_control_plane_ready(bare_hosts, ["cp-1", "cp-2"], components=("kube-apiserver", "kube-controller-manager", "kube-scheduler"))
+    assert control_plane_nodes(bare_hosts, "cp-1") == ["cp-1", "cp-2"]
 
     done = bare_hosts.playbook(SCALE, flow_vars(bare_hosts, 4), timeout=1500)
     assert done.returncode == 0, done.stdout[-8000:]

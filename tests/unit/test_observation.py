@@ -109,6 +109,20 @@ def test_before_kubeadm_init_there_is_no_cluster_and_no_etcd():
     normalize_snapshot(snap)
 
 
+def test_the_etcd_topology_is_the_clusters_stored_word_not_the_specs():
+    read = {"external": True, "members": [{"name": "etcd-1", "healthy": True}]}
+    stored_local = {"kubernetes_version": "v1.36.4", "cluster_configuration": {"etcd": {"local": {"dataDir": "/var/lib/etcd"}}}}
+    stored_external = {"kubernetes_version": "v1.36.4", "cluster_configuration": {"etcd": {"external": {"endpoints": ["https://e:2379"]}}}}
+    # a spec that declares external etcd over a cluster kubeadm made with stacked etcd: the snapshot says stacked
+    snap = observation.assemble(NOW, [host("cp-1")], ["fd-1"], kubeadm_config=stored_local, etcd=read, external_etcd=True)
+    assert snap["etcd"]["external"] is False and snap["etcd"]["members"] == read["members"]
+    snap = observation.assemble(NOW, [host("cp-1")], ["fd-1"], kubeadm_config=stored_external, etcd=dict(read, external=False))
+    assert snap["etcd"]["external"] is True
+    # before the cluster exists, the spec's
+    assert observation.assemble(NOW, [host("cp-1")], ["fd-1"], external_etcd=True)["etcd"] == {"external": True, "members": []}
+    assert read["external"] is True  # the section read is not changed in place
+
+
 def test_remediation_in_progress_comes_from_the_state_config_map_and_nonsense_reads_as_none():
     record = {"machine": "cp-2", "timestamp": "2026-11-26T11:00:00Z", "retry_count": 1}
     snap = observation.assemble(NOW, [], [], kubeadm_config={}, state_config_map={"remediation": json.dumps(record)})
