@@ -87,16 +87,15 @@ class ActionModule(ActionBase):
             return dict(changed=False, restored=restored, kept=here.get("kept"), restored_at=here.get("started"),
                         **self._new_host_result(restored, here.get("new_host"), here.get("data_dir")))
         made_new = etcd_restore.as_new_host(host, name, new_host)
-        if made_new:
-            flags = etcd_restore.new_host_flags(new_host["name"], new_host["address"], params["data_dir"])
-        else:
-            flags = etcd_restore.manifest_flags(read["host"]["manifest"])
         pki = None
         if made_new:
+            flags = etcd_restore.new_host_flags(new_host["name"], new_host["address"], params["data_dir"])
             try:
                 pki = self._verified_pki(params["backup"], record, work)
             except ValueError as exc:
                 return dict(failed=True, msg="backup %s refused, nothing was touched: its PKI archive %s" % (params["backup"], exc))
+        else:
+            flags = etcd_restore.manifest_flags(read["host"]["manifest"])
         try:
             bump = self._bumps(etcdutl)
             token = "restored-%s-%s" % (flags.get("name"), time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_reader, kube_api, lock_lease, observation
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import cluster_reader, kube_api, lock_lease, observation, preflight
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.observe_answer import ARGUMENT_SPEC, observe_and_lock
 from ansible_collections.kubeadm.control_plane.plugins.plugin_utils import host_kubeconfig, lock_keeper
 
@@ -97,9 +97,5 @@ class ActionModule(ActionBase):
             return ""
         if stored is None or stored == declared_external:
             return ""
-        return ("; the spec declares %s etcd but the observed cluster uses %s etcd (its kubeadm-config): kubeadm cannot "
-                "move a cluster from one to the other (rule etcd_topology)" % (_topology(declared_external), _topology(stored)))
-
-
-def _topology(external):
-    return "external" if external else "stacked"
+        return "; %s (its kubeadm-config): kubeadm cannot move a cluster from one to the other (rule etcd_topology)" % (
+            preflight.topology_disagreement(declared_external, stored))

@@ -49,8 +49,7 @@ def check(snapshot, etcd_managed, excluded=()):
         failures.append(
             blocker(
                 "etcd_topology",
-                "the spec declares %s etcd but the observed cluster uses %s etcd"
-                % (_topology(not etcd_managed), _topology(bool(etcd.get("external")))),
+                topology_disagreement(not etcd_managed, bool(etcd.get("external"))),
             )
         )
     if snapshot.get("initialized") and not snapshot.get("endpoint_ready"):
@@ -106,6 +105,11 @@ def blocker(rule, message, machines=()):
 
 def _report(failures, excluded):
     return {"ok": not failures, "excluded": sorted(excluded), "failures": failures}
+
+
+def topology_disagreement(declared_external, observed_external):
+    """Rule ``etcd_topology``'s words for a spec that declares one etcd topology over a cluster of the other."""
+    return "the spec declares %s etcd but the observed cluster uses %s etcd" % (_topology(declared_external), _topology(observed_external))
 
 
 def _topology(external):

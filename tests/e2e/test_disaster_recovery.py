@@ -100,6 +100,14 @@ def stats(output, name="kcp_backup"):
     return json.loads(output.rsplit("CUSTOM STATS:", 1)[1].split("RUN:", 1)[1].strip())[name]
 
 
+def backed_up(cluster, backups):
+    """A backup taken with backup.yml (its stats published): (what it published, the path of its record)."""
+    done = cluster.playbook(BACKUP, backup_vars(backups))
+    assert done.returncode == 0, done.stdout[-6000:]
+    taken = stats(done.stdout)
+    return taken, os.path.join(taken["dir"], taken["snapshot"][:-len(".db")] + ".json")
+
+
 @pytest.fixture
 def published(monkeypatch):
     monkeypatch.setenv("ANSIBLE_SHOW_CUSTOM_STATS", "true")
@@ -258,10 +266,7 @@ RESTORED = {}
 def test_a_restore_is_refused_while_etcd_has_quorum_and_for_a_truncated_or_another_clusters_backup(cluster, backups, tmp_path,
                                                                                                    vault_secret, published):
     assert admin(cluster, "-n default create configmap dr-before-backup").returncode == 0
-    done = cluster.playbook(BACKUP, backup_vars(backups))
-    assert done.returncode == 0, done.stdout[-6000:]
-    taken = stats(done.stdout)
-    RESTORED["record"] = os.path.join(taken["dir"], taken["snapshot"][:-len(".db")] + ".json")
+    taken, RESTORED["record"] = backed_up(cluster, backups)
     RESTORED["revision"] = taken["etcd"]["revision"]
     assert admin(cluster, "-n default create configmap dr-after-backup").returncode == 0
 
@@ -323,10 +328,7 @@ def test_every_data_directory_wiped_the_control_plane_comes_back_from_the_newest
                                                                                                     published):
     # the control plane the restore above brought back: cp-1, cp-4, cp-5
     assert admin(cluster, "-n default create configmap dr-before-the-wipe").returncode == 0
-    done = cluster.playbook(BACKUP, backup_vars(backups))
-    assert done.returncode == 0, done.stdout[-6000:]
-    taken = stats(done.stdout)
-    record = os.path.join(taken["dir"], taken["snapshot"][:-len(".db")] + ".json")
+    _taken, record = backed_up(cluster, backups)
     assert admin(cluster, "-n default create configmap dr-after-the-second-backup").returncode == 0
     for host in ("cp-1", "cp-4", "cp-5"):
         cluster.fault("etcd-wipe", host)
@@ -352,10 +354,7 @@ def test_every_machine_lost_for_good_the_control_plane_comes_back_on_a_new_host_
         cluster, backups, vault_secret, published):
     # the control plane the restore above brought back: cp-1, cp-4, cp-5; a backup of it, then their hosts are gone
     assert admin(cluster, "-n default create configmap dr-before-the-last-backup").returncode == 0
-    done = cluster.playbook(BACKUP, backup_vars(backups))
-    assert done.returncode == 0, done.stdout[-6000:]
-    taken = stats(done.stdout)
-    record = os.path.join(taken["dir"], taken["snapshot"][:-len(".db")] + ".json")
+    taken, record = backed_up(cluster, backups)
     assert admin(cluster, "-n default create configmap dr-after-the-last-backup").returncode == 0
     for host in ("cp-1", "cp-4", "cp-5"):
         cluster.fault("power-off", host)

@@ -33,6 +33,13 @@ INFRA_NAME, INFRA_SUBNET, INFRA_MACHINES = "t-infra", "172.31.251.0/24", 3
 DOWN_NAME, DOWN_SUBNET = "t-down", "172.31.249.0/24"
 
 
+def ansible_inventory(path):
+    """The inventory at ``path`` as ``ansible-inventory --list`` reads it (groups, ``_meta.hostvars``)."""
+    done = subprocess.run([os.path.join(VENV_BIN, "ansible-inventory"), "-i", path, "--list"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
 def needs_root():
     if os.geteuid() != 0:
         pytest.skip("the sandbox needs root (network namespaces, mounts, iptables)")

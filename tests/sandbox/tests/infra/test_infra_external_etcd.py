@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from infra_support import VENV_BIN, SandboxHandle, needs_root
+from infra_support import SandboxHandle, ansible_inventory, needs_root
 from kcpsandbox import state
 from kcpsim import build
 
@@ -67,9 +67,7 @@ def test_a_client_without_a_certificate_of_the_cluster_is_refused(sandbox):
 
 
 def test_the_etcd_hosts_are_no_control_plane_candidates_and_no_load_balancer_backends(sandbox):
-    inventory = subprocess.run([os.path.join(VENV_BIN, "ansible-inventory"), "-i", sandbox.record.inventory, "--list"],
-                               stdin=subprocess.DEVNULL, capture_output=True, text=True, check=True)
-    parsed = json.loads(inventory.stdout)
+    parsed = ansible_inventory(sandbox.record.inventory)
     assert parsed["control_plane_candidates"]["hosts"] == ["cp-1"]
     assert parsed["external_etcd"]["hosts"] == list(MEMBERS)
     assert {h["name"]: h["lb_backend"] for h in sandbox.status()["hosts"] if h["name"] in MEMBERS} == dict.fromkeys(MEMBERS, "absent")

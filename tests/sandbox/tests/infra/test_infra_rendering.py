@@ -17,7 +17,7 @@ from kcpsandbox.errors import SandboxError
 from kcpsandbox.host import new_key_pair
 from kcpsandbox.state import Sandbox
 
-from infra_support import VENV_BIN
+from infra_support import ansible_inventory
 
 HOSTS = {"cp-1": {"ip": "172.31.251.11", "failure_domain": "fd-1"},
          "cp-2": {"ip": "172.31.251.12", "failure_domain": "fd-2"}}
@@ -43,22 +43,25 @@ def test_haproxy_accepts_a_config_without_backends(tmp_path):
     assert subprocess.run(["haproxy", "-c", "-q", "-f", str(tmp_path / "haproxy.cfg")], check=False).returncode == 0
 
 
-@pytest.fixture()
-def written(tmp_path):
-    """Inventory, ssh_config and known_hosts written for HOSTS into a scratch sandbox dir."""
+def write_for(tmp_path, hosts):
+    """Inventory, ssh_config and known_hosts written for ``hosts`` into a scratch sandbox dir: (sandbox, host keys)."""
     sbx = Sandbox("t-render", root=str(tmp_path))
     sbx.data = {"subnet": "172.31.251.0/24", "failure_domains": ["fd-1", "fd-2", "fd-3"],
-                "hosts": {name: dict(rec) for name, rec in HOSTS.items()}}
-    keys = {name: new_key_pair()[1] for name in HOSTS}
+                "hosts": {name: dict(rec) for name, rec in hosts.items()}}
+    keys = {name: new_key_pair()[1] for name in hosts}
     inventory.write_all(sbx, keys)
     return sbx, keys
 
 
+@pytest.fixture()
+def written(tmp_path):
+    """The files written for HOSTS."""
+    return write_for(tmp_path, HOSTS)
+
+
 def test_ansible_reads_the_inventory_groups_and_vars(written):
     sbx = written[0]
-    done = subprocess.run([os.path.join(VENV_BIN, "ansible-inventory"), "-i", sbx.inventory, "--list"],
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, check=True)
-    parsed = json.loads(done.stdout)
+    parsed = ansible_inventory(sbx.inventory)
     assert parsed["control_plane_candidates"]["hosts"] == ["cp-1", "cp-2"]
     cp2 = parsed["_meta"]["hostvars"]["cp-2"]
     assert cp2["ansible_host"] == "172.31.251.12"
@@ -74,13 +77,8 @@ def test_ansible_reads_the_inventory_groups_and_vars(written):
 def test_worker_hosts_are_in_the_workers_group_with_their_group_and_serve_no_api(tmp_path):
     """`sandbox up --workers N --worker-group G`: hosts w-1.. as the worker flows read them (docs/workers.md)."""
     hosts = dict(HOSTS, **{"w-1": {"ip": "172.31.251.13", "failure_domain": "fd-3", "worker_group": "gpu"}})
-    sbx = Sandbox("t-render", root=str(tmp_path))
-    sbx.data = {"subnet": "172.31.251.0/24", "failure_domains": ["fd-1", "fd-2", "fd-3"],
-                "hosts": {name: dict(rec) for name, rec in hosts.items()}}
-    inventory.write_all(sbx, {name: new_key_pair()[1] for name in hosts})
-    done = subprocess.run([os.path.join(VENV_BIN, "ansible-inventory"), "-i", sbx.inventory, "--list"],
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, check=True)
-    parsed = json.loads(done.stdout)
+    sbx = write_for(tmp_path, hosts)[0]
+    parsed = ansible_inventory(sbx.inventory)
     assert parsed["control_plane_candidates"]["hosts"] == ["cp-1", "cp-2"]
     assert parsed["workers"]["hosts"] == ["w-1"]
     assert parsed["_meta"]["hostvars"]["w-1"]["worker_group"] == "gpu"
@@ -91,13 +89,8 @@ def test_external_etcd_hosts_are_a_group_of_their_own_with_their_endpoints_and_s
     """`sandbox up --external-etcd N`: hosts etcd-1.. outside the control plane candidates (external_etcd.py)."""
     hosts = dict(HOSTS, **{"etcd-%d" % n: {"ip": "172.31.251.%d" % (20 + n), "failure_domain": "fd-%d" % n, "role": "etcd"}
                            for n in (1, 2, 3)})
-    sbx = Sandbox("t-render", root=str(tmp_path))
-    sbx.data = {"subnet": "172.31.251.0/24", "failure_domains": ["fd-1", "fd-2", "fd-3"],
-                "hosts": {name: dict(rec) for name, rec in hosts.items()}}
-    inventory.write_all(sbx, {name: new_key_pair()[1] for name in hosts})
-    done = subprocess.run([os.path.join(VENV_BIN, "ansible-inventory"), "-i", sbx.inventory, "--list"],
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, check=True)
-    parsed = json.loads(done.stdout)
+    sbx = write_for(tmp_path, hosts)[0]
+    parsed = ansible_inventory(sbx.inventory)
     assert parsed["control_plane_candidates"]["hosts"] == ["cp-1", "cp-2"]
     assert parsed["external_etcd"]["hosts"] == ["etcd-1", "etcd-2", "etcd-3"]
     assert parsed["_meta"]["hostvars"]["cp-1"]["sandbox_external_etcd_endpoints"] == [
