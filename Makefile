@@ -23,7 +23,7 @@ setup:
 # machine: they wait on the emulated control plane more than they compute). The longest go first (E2E_FIRST, in this
 # order: xdist would otherwise order them by their number of tests), so the workers end together (seen: with the
 # restore's tests, test_disaster_recovery.py, left in alphabetical order, was still running among the last modules).
-E2E_FIRST := tests/e2e/test_remediation.py tests/e2e/test_rollout.py tests/e2e/test_flows.py tests/e2e/test_upgrade_in_place.py tests/e2e/test_host_lost.py tests/e2e/test_disaster_recovery.py tests/e2e/test_rollout_reasons.py tests/e2e/test_workers.py tests/e2e/test_certificates.py tests/e2e/test_adoption.py tests/e2e/test_providers.py
+E2E_FIRST := tests/e2e/test_remediation.py tests/e2e/test_rollout.py tests/e2e/test_flows.py tests/e2e/test_upgrade_in_place.py tests/e2e/test_host_lost.py tests/e2e/test_disaster_recovery.py tests/e2e/test_external_etcd.py tests/e2e/test_rollout_reasons.py tests/e2e/test_workers.py tests/e2e/test_certificates.py tests/e2e/test_adoption.py tests/e2e/test_providers.py
 test: setup
 	@log=$$(mktemp); checks_log=$$(mktemp); \
 	  $(BIN)/pytest tests/sandbox $(PYTEST_ARGS) > $$log 2>&1 & sandbox=$$!; \

@@ -95,11 +95,11 @@ class ActionModule(ActionBase):
             encrypted = vault is not None
             pki = os.path.join(directory, name + (".pki.tar.vault" if encrypted else ".pki.tar"))
             made.append(pki)
-            self._archive_pki(params["certificates_dir"], pki, vault, task_vars)
+            self._archive_pki(params["certificates_dir"], etcd_backup.pki_files(params["external"]), pki, vault, task_vars)
             record = etcd_backup.backup_record(
                 saved["cluster_id"], params["kubernetes_version"], self._task.delegate_to or task_vars.get("inventory_hostname"),
                 time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), os.path.basename(snapshot), saved["sha256"],
-                os.path.basename(pki), encrypted, status)
+                os.path.basename(pki), encrypted, status, params["external"])
             made.append(os.path.join(directory, name + ".json"))
             with private_file.replaced_whole(made[-1]) as out:
                 out.write(json.dumps(record, indent=2, sort_keys=True).encode())
@@ -133,14 +133,14 @@ class ActionModule(ActionBase):
             found.append({"name": entry[:-len(".json")], "taken": taken})
         return found
 
-    def _archive_pki(self, certificates_dir, dest, vault, task_vars):
-        """The PKI files a restore needs, read from the host into a private directory, archived into ``dest``
+    def _archive_pki(self, certificates_dir, files, dest, vault, task_vars):
+        """The PKI ``files`` a restore needs, read from the host into a private directory, archived into ``dest``
         (encrypted when ``vault`` is given); the private directory is removed."""
         work = tempfile.mkdtemp(prefix="kcp-pki-")  # mode 0700
         try:
             archive = io.BytesIO()
             with tarfile.open(fileobj=archive, mode="w") as tar:
-                for index, relative in enumerate(etcd_backup.PKI_FILES):
+                for index, relative in enumerate(files):
                     local = os.path.join(work, str(index))
                     os.close(os.open(local, os.O_CREAT | os.O_WRONLY, 0o600))
                     try:

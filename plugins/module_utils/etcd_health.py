@@ -29,8 +29,11 @@ reveal a second cluster or a sick member): as many members as machines; every me
 answering voting member reports the same member list and the same cluster id; no status error; no alarm;
 no learner waiting for promotion. ``ok`` is true when no check fails.
 
-External etcd (EH5, the seed's "Etcd (external)"): connectivity is the only measure: ``ok`` when at least one
-member answered. Members are not inspected per machine and there are no strays.
+External etcd (EH5, the seed's "Etcd (external)"): members are not inspected per machine and there are no
+strays. **Here** the gate is more than connectivity, because a control plane step writes through the API server
+to that cluster: ``ok`` only when a member answered, a quorum of the voting members it lists answered without an
+error, and no member reports an alarm (NOSPACE stops every write, a join's too). A minority of members down is
+not the control plane's to refuse: it is reported in ``degraded`` (for status) and nothing waits on it.
 
 :func:`change_verdict` says whether a membership change may happen now: ``etcd_quorum.project`` over the
 members, a member counting as healthy when it answered without error; and, beyond the arithmetic, no change
@@ -44,7 +47,8 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum 
 
 
 def evaluate(etcd_section, machines):
-    """Return ``{ok, problems, members_by_machine, strays}`` for one snapshot (see the module docstring)."""
+    """Return ``{ok, problems, members_by_machine, strays}`` for one snapshot (see the module docstring), and with
+    external etcd ``degraded``, what is wrong with that cluster without blocking a step."""
     members = list((etcd_section or {}).get("members") or [])
     if (etcd_section or {}).get("external"):
         return _evaluate_external(members)
@@ -58,9 +62,19 @@ def nothing_answered(members):
 
 
 def _evaluate_external(members):
-    answered = [m for m in members if m.get("responsive")]
-    problems = [] if answered else [nothing_answered(members)]
-    return {"ok": not problems, "problems": problems, "members_by_machine": {}, "strays": []}
+    """The external cluster's gate (``problems``) and what is wrong with it that does not block (``degraded``)."""
+    if not any(m.get("responsive") for m in members):
+        return {"ok": False, "problems": [nothing_answered(members)], "degraded": [], "members_by_machine": {}, "strays": []}
+    voters = [m for m in members if not m.get("learner")]
+    healthy = [m for m in voters if _answered_cleanly(m)]
+    problems = []
+    if len(healthy) < quorum(len(voters)):
+        problems.append("the external etcd cluster has no quorum: %d of its %d voting members answered without an error, %d are needed"
+                        % (len(healthy), len(voters), quorum(len(voters))))
+    problems += ["member %s has alarms: %s" % (_label(m), ", ".join(m["alarms"])) for m in members if m.get("alarms")]
+    degraded = ["member %s did not answer: %s" % (_label(m), m.get("error") or "no answer") for m in members if not m.get("responsive")]
+    degraded += ["member %s answered with an error: %s" % (_label(m), m["error"]) for m in members if m.get("responsive") and m.get("error")]
+    return {"ok": not problems, "problems": problems, "degraded": degraded, "members_by_machine": {}, "strays": []}
 
 
 def _evaluate_stacked(members, machines):

@@ -89,6 +89,9 @@ def restore_decision(record, backup_name, host, answered, quorum, force, members
     control plane, the restore gives it the backup's PKI, and kubeadm init follows there at the spec's ``version``
     (:func:`restore_host` takes such a host only when the operator names it). ``asked``: whether etcd could be asked
     at all (no host that answers may hold its client certificate: every machine lost)."""
+    if record.get("external_etcd"):
+        return REFUSE, ("the backup is of an external etcd cluster: its restore is that cluster's operator's (etcdutl snapshot "
+                        "restore on each of its members, docs/disaster-recovery.md); the control plane's API servers resume once it answers")
     if host.get("cluster_id") and host["cluster_id"] != record["cluster_id"]:
         return REFUSE, "the backup is of another cluster (etcd CA %s; the host's is %s)" % (record["cluster_id"], host["cluster_id"])
     if not restored_as_new_host(host.get("record"), backup_name):

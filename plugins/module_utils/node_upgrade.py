@@ -7,7 +7,8 @@ The steps, in order (docs/in-place-upgrade.md), each recorded on the Node once d
 ``{"version", "command", "step", "at", ...}``) so a run killed at any task is resumed by the next at the first step
 not done:
 
-    etcd-snapshot    the first control plane node only (kubeadm upgrade apply): an etcd snapshot first
+    etcd-snapshot    the first control plane node only (kubeadm upgrade apply): an etcd snapshot first, through
+                     the node's stacked etcd (none with external etcd, whose backups are its operator's)
     software         the new kubeadm, containerd and CNI plugins (never the kubelet: it must not run newer than
                      the API server it talks to, which kubeadm upgrade is about to move)
     kubeadm-upgrade  kubeadm upgrade apply <version> (the first control plane node) or kubeadm upgrade node
@@ -53,9 +54,10 @@ def parse_version(text):
     return tuple(int(part) for part in match.groups()) if match else None
 
 
-def steps_of(command):
-    """The steps ``kubeadm upgrade <command>`` takes on a node, in order."""
-    return STEPS if command == "apply" else tuple(step for step in STEPS if step != "etcd-snapshot")
+def steps_of(command, etcd_snapshot=True):
+    """The steps ``kubeadm upgrade <command>`` takes on a node, in order; ``etcd_snapshot`` false (external etcd):
+    no snapshot through the node before ``apply``."""
+    return STEPS if command == "apply" and etcd_snapshot else tuple(step for step in STEPS if step != "etcd-snapshot")
 
 
 def read_record(text):
@@ -135,11 +137,11 @@ def upgraded(observed, version, etcd_image_tag=None):
     return facts["kubeadm"] and facts["kubelet"] and facts["node"] and (facts["manifests"] or not observed.get("control_plane"))
 
 
-def remaining_steps(observed, version, command, etcd_image_tag=None):
+def remaining_steps(observed, version, command, etcd_image_tag=None, etcd_snapshot=True):
     """The steps still to take, in order. ``observed``: ``control_plane`` (bool), ``kubeadm`` and ``kubelet`` (the
     binaries' versions), ``manifests`` ({component: image tag}), ``node`` ({kubelet_version, ready}) and
-    ``record`` (read_record's)."""
-    steps = steps_of(command)
+    ``record`` (read_record's); ``etcd_snapshot`` as :func:`steps_of`."""
+    steps = steps_of(command, etcd_snapshot)
     record = observed.get("record")
     this = of_this_upgrade(record, version, etcd_image_tag) and record["step"] in steps
     position = steps.index(record["step"]) if this else -1

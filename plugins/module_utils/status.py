@@ -245,13 +245,27 @@ def _certificates(spec, machines, now):
     return condition("CertificatesNotExpiring", TRUE)
 
 
-def _etcd_cluster(machine_entries, etcd, etcd_managed):
+def _etcd_cluster(machine_entries, etcd, etcd_managed, members):
     if not etcd_managed:
-        return condition("EtcdClusterHealthy", TRUE, message="etcd is external: its members are not inspected")
+        return _external_etcd_cluster(etcd, members)
     members = [c for name, conds in machine_entries for c in _sourced(conds, name) if c["type"] == "EtcdMemberHealthy"]
     strays = [condition("EtcdClusterHealthy", FALSE, "EtcdClusterUnhealthy",
                         "etcd member %s (%s) belongs to no machine" % (m["name"], m["id"]), ERROR) for m in etcd["strays"]]
     return aggregate("EtcdClusterHealthy", strays + members)
+
+
+def _external_etcd_cluster(etcd, members):
+    """EtcdClusterHealthy of an external etcd cluster, as the run read it (Cluster API leaves it unset; an operator
+    of this collection sees here what the flows see): not answering or without quorum is an error and blocks
+    membership steps, a minority of members down or answering with errors is a warning only."""
+    if etcd["problems"]:
+        unknown = not any(m.get("responsive") for m in members)
+        return condition("EtcdClusterHealthy", UNKNOWN if unknown else FALSE, "ExternalEtcdConnectionDown" if unknown else "ExternalEtcdUnhealthy",
+                         "external etcd: " + "; ".join(etcd["problems"] + etcd["degraded"]), ERROR)
+    if etcd["degraded"]:
+        return condition("EtcdClusterHealthy", FALSE, "ExternalEtcdDegraded",
+                         "external etcd keeps its quorum, but " + "; ".join(etcd["degraded"]), WARNING)
+    return condition("EtcdClusterHealthy", TRUE, message="external etcd: every member answered, no alarm")
 
 
 def _remediation(health):
@@ -305,7 +319,7 @@ def control_plane_status(spec, snapshot):
         *_up_to_date(spec, live, now),
         *_resized(spec, live),
         aggregate("ControlPlaneComponentsHealthy", pods),
-        _etcd_cluster(entries, etcd, etcd_managed),
+        _etcd_cluster(entries, etcd, etcd_managed, (snapshot.get("etcd") or {}).get("members") or []),
         _certificates(spec, live, now),
         _remediation(health),
         _remediating(snapshot, health),
@@ -372,7 +386,7 @@ def status_table(snapshot, status):
     if upgrading:
         rows = [row + (_upgrade_cell(machine.get("upgrade")) if machine else "UPGRADE",)
                 for row, machine in zip(rows, [None] + snapshot["machines"])]
-    lines = ["control plane: %s" % (_not_true(status["conditions"]) or "Ready")] + _aligned(rows)
+    lines = ["control plane: %s" % (_not_true(status["conditions"]) or "Ready")] + _external_etcd_line(snapshot) + _aligned(rows)
     workers = snapshot.get("workers") or []
     if workers:
         progress = status.get("upgrade") or {}
@@ -384,6 +398,23 @@ def status_table(snapshot, status):
             _upgrade_cell(worker.get("upgrade")),
         ) for worker in workers])
     return lines
+
+
+def _external_etcd_line(snapshot):
+    """With external etcd, one line naming its members as the run found them (role, or why not answering, alarms)."""
+    etcd = snapshot.get("etcd") or {}
+    if not etcd.get("external"):
+        return []
+    members = etcd.get("members") or []
+
+    def state(member):
+        if not member.get("responsive"):
+            return "not answering"
+        return ", ".join(["learner" if member.get("learner") else ("leader" if member.get("leader") else "voter")]
+                         + (["error: %s" % member["error"]] if member.get("error") else []) + list(member.get("alarms") or []))
+    answering = sum(1 for m in members if m.get("responsive"))
+    return ["external etcd: %d of %d members answer%s" % (answering, len(members), (": " if members else "") + "; ".join(
+        "%s (%s)" % (m.get("name") or ", ".join(m.get("client_urls") or []) or m.get("id") or "?", state(m)) for m in members))]
 
 
 def _aligned(rows):

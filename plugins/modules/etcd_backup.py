@@ -20,9 +20,9 @@ description:
   - Verifies the copy with C(etcdutl snapshot status) on the controller (O(etcdutl)) and refuses a snapshot without
     a revision, keys or a hash; the backup's files are then removed, and the task fails.
   - Copies the PKI a restore needs from O(certificates_dir) - C(ca.crt), C(ca.key), C(sa.key), C(sa.pub),
-    C(front-proxy-ca.crt), C(front-proxy-ca.key), C(etcd/ca.crt), C(etcd/ca.key) - into one tar archive beside the
-    snapshot, C(<UTC time>.pki.tar), or C(<UTC time>.pki.tar.vault) encrypted with Ansible Vault when O(vault_id)
-    is given. A snapshot without the CAs cannot rebuild the cluster.
+    C(front-proxy-ca.crt), C(front-proxy-ca.key), C(etcd/ca.crt), C(etcd/ca.key) (not the last two with O(external))
+    - into one tar archive beside the snapshot, C(<UTC time>.pki.tar), or C(<UTC time>.pki.tar.vault) encrypted with
+    Ansible Vault when O(vault_id) is given. A snapshot without the CAs cannot rebuild the cluster.
   - Writes the backup's record, C(<UTC time>.json) - the cluster's identity, the Kubernetes version, the machine it
     was taken through, the time, the snapshot's SHA-256 and what etcdutl says of it (revision, keys, size, hash) -
     then removes older backups of the cluster beyond O(keep), or older than O(max_age_days), the newest always kept.
@@ -66,6 +66,14 @@ options:
     description: The directory on the host where the snapshot is written before it is copied, then removed.
     type: path
     default: /var/lib/kubeadm-control-plane/backups
+  external:
+    description:
+      - The snapshot is of an external etcd cluster - O(endpoints) its members, O(ca_file), O(cert_file) and
+        O(key_file) the API servers' client files. Its CA is not the control plane's, so the archive holds no
+        C(etcd/) file, and the record says C(external_etcd) (its restore is the etcd operator's, never the restore
+        flow's). The cluster's identity is then the external cluster's CA.
+    type: bool
+    default: false
 attributes:
   check_mode:
     support: full
@@ -101,6 +109,7 @@ backup:
   type: dict
   sample:
     cluster_id: 3f9a0c1d2e4b5a69
+    external_etcd: false
     kubernetes_version: v1.36.4
     machine: cp-2
     taken: "2026-11-29T03:00:12Z"

@@ -49,6 +49,12 @@ options:
     type: list
     elements: dict
     default: []
+  etcd_snapshot:
+    description:
+      - Whether V(apply) begins with an etcd snapshot through this host (step C(etcd-snapshot)); V(false) with
+        external etcd, whose backups are its operator's and which the host runs no member of.
+    type: bool
+    default: true
   etcd_image_tag:
     description:
       - The etcd image tag the upgrade is to reach (the plan's C(upgrade.etcd_image_tag)); null for none.
@@ -225,6 +231,7 @@ def main():
             node=dict(type="dict"),
             nodes=dict(type="list", elements="dict", default=[]),
             etcd_image_tag=dict(type="str"),
+            etcd_snapshot=dict(type="bool", default=True),
             manifests_dir=dict(type="path", default="/etc/kubernetes/manifests"),
             software_record_path=dict(type="path", default="/var/lib/kubeadm-control-plane/node-software.json"),
         ),
@@ -243,7 +250,8 @@ def main():
         "node": node_summary(node),
         "record": node_upgrade.read_record(annotations.get(node_upgrade.ANNOTATION)),
     }
-    answer = dict(observed, software=software_record.read(params["software_record_path"]), steps=list(node_upgrade.steps_of(command)))
+    answer = dict(observed, software=software_record.read(params["software_record_path"]),
+                  steps=list(node_upgrade.steps_of(command, params["etcd_snapshot"])))
     refused = node_upgrade.refusals(observed, version, command)
     if refused:
         module.fail_json(msg="%s is not upgraded in place to %s: %s" % (
@@ -251,7 +259,7 @@ def main():
     name = observed["node"]["name"]
     module.exit_json(
         changed=False,
-        remaining=node_upgrade.remaining_steps(observed, version, command, etcd),
+        remaining=node_upgrade.remaining_steps(observed, version, command, etcd, params["etcd_snapshot"]),
         upgraded=node_upgrade.upgraded(observed, version, etcd),
         record_of_this_upgrade=node_upgrade.of_this_upgrade(observed["record"], version, etcd),
         drain=node_upgrade.drain_decision(name, params["nodes"] or [node]),

@@ -204,7 +204,17 @@ def status_table(sandbox, extra_vars):
     assert done.returncode == 0, done.stdout[-6000:]
     assert all(counts["changed"] == 0 for counts in recap(done.stdout).values())
     shown = done.stdout.split("Show where the control plane stands", 1)[1]
-    return [line.strip()[2:].strip("'") for line in shown.splitlines() if line.strip().startswith("- ")]
+    lines, indent = [], None
+    for line in shown.splitlines():
+        depth = len(line) - len(line.lstrip())
+        if line.strip().startswith("- "):
+            lines.append(line.strip()[2:])
+            indent = depth
+        elif indent is not None and line.strip() and depth > indent:
+            lines[-1] += " " + line.strip()  # the YAML callback folds a long line
+        else:
+            indent = None
+    return [line.strip("'") for line in lines]
 
 
 def steps_taken(output):

@@ -20,7 +20,7 @@ from ansible.parsing.vault import VaultLib, VaultSecret
 from ansible.plugins.action import ActionBase
 from ansible_collections.kubeadm.control_plane.plugins.action.etcd_backup import ActionModule
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_backup import (
-    PKI_FILES, NoBackupSource, backup_source, backups_to_remove, status_problems)
+    PKI_FILES, NoBackupSource, backup_source, backups_to_remove, pki_files, status_problems)
 from ansible_collections.kubeadm.control_plane.tests.unit.builders import control_plane, member, snapshot
 
 SNAPSHOT = b"etcd snapshot bytes"
@@ -31,18 +31,60 @@ def members(*specs):
     return [member(name, leader=leader, responsive=responsive) for name, leader, responsive in specs]
 
 
-def test_a_healthy_follower_is_chosen_before_the_leader():
+def test_a_healthy_follower_is_chosen_before_the_leader_and_asked_with_kubeadm_s_health_check_client():
     machines = control_plane(3, "h")
-    assert backup_source(snapshot(machines, members(("cp-1", True, True), ("cp-2", False, True), ("cp-3", False, True)))) == "cp-2"
-    assert backup_source(snapshot(machines, members(("cp-1", False, False), ("cp-2", True, True), ("cp-3", False, False)))) == "cp-2"
+    chosen = backup_source(snapshot(machines, members(("cp-1", True, True), ("cp-2", False, True), ("cp-3", False, True))))
+    assert chosen == {"machine": "cp-2", "endpoints": ["https://cp-2:2379"], "external": False,
+                      "files": {"ca_file": "/etc/kubernetes/pki/etcd/ca.crt", "cert_file": "/etc/kubernetes/pki/etcd/healthcheck-client.crt",
+                                "key_file": "/etc/kubernetes/pki/etcd/healthcheck-client.key"}}
+    chosen = backup_source(snapshot(machines, members(("cp-1", False, False), ("cp-2", True, True), ("cp-3", False, False))))
+    assert chosen["machine"] == "cp-2"
 
 
 def test_no_healthy_member_is_a_refusal_naming_each_member_s_problem():
     machines = control_plane(2, "h")
     with pytest.raises(NoBackupSource, match="no healthy etcd member to take the backup through .cp-1: .*; cp-2: "):
         backup_source(snapshot(machines, members(("cp-1", True, False), ("cp-2", False, False))))
-    with pytest.raises(NoBackupSource, match="etcd is external"):
-        backup_source(snapshot(machines, external=True))
+
+
+STORED_EXTERNAL = {"kubernetes_version": "v1.36.4", "cluster_configuration": {"etcd": {"external": {
+    "endpoints": ["https://10.0.1.11:2379"], "caFile": "/etc/kubernetes/pki/etcd/ca.crt",
+    "certFile": "/etc/kubernetes/pki/apiserver-etcd-client.crt", "keyFile": "/etc/kubernetes/pki/apiserver-etcd-client.key"}}}}
+
+
+def external(*specs):
+    """An external cluster: (name, leader, responsive) each; its members belong to no machine."""
+    return [member(name, leader=leader, responsive=responsive) for name, leader, responsive in specs]
+
+
+def test_an_external_etcd_is_backed_up_only_when_asked_from_its_followers_with_the_api_servers_client_files():
+    cluster = snapshot(control_plane(2, "h"), external(("etcd-1", True, True), ("etcd-2", False, True), ("etcd-3", False, False)),
+                       external=True, kubeadm_config=STORED_EXTERNAL)
+    with pytest.raises(NoBackupSource, match="etcd is external: its backups are its operator's .* kcp_backup_external_etcd=true"):
+        backup_source(cluster)
+    assert backup_source(cluster, external_asked=True) == {
+        "machine": "cp-1", "endpoints": ["https://etcd-2:2379", "https://etcd-1:2379"], "external": True,
+        "files": {"ca_file": "/etc/kubernetes/pki/etcd/ca.crt", "cert_file": "/etc/kubernetes/pki/apiserver-etcd-client.crt",
+                  "key_file": "/etc/kubernetes/pki/apiserver-etcd-client.key"}}
+
+
+@pytest.mark.parametrize("members_, stored, machines, refusal", [
+    ((("etcd-1", True, True), ("etcd-2", False, False), ("etcd-3", False, False)), STORED_EXTERNAL, control_plane(2, "h"),
+     "the external etcd cannot give a backup now: the external etcd cluster has no quorum"),
+    ((("etcd-1", True, True),), {"kubernetes_version": "v1.36.4"}, control_plane(2, "h"),
+     "names no etcd.external caFile, certFile and keyFile"),
+    ((("etcd-1", True, True),), STORED_EXTERNAL, [dict(m, components=dict(m["components"], api_server="unhealthy"))
+                                                  for m in control_plane(2, "h")],
+     "no control plane machine has every component healthy"),
+], ids=["no quorum", "no client files stored", "no working machine"])
+def test_an_external_etcd_backup_asked_for_is_refused_when_it_cannot_be_taken_well(members_, stored, machines, refusal):
+    with pytest.raises(NoBackupSource, match=refusal):
+        backup_source(snapshot(machines, external(*members_), external=True, kubeadm_config=stored), external_asked=True)
+
+
+def test_the_pki_of_an_external_etcd_s_backup_leaves_out_the_etcd_ca():
+    assert pki_files(False) == PKI_FILES
+    assert pki_files(True) == ("ca.crt", "ca.key", "sa.key", "sa.pub", "front-proxy-ca.crt", "front-proxy-ca.key")
 
 
 @pytest.mark.parametrize("status, problem", [
@@ -79,14 +121,14 @@ class Host:
 PKI = {"/etc/kubernetes/pki/" + name: ("%s contents" % name).encode() for name in PKI_FILES}
 
 
-def plugin(tmp_path, secrets=(), status=None, check_mode=False):
+def plugin(tmp_path, secrets=(), status=None, check_mode=False, **args):
     etcdutl = tmp_path / "etcdutl"
     etcdutl.write_text("#!/bin/sh\necho '%s'\n" % json.dumps(status or STATUS))
     etcdutl.chmod(0o755)
     action = ActionModule.__new__(ActionModule)
     action._connection = Host(PKI)
     action._task = types.SimpleNamespace(args=dict(endpoints=["https://10.0.0.12:2379"], dest_dir=str(tmp_path / "backups"),
-                                                   kubernetes_version="v1.36.4", keep=2, etcdutl=str(etcdutl)),
+                                                   kubernetes_version="v1.36.4", keep=2, etcdutl=str(etcdutl), **args),
                                          delegate_to="cp-2", check_mode=check_mode, diff=False, async_val=0)
     action._play_context = types.SimpleNamespace(check_mode=check_mode)
     action._loader = types.SimpleNamespace(_vault=types.SimpleNamespace(secrets=list(secrets)))
@@ -133,6 +175,20 @@ def test_a_backup_is_the_snapshot_the_pki_and_its_record_each_private(tmp_path):
     # the host's copy is removed once copied
     saved = action.modules_run[0][1]["dest"]
     assert action.modules_run[-1] == ("ansible.legacy.file", {"path": saved, "state": "absent"})
+
+
+def test_an_external_etcd_s_backup_holds_no_etcd_ca_and_says_it_is_external(tmp_path):
+    # the host of a control plane on external etcd holds the external cluster's CA certificate, never its key
+    action = plugin(tmp_path, external=True)
+    del action._connection.files["/etc/kubernetes/pki/etcd/ca.key"]
+    result = run(action)
+    assert result["changed"] and not result.get("failed"), result
+    assert result["backup"]["external_etcd"] is True
+    directory = tmp_path / "backups" / "3f9a0c1d2e4b5a69"
+    with tarfile.open(directory / result["backup"]["pki"]) as tar:
+        assert sorted(tar.getnames()) == sorted(pki_files(True))
+    (tmp_path / "stacked").mkdir()
+    assert run(plugin(tmp_path / "stacked"))["backup"]["external_etcd"] is False
 
 
 def test_the_pki_is_encrypted_with_the_run_s_vault_secret_of_the_id_given(tmp_path):

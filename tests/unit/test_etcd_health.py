@@ -273,23 +273,31 @@ def test_a_deleting_machine_still_owns_its_member():
     assert result["ok"]
 
 
-@pytest.mark.parametrize(
-    "members,ok",
-    [
-        ([member("ext-1", responsive=False), member("ext-2")], True),
-        ([member("ext-1", responsive=False), member("ext-2", responsive=False)], False),
-        ([], False),
-    ],
-    ids=[
-        "external etcd is ok when one endpoint answers",
-        "external etcd fails when no endpoint answers",
-        "external etcd with no endpoint at all fails",
-    ],
-)
-def test_external_etcd_is_judged_by_connectivity_only(members, ok):
+# (id, external members, the gate's problems, degraded)
+EXTERNAL = [
+    ("every member answering is healthy", [member("ext-1"), member("ext-2"), member("ext-3")], [], []),
+    ("a minority down keeps the quorum: reported, not blocking",
+     [member("ext-1", responsive=False), member("ext-2"), member("ext-3")], [], ["member ext-1 did not answer: no answer within 2.0s"]),
+    ("a majority down is no quorum", [member("ext-1", responsive=False), member("ext-2", responsive=False), member("ext-3")],
+     ["the external etcd cluster has no quorum: 1 of its 3 voting members answered without an error, 2 are needed"],
+     ["member ext-1 did not answer: no answer within 2.0s", "member ext-2 did not answer: no answer within 2.0s"]),
+    ("members answering with an error count against the quorum",
+     [with_field(member("ext-1"), error="etcdserver: no leader"), with_field(member("ext-2"), error="etcdserver: no leader"), member("ext-3")],
+     ["the external etcd cluster has no quorum: 1 of its 3 voting members answered without an error, 2 are needed"],
+     ["member ext-1 answered with an error: etcdserver: no leader", "member ext-2 answered with an error: etcdserver: no leader"]),
+    ("a learner is no voter", [member("ext-1"), member("ext-2", learner=True)], [], []),
+    ("an alarm blocks: the API server cannot write", [member("ext-1", alarms=["NOSPACE"]), member("ext-2"), member("ext-3")],
+     ["member ext-1 has alarms: NOSPACE"], []),
+    ("no endpoint answering says what each met", [member("ext-1", responsive=False), member("ext-2", responsive=False)],
+     ["no etcd endpoint answered (ext-1: no answer within 2.0s; ext-2: no answer within 2.0s)"], []),
+    ("no endpoint at all", [], ["no etcd endpoint answered"], []),
+]
+
+
+@pytest.mark.parametrize("members,problems,degraded", [case[1:] for case in EXTERNAL], ids=[case[0] for case in EXTERNAL])
+def test_external_etcd_is_judged_by_its_quorum_and_alarms_not_per_machine(members, problems, degraded):
     result = health(three(), members, external=True)
-    assert result["ok"] is ok
-    assert bool(result["problems"]) is not ok
+    assert (result["ok"], result["problems"], result["degraded"]) == (not problems, problems, degraded)
     assert result["members_by_machine"] == {} and result["strays"] == []
 
 
@@ -562,11 +570,6 @@ def test_a_member_without_a_name_is_named_by_its_id_then_its_client_urls():
 
 def test_nothing_answered_with_no_endpoint_tried_says_only_that():
     assert nothing_answered([]) == "no etcd endpoint answered"
-
-
-def test_external_etcd_that_does_not_answer_says_what_each_endpoint_met():
-    result = health(three(), [member("ext-1", responsive=False)], external=True)
-    assert result["problems"] == ["no etcd endpoint answered (ext-1: no answer within 2.0s)"]
 
 
 # (id, members, membership confirmed)

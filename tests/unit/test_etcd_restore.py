@@ -90,6 +90,11 @@ def test_a_host_of_another_cluster_or_without_etcd_is_refused_even_when_forced(h
     assert decision == REFUSE and reason in why
 
 
+def test_a_backup_of_an_external_etcd_is_never_restored_here_even_when_forced():
+    decision, reason = restore_decision(dict(RECORD, external_etcd=True), "20261129T030012Z", HOST, True, False, True)
+    assert decision == REFUSE and "the backup is of an external etcd cluster: its restore is that cluster's operator's" in reason
+
+
 def test_a_restore_stopped_half_way_is_finished_and_a_finished_one_never_made_again():
     under_way = dict(HOST, record={"backup": "20261129T030012Z", "step": "stopping"})
     # no member answers while the restore stopped etcd: the run that stopped it finishes it

@@ -62,18 +62,19 @@ def test_the_steps_that_remain(observed, command, remaining):
     assert nu.remaining_steps(observed, NEW, command) == remaining
 
 
-@pytest.mark.parametrize("command", nu.COMMANDS)
-def test_a_run_killed_after_any_step_leaves_every_step_not_done_to_the_next(command):
+@pytest.mark.parametrize("command,etcd_snapshot", [("apply", True), ("node", True), ("apply", False)],
+                         ids=["apply", "node", "apply on external etcd"])
+def test_a_run_killed_after_any_step_leaves_every_step_not_done_to_the_next(command, etcd_snapshot):
     # killed once a step is done, before or after its record: the next run takes every step after it, in order (the
     # step whose record was lost again), the uncordon of the upgrade's own drain included
-    steps = list(nu.steps_of(command))
+    steps = list(nu.steps_of(command, etcd_snapshot))
     for killed_after in range(len(steps)):
         done = steps[:killed_after + 1]
         for recorded in (done, done[:-1]):
             observed = host(kubeadm=NEW if "software" in done else OLD, manifests=NEW if "kubeadm-upgrade" in done else OLD,
                             kubelet=NEW if "kubelet" in done else OLD, running=NEW if "kubelet" in done else OLD,
                             step=recorded[-1] if recorded else None)
-            remaining = nu.remaining_steps(observed, NEW, command)
+            remaining = nu.remaining_steps(observed, NEW, command, etcd_snapshot=etcd_snapshot)
             assert remaining == steps[len(steps) - len(remaining):], (done, recorded, remaining)
             assert set(steps[killed_after + 1:]) <= set(remaining), (done, recorded, remaining)
 
@@ -282,6 +283,8 @@ def test_only_a_release_version_parses(text, version):
 def test_the_steps_each_command_takes_and_the_annotation_they_are_recorded_in():
     assert nu.steps_of("apply") == ("etcd-snapshot", "software", "kubeadm-upgrade", "drain", "kubelet", "uncordon", "ready")
     assert nu.steps_of("node") == ("software", "kubeadm-upgrade", "drain", "kubelet", "uncordon", "ready")
+    # external etcd: no snapshot through the first node, its backups are its operator's
+    assert nu.steps_of("apply", etcd_snapshot=False) == nu.steps_of("node") == nu.steps_of("node", etcd_snapshot=False)
     assert nu.ANNOTATION == "control-plane.kubeadm.io/upgrade"
 
 

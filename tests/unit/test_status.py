@@ -238,13 +238,43 @@ def test_availability_is_unknown_while_etcd_reports_no_member():
     assert (got["status"], got["reason"]) == ("Unknown", "EtcdMembersUnknown")
 
 
-def test_with_external_etcd_the_etcd_cluster_is_not_inspected_and_machines_have_no_etcd_conditions():
-    external = {"endpoints": ["https://10.0.0.5:2379"], "caFile": "/a", "certFile": "/b", "keyFile": "/c"}
-    the_spec = spec(kubeadm={"api_version": "kubeadm.k8s.io/v1beta4", "cluster_configuration": {"etcd": {"external": external}},
-                             "init_configuration": {}, "join_configuration": {}})
-    result = status_of(snapshot(three(), external=True), the_spec)
-    assert brief(of(result["conditions"], "EtcdClusterHealthy")) == ("True", "", None)
+EXTERNAL_SPEC = spec(kubeadm={"api_version": "kubeadm.k8s.io/v1beta4", "init_configuration": {}, "join_configuration": {},
+                              "cluster_configuration": {"etcd": {"external": {
+                                  "endpoints": ["https://10.0.0.5:2379"], "caFile": "/a", "certFile": "/b", "keyFile": "/c"}}}})
+EXTERNAL_MEMBERS = ("etcd-1", "etcd-2", "etcd-3")
+
+
+def external(**overrides):
+    """The external cluster etcd-1..etcd-3, etcd-1 leading; `overrides` maps a name to member() keyword arguments."""
+    return [member(n, leader=(n == "etcd-1"), **overrides.get(n.replace("-", "_"), {})) for n in EXTERNAL_MEMBERS]
+
+
+# (id, external members, EtcdClusterHealthy as (status, reason, severity), a word of its message)
+EXTERNAL_HEALTH = [
+    ("every member answering", external(), ("True", "", None), "every member answered"),
+    ("one member down of three", external(etcd_2={"responsive": False}), ("False", "ExternalEtcdDegraded", "Warning"),
+     "keeps its quorum, but member etcd-2 did not answer"),
+    ("two members down of three", external(etcd_2={"responsive": False}, etcd_3={"responsive": False}),
+     ("False", "ExternalEtcdUnhealthy", "Error"), "no quorum: 1 of its 3 voting members"),
+    ("an alarm", external(etcd_3={"alarms": ["NOSPACE"]}), ("False", "ExternalEtcdUnhealthy", "Error"), "member etcd-3 has alarms: NOSPACE"),
+    ("nothing answering", external(etcd_1={"responsive": False}, etcd_2={"responsive": False}, etcd_3={"responsive": False}),
+     ("Unknown", "ExternalEtcdConnectionDown", None), "no etcd endpoint answered"),
+]
+
+
+@pytest.mark.parametrize("members,expected,words", [c[1:] for c in EXTERNAL_HEALTH], ids=[c[0] for c in EXTERNAL_HEALTH])
+def test_with_external_etcd_the_cluster_health_is_the_external_clusters_and_machines_have_no_etcd_conditions(members, expected, words):
+    result = status_of(snapshot(three(), external=True, members=members), EXTERNAL_SPEC)
+    got = of(result["conditions"], "EtcdClusterHealthy")
+    assert brief(got) == expected and words in got["message"], got
     assert "EtcdMemberHealthy" not in [c["type"] for c in result["machines"]["cp-1"]]
+
+
+def test_the_status_table_names_the_external_etcd_members_as_the_run_found_them():
+    snap = snapshot(three(), external=True, members=external(etcd_2={"responsive": False}, etcd_3={"alarms": ["NOSPACE"]}))
+    table = status_table(snap, status_of(snap, EXTERNAL_SPEC))
+    assert table[1] == "external etcd: 2 of 3 members answer: etcd-1 (leader); etcd-2 (not answering); etcd-3 (voter, NOSPACE)"
+    assert table[2].split() == ["MACHINE", "FAILURE", "DOMAIN", "VERSION", "ETCD", "CERTIFICATES", "CONDITIONS"]
 
 
 # (id, machine, condition type, (status, reason, severity))
