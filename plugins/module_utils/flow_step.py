@@ -11,6 +11,8 @@ MACHINE_STEPS = frozenset((
     "scale_down", "finish_delete", "rollout", "remediate", "remediate_external", "clear_external_remediation",
     "upgrade_in_place", "renew_certificates",
 ))
+# Steps on the workers the plan names.
+WORKER_STEPS = frozenset(("upgrade_workers", "remediate_worker"))
 # Cluster steps that any machine running the control plane can take.
 CLUSTER_STEPS = frozenset(("update_kubeadm_config", "remove_etcd_member"))
 
@@ -33,7 +35,7 @@ def step_hosts(plan, unfinished, running, free_domains):
         return [unfinished]
     if action in MACHINE_STEPS and plan.get("machine"):
         return [plan["machine"]]
-    if action == "upgrade_workers":
+    if action in WORKER_STEPS:
         return list(plan.get("workers") or [])
     if action in CLUSTER_STEPS:
         return list(running[:1])

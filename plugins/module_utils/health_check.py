@@ -7,8 +7,9 @@ Cluster API's MachineHealthCheck (v1.7.9, with v1.12's machine conditions; docs/
 function of the normalized ``health_check`` rules (docs/spec.md) and the observed snapshot (docs/snapshot.md). No
 I/O, no clock: every timeout is measured against the snapshot's ``now``.
 
-Targets (MHC1) are all control plane machines of the snapshot. Each is judged by the first rule that
-matches (MHC2):
+Targets (MHC1) are all control plane machines of the snapshot; :func:`evaluate_workers` judges each worker group
+with a health check of its own (``workers`` in the spec) the same way, its workers the targets, its budget its own.
+Each target is judged by the first rule that matches (MHC2):
 
 1. ``remediation.requested`` -> unhealthy;
 2. ``failure`` set -> unhealthy;
@@ -258,7 +259,47 @@ def evaluate(rules, snapshot):
         etcd_section = snapshot.get("etcd") or {}
         members = etcd_health.evaluate(etcd_section, snapshot["machines"])["members_by_machine"]
         conditions = all_conditions(snapshot["machines"], not etcd_section.get("external"), members)
-    targets = [check_machine(rules, machine, now, conditions.get(machine["name"])) for machine in snapshot["machines"]]
+    return _evaluate_targets(rules, snapshot["machines"], now, conditions)
+
+
+def worker_rules(spec, group):
+    """The health check of worker group ``group`` (None: the workers without a group): the group's own
+    (``workers.groups.<name>.health_check``), else the workers' (``workers.health_check``); None when that group's
+    workers are not checked, as machines no MachineHealthCheck selects."""
+    workers = spec.get("workers") or {}
+    own = ((workers.get("groups") or {}).get(group) or {}).get("health_check") if group is not None else None
+    return own or workers.get("health_check")
+
+
+def as_target(worker):
+    """A worker (the snapshot's ``workers``) as a target of the machine health check: it has its Node, it is
+    provisioned, and it has no failure or deletion mark of its own (its Node is the machine)."""
+    return {"name": worker["name"], "created": worker["created"], "provisioned": True, "deleting": False, "failure": None,
+            "node": worker.get("node") or {"name": worker["name"], "conditions": []},
+            "remediation": worker.get("remediation") or {}}
+
+
+def evaluate_workers(spec, snapshot):
+    """The health check of each worker group that has one (:func:`worker_rules`), as :func:`evaluate` judges the
+    control plane: the group's workers are its targets and it has a budget of its own, as one MachineHealthCheck per
+    MachineDeployment. A list, by group name, the workers without a group last: each :func:`evaluate`'s answer
+    with ``group`` (None for those without)."""
+    now = parse_time(snapshot["now"])
+    by_group = {}
+    for worker in snapshot.get("workers") or []:
+        by_group.setdefault(worker.get("group"), []).append(worker)
+    checked = []
+    for group in sorted(by_group, key=lambda name: (name is None, name or "")):
+        rules = worker_rules(spec, group)
+        if rules is not None:
+            checked.append(dict(_evaluate_targets(rules, [as_target(w) for w in by_group[group]], now), group=group))
+    return checked
+
+
+def _evaluate_targets(rules, machines, now, conditions=None):
+    """:func:`evaluate`'s answer for ``machines``, the targets, with their component ``conditions`` by name."""
+    conditions = conditions or {}
+    targets = [check_machine(rules, machine, now, conditions.get(machine["name"])) for machine in machines]
     healthy = sum(1 for target in targets if target["state"] == HEALTHY)
     pending = [target for target in targets if target["state"] == PENDING]
     result = {

@@ -23,6 +23,8 @@ PREFIX = "control-plane.kubeadm.io/"
 CREATED, SPEC_HASH, BOOTSTRAP = PREFIX + "created", PREFIX + "spec-hash", PREFIX + "bootstrap"
 DELETE_MACHINE, REMEDIATE_MACHINE = PREFIX + "delete-machine", PREFIX + "remediate-machine"
 REMEDIATION, DELETING = PREFIX + "remediation", PREFIX + "deleting"
+# The state ConfigMap's key of a worker's remediation under way (roles/flow/tasks/act/remediate_worker.yml).
+WORKER_REMEDIATION_KEY = "worker-remediation"
 EXTERNAL_REMEDIATION = PREFIX + "external-remediation"
 # The label that names a worker Node's group (the inventory's worker_group, set when the worker joins).
 WORKER_GROUP_LABEL = PREFIX + "worker-group"
@@ -82,6 +84,7 @@ def assemble(now, hosts, failure_domains, nodes=(), pods=(), kubeadm_config=None
         "endpoint_ready": bool(endpoint_ready),
         "failure_domains": [{"name": fd, "control_plane": True} for fd in failure_domains],
         "remediation_in_progress": _remediation_in_progress(state_config_map),
+        "worker_remediation_in_progress": _json_object((state_config_map or {}).get(WORKER_REMEDIATION_KEY)) or None,
         "machines": machines,
         "workers": workers(nodes),
         "etcd": _etcd_section(etcd, kubeadm_config, external_etcd),
@@ -108,10 +111,13 @@ def stored_etcd_external(kubeadm_config):
 def workers(nodes):
     """The snapshot's ``workers``: every Node that is not a control plane Node, by name, with its group (the
     ``control-plane.kubeadm.io/worker-group`` label; null without it), kubelet version, creation time, whether it
-    is Ready, whether it is cordoned, and its in-place upgrade's progress."""
+    is Ready, whether it is cordoned, its in-place upgrade's progress, and what the health check reads: its
+    ``node`` (conditions, as a machine's) and ``remediation`` (the remediate-machine annotation, the last
+    remediation's record)."""
     found = []
     for node in sorted((n for n in nodes if not is_control_plane(n)), key=lambda n: n["metadata"]["name"]):
         meta, status = node["metadata"], node.get("status") or {}
+        annotations = meta.get("annotations") or {}
         ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or [])
         found.append({
             "name": meta["name"],
@@ -120,7 +126,9 @@ def workers(nodes):
             "version": (status.get("nodeInfo") or {}).get("kubeletVersion"),
             "ready": ready,
             "unschedulable": bool((node.get("spec") or {}).get("unschedulable")),
-            "upgrade": node_upgrade.progress((meta.get("annotations") or {}).get(node_upgrade.ANNOTATION)),
+            "upgrade": node_upgrade.progress(annotations.get(node_upgrade.ANNOTATION)),
+            "node": _snapshot_node(node),
+            "remediation": _remediation(annotations, {}),
         })
     return found
 
@@ -173,12 +181,7 @@ def _machine_from_node(node, host, pods_by_name):
     name = meta["name"]
     labels, annotations = meta.get("labels") or {}, meta.get("annotations") or {}
     record = host.get("record") or {}
-    conditions = [
-        {"type": c["type"], "status": c["status"], "last_transition": c.get("lastTransitionTime")}
-        for c in (node.get("status") or {}).get("conditions") or []
-        if c.get("type") and c.get("status") in ("True", "False", "Unknown")
-    ]
-    snapshot_node = {"name": name, "conditions": [_drop_none(c) for c in conditions]}
+    snapshot_node = _snapshot_node(node)
     ready = ready_status(snapshot_node)
     components, components_since = {}, {}
     for component, prefix in MIRROR_PODS.items():
@@ -207,6 +210,16 @@ def _machine_from_node(node, host, pods_by_name):
         **certificates(host),
         "upgrade": node_upgrade.progress(annotations.get(node_upgrade.ANNOTATION)),
     }
+
+
+def _snapshot_node(node):
+    """A Node as the snapshot holds it: its name and conditions, each with its status and last transition."""
+    conditions = [
+        {"type": c["type"], "status": c["status"], "last_transition": c.get("lastTransitionTime")}
+        for c in (node.get("status") or {}).get("conditions") or []
+        if c.get("type") and c.get("status") in ("True", "False", "Unknown")
+    ]
+    return {"name": node["metadata"]["name"], "conditions": [_drop_none(c) for c in conditions]}
 
 
 def _machine_from_record(host):

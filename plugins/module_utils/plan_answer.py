@@ -14,15 +14,15 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner impo
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_spec_and_snapshot
 
 
-def plan_from_raw(raw_spec, raw_observed, projection=False):
+def plan_from_raw(raw_spec, raw_observed, projection=False, remediate_workers=False):
     """(plan, errors): the plan, with its projection when asked, only when both arguments are valid; every error
     of both otherwise."""
     spec, snapshot, errors = normalize_spec_and_snapshot(raw_spec, raw_observed)
     if errors:
         return None, errors
-    result = plan(spec, snapshot)
+    result = plan(spec, snapshot, remediate_workers=remediate_workers)
     if projection:
-        result["projection"] = project(spec, snapshot)
+        result["projection"] = project(spec, snapshot, remediate_workers=remediate_workers)
     return result, []
 
 
@@ -30,12 +30,13 @@ ARGUMENT_SPEC = dict(
     spec=dict(type="dict", required=True),
     observed=dict(type="dict", required=True),
     projection=dict(type="bool", default=False),
+    remediate_workers=dict(type="bool", default=False),
 )
 
 
 def answer(params):
     """The module's result for validated ``params``: the plan, or ``failed`` with every input error."""
-    result, errors = plan_from_raw(params["spec"], params["observed"], params["projection"])
+    result, errors = plan_from_raw(params["spec"], params["observed"], params["projection"], params["remediate_workers"])
     if errors:
         return invalid_input(errors)
     return dict(changed=False, **result)

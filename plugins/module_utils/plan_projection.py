@@ -53,6 +53,8 @@ The expected effects, as the act plays produce them:
   member; if it led, the step's leader candidate leads. The planner then clears the request. Where the tasks do
   not heal it, a real pass sees it unhealthy and waits out the attempt's timeout (RX3) before the next one.
 * ``clear_external_remediation``: the machine's request is gone (``attempts`` 0, ``last`` null).
+* ``remediate_worker``: the worker joined again - a new Node of its name and group, at the kubeadm-config's
+  version, Ready since ``now``, no remediation asked - and the record of its remediation cleared.
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner impo
     NONE,
     REMEDIATE,
     REMEDIATE_EXTERNAL,
+    REMEDIATE_WORKER,
     REMOVE_ETCD_MEMBER,
     ROLLOUT,
     SCALE_DOWN,
@@ -94,15 +97,16 @@ PLACEHOLDER = "new-%d"
 _REMOVES_A_MACHINE = (SCALE_DOWN, ROLLOUT, REMEDIATE, FINISH_DELETE)
 
 
-def project(spec, snapshot, limit=16):
+def project(spec, snapshot, limit=16, remediate_workers=False):
     """The steps from ``snapshot`` on (module docstring), each trimmed by :func:`summary`; the last one is
     ``none``, ``wait`` or ``stopped``. ``spec`` and ``snapshot`` are normalized, as ``planner.plan`` takes them;
-    ``snapshot`` is not changed. ``limit``: how many acting steps to project at most."""
+    ``snapshot`` is not changed. ``limit``: how many acting steps to project at most; ``remediate_workers`` as
+    ``planner.plan``'s."""
     placeholders = free_placeholders(snapshot)
     steps = []
     current = snapshot
     while True:
-        result = plan(spec, current)
+        result = plan(spec, current, remediate_workers=remediate_workers)
         if result["action"] in (NONE, WAIT):
             return steps + [summary(result)]
         if len(steps) >= limit:
@@ -160,6 +164,8 @@ def after_step(spec, snapshot, result, new_machine=None):
         for worker in after["workers"]:
             if worker["name"] in result["workers"]:
                 worker.update(version=with_v(spec["version"]), ready=True, unschedulable=False, upgrade=_upgraded(spec))
+    elif action == REMEDIATE_WORKER:
+        _rejoin_worker(after, result["workers"][0], result["worker_group"])
     elif action == REMEDIATE_EXTERNAL:
         _heal(after, result, managed)
     elif action == CLEAR_EXTERNAL_REMEDIATION:
@@ -167,6 +173,18 @@ def after_step(spec, snapshot, result, new_machine=None):
     else:
         raise ValueError("%s changes nothing in the cluster: there is no effect to project" % action)
     return after
+
+
+def _rejoin_worker(snapshot, name, group):
+    """A remediated worker joined again: a new Node of the same name, in its group, at the cluster's version, Ready
+    since ``now``, no remediation asked; the record of the remediation cleared."""
+    snapshot["workers"] = [w for w in snapshot["workers"] if w["name"] != name] + [{
+        "name": name, "group": group, "created": snapshot["now"],
+        "version": (snapshot.get("kubeadm_config") or {}).get("kubernetes_version"), "ready": True, "unschedulable": False,
+        "upgrade": None, "node": {"name": name, "conditions": [{"type": "Ready", "status": "True", "last_transition": snapshot["now"]}]},
+        "remediation": {"requested": False, "retries": 0, "last": None}}]
+    snapshot["workers"].sort(key=lambda w: w["name"])
+    snapshot["worker_remediation_in_progress"] = None
 
 
 def _add_machine(spec, snapshot, result, name, managed):

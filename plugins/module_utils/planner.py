@@ -41,11 +41,16 @@ executes it and observes again):
    when the cluster is not initialized and etcd has no member; otherwise the observation missed the machines
    of a cluster that exists, and the answer is ``wait`` (``no_machine_observed``). Fewer than replicas →
    scale up; more → scale down (SD1 with no outdated machine).
-8. ``upgrade_workers`` — IP6 / IP7, with the in-place strategy only: once the control plane is as declared (so
+8. ``remediate_worker`` — only when the flow remediates workers (``remediate_workers``: remediate, reconcile), once
+   the control plane has no step to take: a worker whose remediation a stopped run left half done, else the first
+   unhealthy worker of a group whose health check allows it (``worker_remediation.decide``), rebuilt where it
+   stands, behind preflight; the groups whose budget holds their workers back make the settled answer a ``wait``
+   (``worker_remediation_not_allowed``).
+9. ``upgrade_workers`` — IP6 / IP7, with the in-place strategy only: once the control plane is as declared (so
    every API server runs the spec's version), the next workers, one group after the other, at most the group's
    ``max_unavailable`` at a time (``worker_upgrade.next_batch``), behind the same request checks, the
    kubeadm-config and preflight.
-9. ``none`` — the control plane is as declared.
+10. ``none`` — the control plane is as declared.
 
 Before a machine joins (any ``scale_up`` but the first) or is upgraded in place, the cluster's kubeadm
 configuration (the ClusterConfiguration in the ``kubeadm-config`` ConfigMap, which ``kubeadm join`` and
@@ -86,6 +91,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils import (
     scale_down,
     spec_hash,
     upgrade_request,
+    worker_remediation,
     worker_upgrade,
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import project, project_join
@@ -95,7 +101,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil imp
 NONE, WAIT = "none", "wait"
 SCALE_UP, SCALE_DOWN = rollout.SCALE_UP, rollout.SCALE_DOWN
 ROLLOUT, REMEDIATE, UPGRADE_IN_PLACE = "rollout", "remediate", "upgrade_in_place"
-UPGRADE_WORKERS = "upgrade_workers"
+UPGRADE_WORKERS, REMEDIATE_WORKER = "upgrade_workers", "remediate_worker"
 REMOVE_ETCD_MEMBER, FINISH_DELETE = "remove_etcd_member", "finish_delete"
 UPDATE_KUBEADM_CONFIG = "update_kubeadm_config"
 RENEW_CERTIFICATES = "renew_certificates"
@@ -115,6 +121,7 @@ ACTIONS = (
     CLEAR_EXTERNAL_REMEDIATION,
     UPGRADE_WORKERS,
     RENEW_CERTIFICATES,
+    REMEDIATE_WORKER,
 )
 # How a machine is upgraded in place: ``kubeadm upgrade apply`` on the first, ``kubeadm upgrade node`` after.
 UPGRADE_APPLY, UPGRADE_NODE = "apply", "node"
@@ -123,7 +130,7 @@ UPGRADE_APPLY, UPGRADE_NODE = "apply", "node"
 class _View:
     """What one pass derives from (spec, snapshot) before deciding; built once, read by every stage."""
 
-    def __init__(self, spec, snapshot, desired_hashes, health):
+    def __init__(self, spec, snapshot, desired_hashes, health, remediate_workers=False):
         self.spec = spec
         self.snapshot = snapshot
         self.now = parse_time(snapshot["now"])
@@ -158,6 +165,9 @@ class _View:
             [m["name"] for m in self.machines if m.get("certificate_renewal") is not None],
         )
         self.remediation = external_remediation.decide(decision, self.machines, strategy.get("external"), self.now)
+        self.worker_remediation = worker_remediation.decide(
+            health_check.evaluate_workers(spec, snapshot), snapshot.get("worker_remediation_in_progress"), self.workers
+        ) if remediate_workers else None
 
     def _physical_member_health(self):
         """Member health for the quorum arithmetic: a deleting machine's member counts by how it answers.
@@ -184,17 +194,18 @@ class _View:
         return etcd_leadership.among_machines(self.machines, self.members, leaving=leaving, flagged=self.flagged)
 
 
-def plan(spec, snapshot, desired_hashes=None, health=None):
+def plan(spec, snapshot, desired_hashes=None, health=None, remediate_workers=False):
     """The next step for the control plane (module docstring), as a dict; see kcp_plan's RETURN for its keys.
 
     ``desired_hashes`` defaults to ``spec_hash.spec_hashes(spec)`` and ``health`` to
     ``health_check.evaluate(spec["health_check"], snapshot)``; tests pass them to pin one input at a time.
+    ``remediate_workers``: the flow remediates workers (remediate, reconcile), so their health checks are planned for.
     """
     if desired_hashes is None:
         desired_hashes = spec_hash.spec_hashes(spec)
     if health is None:
         health = health_check.evaluate(spec["health_check"], snapshot)
-    view = _View(spec, snapshot, desired_hashes, health)
+    view = _View(spec, snapshot, desired_hashes, health, remediate_workers)
     step = (
         _etcd_unreachable(view)
         or _finish_delete(view)
@@ -204,6 +215,7 @@ def plan(spec, snapshot, desired_hashes=None, health=None):
         or _renew_certificates(view)
         or _roll_out(view)
         or _scale(view)
+        or _remediate_worker(view)
         or _upgrade_workers(view)
     )
     if step is None:
@@ -447,6 +459,20 @@ def _upgrade_workers(view):
     return _step(UPGRADE_WORKERS, what, preflight=report, **fields)
 
 
+def _remediate_worker(view):
+    """Workers' health checks (``worker_remediation.decide``), once the control plane has no step to take: the worker
+    to rebuild where it stands, behind the control plane's preflight (its join goes through the control plane)."""
+    decision = view.worker_remediation
+    if decision is None or decision.worker is None:
+        return None
+    fields = dict(workers=[decision.worker], worker_group=decision.group,
+                  timeout_seconds=worker_remediation.drain_timeout(view.spec, decision.group))
+    report = view.preflight()
+    if not report["ok"]:
+        return _wait(decision.reason + ", once preflight passes", report["failures"], preflight=report, **fields)
+    return _step(REMEDIATE_WORKER, decision.reason, preflight=report, **fields)
+
+
 def _kubeadm_config_first(view, what):
     """The kubeadm-config update a joining or upgrading machine needs first (module docstring), or None when the
     ConfigMap already says what the spec does."""
@@ -616,11 +642,16 @@ def _remove(view, action, name, reason, step=None):
 
 
 def _settled(view):
-    """Nothing to do: ``none``, or ``wait`` while a remediation is held back (RM10)."""
+    """Nothing to do: ``none``, or ``wait`` while a remediation is held back (RM10), a worker group's too."""
     decision = view.remediation
     if decision.status in (remediation.SKIP, remediation.FAIL):
         blocker = preflight.blocker(decision.rule, decision.reason, [decision.machine] if decision.machine else [])
         return _wait(remediation.held_back(decision), [blocker])
+    held = view.worker_remediation.held if view.worker_remediation is not None else []
+    if held:
+        return _wait("unhealthy workers are not remediated (%s): %s" % (worker_remediation.NOT_ALLOWED, worker_remediation.held_back(held)),
+                     [preflight.blocker(worker_remediation.NOT_ALLOWED, "%s: %s" % (worker_upgrade.group_label(group["group"]), group["reason"]),
+                                        group["workers"]) for group in held])
     report = view.preflight()
     return _step(NONE, "the control plane is as declared", preflight=report, blocked_by=report["failures"])
 

@@ -17,7 +17,8 @@ at once, each naming its path (``machines[2].created``) and the rule:
   endpoint when no endpoint answers (docs/snapshot.md);
 * everything else takes the documented default: false, null, an empty list, ``unknown`` for components,
   ``{requested: false, retries: 0, last: null}`` for a machine's remediation record, ``{attempts: 0, last: null}``
-  for its external remediation record; a worker's ``ready`` and ``unschedulable`` are false. Two defaults follow
+  for its external remediation record; a worker's ``ready`` and ``unschedulable`` are false, its ``node`` null and
+  its remediation record as a machine's. Two defaults follow
   from other fields: ``provisioned`` is whether a ``node`` is given, and a node's ``name`` is the machine's.
 
 etcd ids are returned in lower case and ``member_ids_seen`` sorted, so lists compare as sets of ids.
@@ -102,6 +103,13 @@ _RENEWAL = {
 CERTIFICATE_FIELDS = ("certificates_expire", "certificate_authorities_expire", "kubelet_certificate_expire",
                       "kubelet_certificate_rotates", "certificate_renewal")
 
+# The remediate-machine annotation, and the last remediation's record (a machine's, a worker's).
+_REMEDIATION = {
+    "requested": Field(boolean, False),
+    "retries": Field(integer(minimum=0), 0),
+    "last": Field(timestamp),
+}
+
 _MACHINE = {
     "name": Field(string(), REQUIRED),
     "host": Field(string()),
@@ -115,16 +123,7 @@ _MACHINE = {
     "deleting": Field(boolean, False),
     "delete_requested": Field(boolean, False),
     "failure": Field(string()),
-    "remediation": Field(
-        mapping(
-            {
-                "requested": Field(boolean, False),
-                "retries": Field(integer(minimum=0), 0),
-                "last": Field(timestamp),
-            }
-        ),
-        {},
-    ),
+    "remediation": Field(mapping(_REMEDIATION), {}),
     "external_remediation": Field(
         mapping({"attempts": Field(integer(minimum=0), 0), "last": Field(timestamp)}),
         {},
@@ -166,7 +165,8 @@ _MEMBER = {
 }
 
 
-# A Node that is not a control plane Node: what an in-place upgrade of the workers needs to know of it.
+# A Node that is not a control plane Node: what an in-place upgrade of the workers and their health check need to
+# know of it.
 _WORKER = {
     "name": Field(string(), REQUIRED),
     "group": Field(string()),
@@ -175,6 +175,8 @@ _WORKER = {
     "ready": Field(boolean, False),
     "unschedulable": Field(boolean, False),
     "upgrade": Field(mapping(_UPGRADE)),
+    "node": Field(mapping(_NODE)),
+    "remediation": Field(mapping(_REMEDIATION), {}),
 }
 
 
@@ -216,6 +218,10 @@ _SNAPSHOT = {
                 "retry_count": Field(integer(minimum=0), 0),
             }
         )
+    ),
+    # a worker's remediation begun: its Node may be deleted already, the worker owed a join
+    "worker_remediation_in_progress": Field(
+        mapping({"worker": Field(string(), REQUIRED), "group": Field(string()), "timestamp": Field(timestamp, REQUIRED)})
     ),
     "machines": Field(list_of(_machine), REQUIRED),
     "workers": Field(list_of(mapping(_WORKER)), []),

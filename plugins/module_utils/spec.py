@@ -37,7 +37,10 @@ error at once, as KubeadmControlPlane's and MachineHealthCheck's defaulting and 
 * ``health_check``: at least one unhealthy condition ``{type, status: True|False|Unknown, timeout}``;
   ``unhealthy_machine_conditions`` the same of the machine conditions the collection sets (EtcdMemberHealthy, ...),
   ``node_startup_timeout`` 0 (off) or >= 30s, ``max_unhealthy`` an integer >= 0 or ``"N%"`` (a bare "10"
-  is refused), ``unhealthy_range`` ``[a-b]`` with a <= b.
+  is refused), ``unhealthy_range`` ``[a-b]`` with a <= b;
+* ``workers``: ``health_check`` (null: the workers are not checked), ``drain_timeout`` (5m: how long a remediated
+  worker's drain may take) and ``groups`` mapping a worker group's name to its own ``{health_check, drain_timeout}``,
+  each health check as ``health_check`` above without ``unhealthy_machine_conditions``.
 
 Durations come back as float seconds, ``max_unhealthy`` as given (int or ``"N%"``), timestamps as given.
 """
@@ -264,19 +267,22 @@ def worker_group_errors(workers, path="workers"):
             for host, group in sorted(workers.items(), key=lambda pair: str(pair[0])) if not is_worker_group_name(group)]
 
 
-def _worker_groups(value, path, errors):
-    """``upgrade.workers.groups``: a worker group's name (its Node label, docs/snapshot.md) -> its own settings."""
-    if not isinstance(value, dict):
-        errors.append(error(path, "must be a mapping of worker group names to their settings", value))
-        return None
-    groups = {}
-    for name, settings in sorted(value.items(), key=lambda pair: str(pair[0])):
-        here = child(path, str(name))
-        if not is_worker_group_name(name):
-            errors.append(error(here, WORKER_GROUP_RULE, name))
-            continue
-        groups[name] = read_mapping({} if settings is None else settings, here, errors, _WORKER_GROUP)
-    return groups
+def worker_groups_of(fields):
+    """A converter for a mapping of worker group names (their Node label, docs/snapshot.md) to each group's own
+    settings, read with ``fields``."""
+    def convert(value, path, errors):
+        if not isinstance(value, dict):
+            errors.append(error(path, "must be a mapping of worker group names to their settings", value))
+            return None
+        groups = {}
+        for name, settings in sorted(value.items(), key=lambda pair: str(pair[0])):
+            here = child(path, str(name))
+            if not is_worker_group_name(name):
+                errors.append(error(here, WORKER_GROUP_RULE, name))
+                continue
+            groups[name] = read_mapping({} if settings is None else settings, here, errors, fields)
+        return groups
+    return convert
 
 
 # How many workers of one group are upgraded at a time (and may be unavailable together) during an in-place upgrade.
@@ -286,7 +292,7 @@ _UPGRADE = {
     "strategy": Field(one_of("rolling", "in_place"), "rolling"),
     # What an in-place upgrade does with a change it cannot make: refuse it (in place or stop), or roll it out.
     "other_changes": Field(one_of("refuse", "rolling"), "refuse"),
-    "workers": Field(mapping({"max_unavailable": Field(integer(minimum=1), 1), "groups": Field(_worker_groups, {})}), {}),
+    "workers": Field(mapping({"max_unavailable": Field(integer(minimum=1), 1), "groups": Field(worker_groups_of(_WORKER_GROUP), {})}), {}),
 }
 
 _REMEDIATION = {
@@ -330,6 +336,11 @@ _SPEC = {
     "certificates": Field(mapping({"renewal": Field(one_of("rollout", "in_place"), "rollout")}), {}),
     "remediation": Field(mapping(_REMEDIATION), {}),
     "health_check": Field(mapping(_HEALTH_CHECK), {}),
+    # The workers' machine health check, per worker group as one MachineHealthCheck per MachineDeployment: the
+    # default for every group, and a group's own; null (the default) checks no worker of that group.
+    "workers": Field(mapping({"health_check": Field(mapping(_HEALTH_CHECK)), "drain_timeout": Field(duration(), "5m"),
+                              "groups": Field(worker_groups_of({"health_check": Field(mapping(_HEALTH_CHECK)),
+                                                                "drain_timeout": Field(duration())}), {})}), {}),
 }
 
 
@@ -607,6 +618,18 @@ def _normalize(raw, path, fields):
     return (value if not errors else None), errors
 
 
+def _check_workers(spec, errors):
+    """A worker runs no control plane pods: its health check judges its Node, never the machine conditions."""
+    workers = spec.get("workers") or {}
+    checks = [("workers.health_check", workers.get("health_check"))] + [
+        ("workers.groups.%s.health_check" % name, (group or {}).get("health_check")) for name, group in sorted((workers.get("groups") or {}).items())]
+    for path, check in checks:
+        if check and check.get("unhealthy_machine_conditions"):
+            errors.append(error(path + ".unhealthy_machine_conditions", "must be empty: a worker runs no control plane pods whose "
+                                "conditions it could judge; list the Node's conditions in unhealthy_conditions",
+                                check["unhealthy_machine_conditions"]))
+
+
 def normalize_health_check(raw, path="health_check"):
     """(health check with defaults, errors) for ``raw`` as written under ``health_check`` (None = all defaults)."""
     return _normalize(raw, path, _HEALTH_CHECK)
@@ -624,4 +647,5 @@ def normalize_spec(raw, partial=False):
         _check_kubeadm(spec, errors)
     _check_counts(spec, errors)
     _check_certificates(spec, errors)
+    _check_workers(spec, errors)
     return (spec if not errors or partial else None), errors

@@ -328,7 +328,16 @@ def control_plane_status(spec, snapshot):
     summarized = [c for c in conditions if c["type"] not in UNDER_WAY]
     conditions.append(aggregate("Ready", summarized))
     return {"conditions": conditions, "machines": dict(entries), "upgrade": upgrade_progress(spec, snapshot),
-            "certificates": {m["name"]: {field: m.get(field) for field in CERTIFICATE_FIELDS} for m in all_machines}}
+            "certificates": {m["name"]: {field: m.get(field) for field in CERTIFICATE_FIELDS} for m in all_machines},
+            "workers_health": workers_health(spec, snapshot)}
+
+
+def workers_health(spec, snapshot):
+    """The health check of each worker group that has one (``health_check.evaluate_workers``): ``[{group, workers:
+    {name: {state, reason}}, remediation_allowed, reason}]``, by group name, the workers without a group last."""
+    return [{"group": checked["group"], "remediation_allowed": checked["remediation_allowed"], "reason": checked["reason"],
+             "workers": {t["machine"]: {"state": t["state"], "reason": t["reason"]} for t in checked["targets"]}}
+            for checked in health_check.evaluate_workers(spec, snapshot)]
 
 
 def upgrade_progress(spec, snapshot):
@@ -392,10 +401,14 @@ def status_table(snapshot, status):
         progress = status.get("upgrade") or {}
         lines.append("workers: %d, %d of them at %s" % (len(workers), len((progress.get("workers") or {}).get("upgraded") or []),
                                                         progress.get("version") or "the spec's version"))
-        lines += _aligned([("WORKER", "GROUP", "VERSION", "STATE", "UPGRADE")] + [(
+        checked = status.get("workers_health") or []
+        health = {name: verdict["state"] for group in checked for name, verdict in group["workers"].items()}
+        lines += ["worker group %s: %s" % (group["group"] or "(none)", group["reason"]) for group in checked
+                  if any(verdict["state"] != health_check.HEALTHY for verdict in group["workers"].values())]
+        lines += _aligned([("WORKER", "GROUP", "VERSION", "STATE", "HEALTH", "UPGRADE")] + [(
             worker["name"], worker.get("group") or "-", worker.get("version") or "?",
             ("Ready" if worker.get("ready") else "NotReady") + (", cordoned" if worker.get("unschedulable") else ""),
-            _upgrade_cell(worker.get("upgrade")),
+            health.get(worker["name"], "-"), _upgrade_cell(worker.get("upgrade")),
         ) for worker in workers])
     return lines
 

@@ -25,8 +25,10 @@ description:
     tasks (a bounded number of attempts, then V(remediate) with C(escalate), else a V(wait) for a person);
     V(rollout) outdated machines (add then remove with C(max_surge) 1, remove then add with 0), or
     V(upgrade_in_place) with the in-place upgrade strategy, one machine per step; V(scale_up) / V(scale_down)
-    towards the declared replicas; V(upgrade_workers) with the in-place strategy, once every control plane
-    machine runs the spec's version, the next workers of one group; V(none) when nothing is needed. V(wait) says a needed operation is not safe
+    towards the declared replicas; with O(remediate_workers), V(remediate_worker) an unhealthy worker of a group
+    whose health check allows it (or one whose remediation a stopped run left half done); V(upgrade_workers) with
+    the in-place strategy, once every control plane machine runs the spec's version, the next workers of one
+    group; V(none) when nothing is needed. V(wait) says a needed operation is not safe
     now. Before a machine joins or is upgraded in place, V(update_kubeadm_config) brings the cluster's
     kubeadm-config ClusterConfiguration to the spec: its version and every field the spec may change."
   - "Nothing is concluded from no answer: when no etcd endpoint answered, the plan is V(wait) naming etcd;
@@ -46,6 +48,14 @@ description:
 author:
   - kubeadm.control_plane contributors (!UNKNOWN)
 options:
+  remediate_workers:
+    description:
+      - Plan the workers' health checks (the spec's C(workers)) too, as the remediate and reconcile flows do - one
+        V(remediate_worker) a step, and a V(wait) (rule C(worker_remediation_not_allowed)) for the groups whose
+        budget holds their unhealthy workers back, once the control plane has nothing to do. Other flows leave
+        workers alone.
+    type: bool
+    default: false
   projection:
     description:
       - Also return RV(projection), the steps the flows would take one after the other if each did what it says,
@@ -111,14 +121,16 @@ action:
       V(remove_etcd_member) remove the etcd RV(member) that belongs to no machine;
       V(finish_delete) finish removing RV(machine), whose removal was interrupted; V(upgrade_workers) upgrade the
       workers RV(workers) of RV(worker_group) where they stand (drain, C(kubeadm upgrade node), the kubelet,
-      uncordon); V(update_kubeadm_config) set
+      uncordon); V(remediate_worker) rebuild the worker RV(workers) of RV(worker_group) where it stands (drain,
+      C(kubeadm reset), its Node deleted, joined again); V(update_kubeadm_config) set
       the kubeadm-config ConfigMap's ClusterConfiguration to the spec (C(kubernetesVersion), image repositories,
       feature gates, the apiServer, controllerManager and scheduler sections, etcd and DNS settings; RV(reason)
       names the fields that differ).
   returned: success
   type: str
   choices: [none, wait, scale_up, scale_down, rollout, upgrade_in_place, remediate, remove_etcd_member, finish_delete,
-            update_kubeadm_config, remediate_external, clear_external_remediation, upgrade_workers]
+            update_kubeadm_config, remediate_external, clear_external_remediation, upgrade_workers, renew_certificates,
+            remediate_worker]
   sample: rollout
 step:
   description: For V(rollout), V(scale_up) and V(scale_down), and a V(wait) that holds one back, the scaling
@@ -146,12 +158,14 @@ workers:
       go (those already down first, then the oldest); for a V(wait) that holds such a step back for preflight, the
       workers it would take; empty otherwise.
     - Each must be Ready and schedulable again, at the spec's version, before the next pass plans another step.
+    - For V(remediate_worker), and a V(wait) that holds it back for preflight, the one worker to rebuild; for the
+      V(wait) of the worker groups held back by their budget, none (RV(blocked_by) names their workers).
   returned: success
   type: list
   elements: str
   sample: ["worker-3", "worker-1"]
 worker_group:
-  description: For V(upgrade_workers), and a V(wait) that holds it back, the workers' group (the C(group) of the
+  description: For V(upgrade_workers) and V(remediate_worker), and a V(wait) that holds one back, the workers' group (the C(group) of the
     snapshot's C(workers), their Node's C(control-plane.kubeadm.io/worker-group) label); null for the unnamed
     group and for every other action.
   returned: success
@@ -227,8 +241,11 @@ attempt:
   type: int
   sample: 2
 timeout_seconds:
-  description: For V(remediate_external), the seconds the attempt may take (C(remediation.external.timeout));
-    null otherwise. Until they have passed since the attempt began, the plan tries nothing more for that machine.
+  description:
+    - For V(remediate_external), the seconds the attempt may take (C(remediation.external.timeout)) - until they
+      have passed since the attempt began, the plan tries nothing more for that machine.
+    - For V(remediate_worker), the seconds the worker's drain may take (its group's C(drain_timeout)).
+    - Null otherwise.
   returned: success
   type: float
   sample: 600.0

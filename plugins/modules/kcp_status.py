@@ -119,6 +119,20 @@ certificates:
   sample:
     cp-1: {certificates_expire: "2027-11-20T09:00:00Z", certificate_authorities_expire: "2035-11-18T09:00:00Z",
            kubelet_certificate_expire: "2027-11-20T09:01:00Z", kubelet_certificate_rotates: true}
+workers_health:
+  description:
+    - The health check of each worker group that has one (the spec's C(workers), C(docs/health-check.md)), by group
+      name, the workers without a group (C(group) null) last - C(workers), each worker's C(state) (V(healthy),
+      V(unhealthy), V(pending)) and C(reason); C(remediation_allowed) and C(reason), the group's budget.
+  returned: success
+  type: list
+  elements: dict
+  sample:
+    - group: md-0
+      remediation_allowed: true
+      reason: "Remediation is allowed: 1 of 3 machines not healthy, and max_unhealthy 1 allows 1."
+      workers:
+        w-1: {state: unhealthy, reason: "node condition Ready has been Unknown since 2026-11-30T03:01:12Z, longer than 5m"}
 table:
   description:
     - The compact table an operator reads first, one line a string. The first line lists the control plane's
@@ -126,8 +140,9 @@ table:
       version, etcd role (leader, voter, learner, or - for none), the day its first certificate expires (? when
       not known) and its conditions that are not V(True), and,
       while a machine's in-place upgrade is under way or failed, a last column saying how far it went.
-    - With workers, a line saying how many run the spec's version, then one line a worker (group, version, Ready
-      and cordoned, its upgrade).
+    - With workers, a line saying how many run the spec's version, a line for each worker group with a worker
+      that is not healthy giving its health check's budget, then one line a worker (group, version, Ready and
+      cordoned, its health - or - when its group has no health check - and its upgrade).
   returned: success
   type: list
   elements: str

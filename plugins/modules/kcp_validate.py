@@ -275,6 +275,28 @@ options:
           unhealthy_range:
             description: Remediate only while the number of unhealthy machines is within V([a-b]), a <= b; wins over O(spec.health_check.max_unhealthy).
             type: str
+      workers:
+        description:
+          - The workers' machine health check, per worker group (the Node label C(control-plane.kubeadm.io/worker-group)),
+            as one MachineHealthCheck per MachineDeployment - each group's workers judged apart, with a budget of its own
+            (docs/health-check.md "Workers").
+        type: dict
+        suboptions:
+          health_check:
+            description:
+              - The health check of every worker group that has none of its own, as O(spec.health_check) without
+                C(unhealthy_machine_conditions) (a worker runs no control plane pods); null (the default) checks none.
+            type: dict
+          drain_timeout:
+            description: Duration the drain of a remediated worker may take (PodDisruptionBudgets are honoured meanwhile).
+            type: raw
+            default: 5m
+          groups:
+            description:
+              - A worker group's name -> C({health_check, drain_timeout}), its own, which replace O(spec.workers.health_check)
+                and O(spec.workers.drain_timeout) for its workers.
+            type: dict
+            default: {}
   previous:
     description:
       - The spec in force, as it was declared. When given, O(spec) is checked as an update of it; errors in

@@ -20,7 +20,10 @@ changes nothing; cp-2 powered off is drained and its Node deleted through the
 control plane, and once it is back (its Node registered again) the next removal drains and resets it and deletes
 the Node. Last, a run with
 every worker powered off fails naming each one that did not answer, and gives the lock back; with one of them back,
-that one joins and the run fails naming the other. (The upgrade to the
+that one joins and the run fails naming the other. Then the workers' health check (the spec's workers, a budget of
+its own for gpu, max_unhealthy 0): with both kubelets stopped, remediate.yml rebuilds cp-2 where it stands (drained,
+reset, its Node deleted - killed there, the next run joins it again first - joined again, Ready with its group) and
+stops naming the rule that holds gpu's cp-3 back, which it leaves as it is; a second run, cp-3 back, changes nothing. (The upgrade to the
 next minor of 3 control plane machines and 2 workers, killed half way and finished by reconcile, is
 tests/e2e/test_upgrade_in_place.py's.)
 
@@ -45,6 +48,7 @@ GROUPS = {"cp-2": "md-0", "cp-3": "gpu"}
 GROUP_LABEL = "control-plane.kubeadm.io/worker-group"
 UPGRADE = os.path.join(ROOT, "playbooks", "upgrade.yml")
 WORKERS_REMOVE = os.path.join(ROOT, "playbooks", "workers_remove.yml")
+REMEDIATE = os.path.join(ROOT, "playbooks", "remediate.yml")
 MARKER = "/var/lib/e2e-marker"
 
 
@@ -307,3 +311,47 @@ def test_workers_that_do_not_answer_are_named_at_the_end_and_the_lock_is_given_b
     finally:
         for host in GROUPS:
             bare_hosts.fault("power-on", host)
+
+
+def test_an_unhealthy_worker_is_rebuilt_once_and_one_beyond_its_group_s_budget_is_left_alone_with_the_rule(bare_hosts, cluster, inventory):
+    # the version the cluster runs now (upgraded in place above): the spec must not ask for a downgrade
+    version = nodes(bare_hosts)[cluster]["status"]["nodeInfo"]["kubeletVersion"]
+    joined = bare_hosts.playbook(WORKERS, run_vars(bare_hosts, version), inventory=inventory)
+    assert joined.returncode == 0, joined.stdout[-6000:]
+    wait_ready(bare_hosts, list(GROUPS), "True")
+    check = {"unhealthy_conditions": [{"type": "Ready", "status": status, "timeout": "5s"} for status in ("Unknown", "False")]}
+    remediation = dict(run_vars(bare_hosts, version), worker_remove_unreachable_pod_timeout=5)
+    remediation["kcp"]["workers"] = {"health_check": check, "groups": {"gpu": {"health_check": dict(check, max_unhealthy=0)}}}
+    before = {name: node["metadata"]["uid"] for name, node in nodes(bare_hosts).items()}
+    for host in GROUPS:
+        bare_hosts.fault("kubelet-stop", host)
+    try:
+        wait_ready(bare_hosts, list(GROUPS), "Unknown", longer_than=6)
+        # killed once cp-2 is drained, reset and its Node deleted, before it joins again: only the record says so
+        killed = bare_hosts.playbook_killed(REMEDIATE, remediation, "Join the worker again", after=0, inventory=inventory)
+        assert "This pass's step: pass 1, remediate_worker cp-2" in killed, killed[-6000:]
+        assert "cp-2" not in nodes(bare_hosts)
+        record = json.loads(kubectl_json(bare_hosts, "-n kube-system get configmap control-plane-kubeadm-io")["data"]["worker-remediation"])
+        assert (record["worker"], record["group"]) == ("cp-2", "md-0"), record
+        done = bare_hosts.playbook(REMEDIATE, remediation, inventory=inventory, timeout=1200)
+        said = flat(done.stdout)
+        assert done.returncode != 0, done.stdout[-8000:]
+        assert steps_taken(done.stdout)[0] == "remediate_worker cp-2", said[-6000:]
+        assert "the remediation of worker cp-2 of worker group md-0 begun at %s was stopped after its Node was deleted: join it again" % (
+            record["timestamp"]) in said, said[-6000:]
+        assert ("unhealthy workers are not remediated (worker_remediation_not_allowed): worker group gpu: Remediation is blocked: "
+                "1 of 1 machines not healthy, more than the 0 that max_unhealthy 0 allows. (unhealthy: cp-3)") in said, said[-6000:]
+        after = nodes(bare_hosts)
+        assert after["cp-2"]["metadata"]["uid"] != before["cp-2"] and after["cp-2"]["metadata"]["labels"].get(GROUP_LABEL) == "md-0"
+        assert after["cp-3"]["metadata"]["uid"] == before["cp-3"]
+        wait_ready(bare_hosts, ["cp-2"], "True")
+        assert bare_hosts.ssh("cp-3", "test -e /etc/kubernetes/kubelet.conf", check=False).returncode == 0
+        assert lock_holder(bare_hosts, cluster) == ""
+        state = kubectl_json(bare_hosts, "-n kube-system get configmap control-plane-kubeadm-io")["data"]
+        assert "worker-remediation" not in state, state
+    finally:
+        bare_hosts.fault("kubelet-start", "cp-3")
+    wait_ready(bare_hosts, ["cp-3"], "True")
+    again = bare_hosts.playbook(REMEDIATE, remediation, inventory=inventory)
+    assert again.returncode == 0, again.stdout[-8000:]
+    assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]

@@ -145,6 +145,7 @@ def snapshot(machines, members=None, failure_domains=None, external=False, initi
         "endpoint_ready": True,
         "failure_domains": fds,
         "remediation_in_progress": None,
+        "worker_remediation_in_progress": None,
         "machines": list(machines),
         "workers": list(workers),
         "etcd": {"external": external, "members": members},
@@ -162,9 +163,15 @@ def upgrade(strategy="rolling", other_changes="refuse", max_unavailable=1, group
     }
 
 
-def worker(name, group=None, created=1000, version=VERSION, ready=True, unschedulable=False):
-    """A worker Node (docs/snapshot.md ``workers``) created `created` minutes before NOW, Ready unless told otherwise."""
-    return {"name": name, "group": group, "created": at(created), "version": version, "ready": ready, "unschedulable": unschedulable}
+def worker(name, group=None, created=1000, version=VERSION, ready=True, unschedulable=False, node_ready=None, changed=None,
+           remediation_requested=False):
+    """A worker Node (docs/snapshot.md ``workers``) created `created` minutes before NOW, Ready unless told otherwise;
+    its Ready condition `node_ready` (by default as `ready` says) since `changed` minutes before NOW (its creation)."""
+    status = node_ready or ("True" if ready else "False")
+    return {"name": name, "group": group, "created": at(created), "version": version, "ready": status == "True",
+            "unschedulable": unschedulable,
+            "node": {"name": name, "conditions": [{"type": "Ready", "status": status, "last_transition": at(created if changed is None else changed)}]},
+            "remediation": {"requested": remediation_requested, "retries": 0, "last": None}}
 
 
 def spec(**overrides):
@@ -195,6 +202,7 @@ def spec(**overrides):
             "max_unhealthy": "100%",
             "unhealthy_range": None,
         },
+        "workers": {"health_check": None, "drain_timeout": 300.0, "groups": {}},
     }
     base.update(overrides)
     return base

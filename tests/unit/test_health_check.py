@@ -8,10 +8,11 @@ import pytest
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.health_check import (
     budget,
     evaluate,
+    evaluate_workers,
     span,
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.unhealthy_limit import max_unhealthy_value
-from ansible_collections.kubeadm.control_plane.tests.unit.builders import health_check, machine, member, seconds_ago, snapshot
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import health_check, machine, member, seconds_ago, snapshot, spec, worker
 
 READY_UNKNOWN_5M = {"type": "Ready", "status": "Unknown", "timeout": 300.0}
 READY_FALSE_5M = {"type": "Ready", "status": "False", "timeout": 300.0}
@@ -546,3 +547,48 @@ def test_external_etcd_has_no_member_condition_to_match():
     etcd_pod_false = dict(ETCD_MEMBER_UNKNOWN_5M, type="EtcdPodHealthy", status="False")
     rules = health_check(unhealthy_machine_conditions=[ETCD_MEMBER_UNKNOWN_5M, etcd_pod_false])
     assert evaluate(rules, snapshot([down], external=True))["targets"][0]["state"] == "healthy"
+
+
+# --- workers: one health check a worker group (docs/health-check.md "Workers") -----------------------------------
+
+
+def workers_spec(default=None, **groups):
+    """A spec whose workers' health check is `default` (None: not checked) and each group's own in `groups`."""
+    return spec(workers={"health_check": default, "groups": {name: {"health_check": rules} for name, rules in groups.items()}})
+
+
+def by_group(checked):
+    return {entry["group"]: entry for entry in checked}
+
+
+def test_each_worker_group_is_judged_with_its_own_health_check_and_its_own_budget():
+    lost = worker("md-0-b", group="md-0", node_ready="Unknown", changed=10)
+    workers = [worker("md-0-a", group="md-0"), lost, worker("gpu-a", group="gpu", node_ready="Unknown", changed=10),
+               worker("loose", node_ready="False", changed=10)]
+    checked = evaluate_workers(workers_spec(health_check(max_unhealthy=1), gpu=health_check(max_unhealthy=0)),
+                               snapshot([], workers=workers))
+    assert [entry["group"] for entry in checked] == ["gpu", "md-0", None]
+    groups = by_group(checked)
+    assert (groups["md-0"]["unhealthy"], groups["md-0"]["remediation_allowed"], groups["md-0"]["expected"]) == (["md-0-b"], True, 2)
+    assert groups["md-0"]["targets"][1]["reason"].startswith("node condition Ready has been Unknown since ")
+    # the gpu group's own budget refuses what the default would allow
+    assert (groups["gpu"]["unhealthy"], groups["gpu"]["remediation_allowed"]) == (["gpu-a"], False)
+    assert groups["gpu"]["reason"] == "Remediation is blocked: 1 of 1 machines not healthy, more than the 0 that max_unhealthy 0 allows."
+    # the workers without a group take the default
+    assert groups[None]["unhealthy"] == ["loose"]
+
+
+def test_a_worker_group_without_a_health_check_is_not_judged():
+    workers = [worker("md-0-a", group="md-0", node_ready="Unknown", changed=10), worker("gpu-a", group="gpu", node_ready="Unknown", changed=10)]
+    assert evaluate_workers(workers_spec(), snapshot([], workers=workers)) == []
+    assert [entry["group"] for entry in evaluate_workers(workers_spec(gpu=health_check()), snapshot([], workers=workers))] == ["gpu"]
+
+
+def test_a_worker_is_judged_as_a_machine_the_annotation_first_then_its_node_s_conditions():
+    rules = health_check()
+    checked = evaluate_workers(workers_spec(rules), snapshot([], workers=[
+        worker("asked", remediation_requested=True), worker("young", node_ready="Unknown", changed=2), worker("fine")]))[0]
+    states = {t["machine"]: (t["state"], t["reason"]) for t in checked["targets"]}
+    assert states["asked"] == ("unhealthy", "remediation was requested (remediation.requested)")
+    assert states["young"][0] == "pending" and checked["next_check_seconds"] == pytest.approx(181, abs=1)
+    assert states["fine"] == ("healthy", "has a Node and no unhealthy condition")

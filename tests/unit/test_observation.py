@@ -130,6 +130,14 @@ def test_remediation_in_progress_comes_from_the_state_config_map_and_nonsense_re
     assert observation.assemble(NOW, [], [], state_config_map={"remediation": "{not json"})["remediation_in_progress"] is None
 
 
+def test_a_worker_remediation_under_way_comes_from_the_state_config_map_under_its_own_key():
+    record = {"worker": "w-2", "group": "md-0", "timestamp": "2026-11-26T11:00:00Z"}
+    snap = observation.assemble(NOW, [], [], kubeadm_config={}, state_config_map={"worker-remediation": json.dumps(record)})
+    assert (snap["worker_remediation_in_progress"], snap["remediation_in_progress"]) == (record, None)
+    assert normalize_snapshot(snap)[1] == []
+    assert observation.assemble(NOW, [], [], state_config_map={"worker-remediation": "[]"})["worker_remediation_in_progress"] is None
+
+
 def test_unrecorded_names_control_plane_nodes_without_this_collections_record_and_what_to_write():
     nodes = [node("cp-1", zone="fd-1"), node("cp-2"), node("cp-3", annotations={observation.CREATED: "2026-11-26T10:00:00Z"}),
              node("worker-1", control_plane=False)]
@@ -221,12 +229,19 @@ def test_worker_nodes_are_the_snapshots_workers_with_their_group_version_readine
     labelled["metadata"]["labels"][observation.WORKER_GROUP_LABEL] = "md-0"
     snap = observation.assemble(NOW, [host("cp-1")], ["fd-1"], nodes=[node("cp-1"), cordoned, labelled], pods=mirror_pods("cp-1"),
                                 kubeadm_config={})
+    cordoned["metadata"]["annotations"]["control-plane.kubeadm.io/remediate-machine"] = ""
     assert snap["workers"] == [
         {"name": "w-1", "group": "md-0", "created": "2026-11-26T09:00:00Z", "version": "v1.37.1", "ready": True, "unschedulable": False,
-         "upgrade": None},
+         "upgrade": None, "remediation": {"requested": False, "retries": 0, "last": None},
+         "node": {"name": "w-1", "conditions": [{"type": "Ready", "status": "True", "last_transition": "2026-11-26T10:00:00Z"}]}},
         {"name": "w-2", "group": None, "created": "2026-11-26T09:00:00Z", "version": "v1.36.4", "ready": False, "unschedulable": True,
-         "upgrade": {"version": "v1.37.1", "step": "kubeadm-upgrade", "failed_step": "drain", "error": "the drain of w-2 did not finish"}},
+         "upgrade": {"version": "v1.37.1", "step": "kubeadm-upgrade", "failed_step": "drain", "error": "the drain of w-2 did not finish"},
+         "remediation": {"requested": False, "retries": 0, "last": None},
+         "node": {"name": "w-2", "conditions": [{"type": "Ready", "status": "False", "last_transition": "2026-11-26T10:00:00Z"}]}},
     ]
+    # the remediate-machine annotation asks for a worker's remediation too, as for a control plane machine
+    snap = observation.assemble(NOW, [host("cp-1")], ["fd-1"], nodes=[node("cp-1"), cordoned], pods=mirror_pods("cp-1"), kubeadm_config={})
+    assert snap["workers"][0]["remediation"]["requested"] is True
     assert normalize_snapshot(snap)[1] == []
 
 
@@ -583,7 +598,9 @@ def test_a_machine_s_etcd_image_tag_is_that_of_its_etcd_pod_s_first_container(co
 def test_a_worker_with_an_empty_group_label_or_no_spec_or_status():
     bare = {"metadata": {"name": "w-1", "labels": {observation.WORKER_GROUP_LABEL: ""}, "creationTimestamp": "2026-11-26T09:00:00Z"}}
     assert observation.workers([bare]) == [{"name": "w-1", "group": None, "created": "2026-11-26T09:00:00Z", "version": None,
-                                            "ready": False, "unschedulable": False, "upgrade": None}]
+                                            "ready": False, "unschedulable": False, "upgrade": None,
+                                            "node": {"name": "w-1", "conditions": []},
+                                            "remediation": {"requested": False, "retries": 0, "last": None}}]
 
 
 @pytest.mark.parametrize("conditions, ready", [

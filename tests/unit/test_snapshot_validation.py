@@ -58,6 +58,7 @@ def test_a_minimal_snapshot_gets_every_documented_default():
         "endpoint_ready": False,
         "failure_domains": [],
         "remediation_in_progress": None,
+        "worker_remediation_in_progress": None,
         "machines": [
             {
                 "name": "cp-1",
@@ -96,7 +97,8 @@ def test_a_worker_with_only_a_name_and_a_creation_time_is_not_ready_and_in_no_gr
     normalized, errors = normalize_snapshot(raw)
     assert errors == []
     assert normalized["workers"] == [{"name": "w-1", "group": None, "created": at(60), "version": None, "ready": False,
-                                      "unschedulable": False, "upgrade": None}]
+                                      "unschedulable": False, "upgrade": None, "node": None,
+                                      "remediation": {"requested": False, "retries": 0, "last": None}}]
 
 
 def test_a_machine_with_a_node_counts_as_provisioned_and_its_node_is_named_after_it():

@@ -8,7 +8,7 @@ import pytest
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.status import aggregate, condition, control_plane_status, status_table
 
-from ansible_collections.kubeadm.control_plane.tests.unit.builders import at, machine, member, snapshot, spec, worker
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import at, health_check, machine, member, snapshot, spec, worker
 
 CURRENT = spec_hash(spec(), "join")
 
@@ -389,9 +389,9 @@ def test_the_upgrade_progress_names_who_runs_the_version_and_where_each_unfinish
         "cp-2     -               v1.36.4  voter   2027-11-20    Ready       v1.37.1: kubeadm-upgrade done, drain failed: the drain of cp-2 did not finish",
         "cp-3     -               v1.36.4  voter   2027-11-20    Ready       -",
         "workers: 2, 0 of them at v1.37.1",
-        "WORKER  GROUP  VERSION  STATE            UPGRADE",
-        "w-1     md-0   v1.36.4  Ready            -",
-        "w-2     md-0   v1.36.4  Ready, cordoned  v1.37.1: drain done",
+        "WORKER  GROUP  VERSION  STATE            HEALTH  UPGRADE",
+        "w-1     md-0   v1.36.4  Ready            -       -",
+        "w-2     md-0   v1.36.4  Ready, cordoned  -       v1.37.1: drain done",
     ], table
 
 
@@ -472,10 +472,32 @@ def test_the_status_table_names_roles_removals_unknown_versions_and_workers_as_t
         "SchedulerPodHealthy=Unknown (NodeProvisioning), EtcdPodHealthy=Unknown (NodeProvisioning), "
         "EtcdMemberHealthy=Unknown (NodeProvisioning)",
         "workers: 2, 0 of them at the spec's version",
-        "WORKER  GROUP  VERSION  STATE     UPGRADE",
-        "w-1     -      ?        NotReady  -",
-        "w-2     md-0   v1.36.4  Ready     -",
+        "WORKER  GROUP  VERSION  STATE     HEALTH  UPGRADE",
+        "w-1     -      ?        NotReady  -       -",
+        "w-2     md-0   v1.36.4  Ready     -       -",
     ]
+
+
+def test_each_worker_group_s_health_check_is_reported_with_its_budget_when_a_worker_is_not_healthy():
+    workers = [worker("free"), worker("g-1", group="gpu"), worker("w-1", group="md-0", node_ready="Unknown", changed=10),
+               worker("w-2", group="md-0", node_ready="Unknown", changed=10), worker("w-3", group="md-0")]
+    the_spec = spec(workers={"health_check": None, "groups": {"md-0": {"health_check": health_check(max_unhealthy=1)},
+                                                              "gpu": {"health_check": health_check()}}})
+    snap = snapshot(three(), workers=workers)
+    status = status_of(snap, the_spec)
+    assert [(g["group"], g["remediation_allowed"], sorted(g["workers"])) for g in status["workers_health"]] == [
+        ("gpu", True, ["g-1"]), ("md-0", False, ["w-1", "w-2", "w-3"])]
+    assert status["workers_health"][1]["workers"]["w-1"]["reason"].startswith("node condition Ready has been Unknown since ")
+    table = status_table(snap, status)
+    assert table[table.index("workers: 5, 5 of them at v1.36.4") + 1:] == [
+        "worker group md-0: Remediation is blocked: 2 of 3 machines not healthy, more than the 1 that max_unhealthy 1 allows.",
+        "WORKER  GROUP  VERSION  STATE     HEALTH     UPGRADE",
+        "free    -      v1.36.4  Ready     -          -",
+        "g-1     gpu    v1.36.4  Ready     healthy    -",
+        "w-1     md-0   v1.36.4  NotReady  unhealthy  -",
+        "w-2     md-0   v1.36.4  NotReady  unhealthy  -",
+        "w-3     md-0   v1.36.4  Ready     healthy    -",
+    ], table
 
 
 def test_a_machine_being_deleted_neither_keeps_the_control_plane_available_nor_counts_in_the_upgrade():
