@@ -24,9 +24,9 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.worker_upgra
 
 # The rule of a worker group whose health check's budget holds its unhealthy workers back (MHC8).
 NOT_ALLOWED = "worker_remediation_not_allowed"
-# worker / group: the worker to remediate now and its group (None: none now); reason: why; finishing: the
-# remediation of a run that was stopped; held: [{group, reason, workers}] of the groups held back.
-Decision = namedtuple("Decision", "worker group reason finishing held")
+# worker / group: the worker to remediate now and its group (None: none now); reason: why; held: [{group, reason,
+# workers}] of the groups held back.
+Decision = namedtuple("Decision", "worker group reason held")
 
 
 def drain_timeout(spec, group):
@@ -52,16 +52,15 @@ def decide(checked, record, workers):
     owed = in_progress(record, workers)
     if owed is not None:
         return Decision(owed["worker"], owed.get("group"), "the remediation of worker %s of %s begun at %s was stopped after its "
-                        "Node was deleted: join it again" % (owed["worker"], group_label(owed.get("group")), owed["timestamp"]),
-                        True, held)
+                        "Node was deleted: join it again" % (owed["worker"], group_label(owed.get("group")), owed["timestamp"]), held)
     for group in checked:
         if group["unhealthy"] and group["remediation_allowed"]:
             name = sorted(group["unhealthy"])[0]
             target = next(t for t in group["targets"] if t["machine"] == name)
             reason = "worker %s of %s is unhealthy (%s): drain it, kubeadm reset, delete its Node and join it again" % (
                 name, group_label(group["group"]), target["reason"])
-            return Decision(name, group["group"], reason, False, held)
-    return Decision(None, None, None, False, held)
+            return Decision(name, group["group"], reason, held)
+    return Decision(None, None, None, held)
 
 
 def held_back(held):

@@ -96,4 +96,4 @@ def test_the_drain_timeout_is_the_group_s_own_else_the_workers():
 def test_the_decision_alone_names_nothing_when_every_worker_is_healthy():
     the_spec = workers_spec(health_check())
     snap = snapshot(MACHINES, workers=[worker("md-0-a", group="md-0")])
-    assert decide(evaluate_workers(the_spec, snap), None, snap["workers"]) == (None, None, None, False, [])
+    assert decide(evaluate_workers(the_spec, snap), None, snap["workers"]) == (None, None, None, [])
