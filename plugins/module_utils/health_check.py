@@ -45,6 +45,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_he
     all_conditions,
     node_condition,
 )
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import worker_group_setting
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import (
     PAST_BOUNDARY_SECONDS,
     add_seconds,
@@ -266,9 +267,7 @@ def worker_rules(spec, group):
     """The health check of worker group ``group`` (None: the workers without a group): the group's own
     (``workers.groups.<name>.health_check``), else the workers' (``workers.health_check``); None when that group's
     workers are not checked, as machines no MachineHealthCheck selects."""
-    workers = spec.get("workers") or {}
-    own = ((workers.get("groups") or {}).get(group) or {}).get("health_check") if group is not None else None
-    return own or workers.get("health_check")
+    return worker_group_setting(spec, group, "health_check")
 
 
 def as_target(worker):

@@ -618,6 +618,14 @@ def _normalize(raw, path, fields):
     return (value if not errors else None), errors
 
 
+def worker_group_setting(spec, group, key):
+    """A worker group's ``key`` (``health_check``, ``drain_timeout``): the group's own under ``workers.groups``, else
+    the workers' under ``workers`` (``group`` None: the workers without a group take the latter)."""
+    workers = spec.get("workers") or {}
+    own = ((workers.get("groups") or {}).get(group) or {}).get(key) if group is not None else None
+    return own if own is not None else workers.get(key)
+
+
 def _check_workers(spec, errors):
     """A worker runs no control plane pods: its health check judges its Node, never the machine conditions."""
     workers = spec.get("workers") or {}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import worker_group_setting
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.worker_upgrade import group_label
 
 # The rule of a worker group whose health check's budget holds its unhealthy workers back (MHC8).
@@ -31,9 +32,7 @@ Decision = namedtuple("Decision", "worker group reason held")
 
 def drain_timeout(spec, group):
     """Seconds the drain of a remediated worker of ``group`` may take: the group's own, else the workers'."""
-    workers = spec.get("workers") or {}
-    own = ((workers.get("groups") or {}).get(group) or {}).get("drain_timeout") if group is not None else None
-    return own if own is not None else workers.get("drain_timeout", 300.0)
+    return worker_group_setting(spec, group, "drain_timeout")
 
 
 def in_progress(record, workers):
