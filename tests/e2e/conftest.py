@@ -41,3 +41,22 @@ def bare_hosts(request):
             shutil.rmtree(snapshot_dir, ignore_errors=True)
             down = cli("down")
             assert down.returncode == 0, down.stdout + down.stderr
+
+
+_MODULE_SECONDS = {}
+
+
+def pytest_runtest_logreport(report):
+    """Add up each module's time (setup, call and teardown of each test: the module's sandbox is in its first setup
+    and its last teardown), on the controller too when xdist runs the modules."""
+    module = report.nodeid.split("::", 1)[0]
+    _MODULE_SECONDS[module] = _MODULE_SECONDS.get(module, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Each module's time, longest first: Makefile's E2E_FIRST starts the longest first so the workers end together."""
+    if not _MODULE_SECONDS:
+        return
+    terminalreporter.section("end-to-end modules by time (for E2E_FIRST in the Makefile)")
+    for module, seconds in sorted(_MODULE_SECONDS.items(), key=lambda item: -item[1]):
+        terminalreporter.write_line("%7.0f s  %s" % (seconds, module))

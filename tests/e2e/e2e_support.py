@@ -233,9 +233,8 @@ def kubectl_json(sandbox, args, but=()):
     raise AssertionError("no host answers kubectl %s" % args)
 
 
-# A pod that kubectl drain evicts rather than refuses (as it refuses an unmanaged one): owned by a ReplicaSet. The
-# sandbox runs no ReplicaSet controller, so the pod is made here, bound to its node; it tolerates the control plane's
-# taint, so any node may hold it.
+# A pod that kubectl drain evicts rather than refuses (as it refuses an unmanaged one): a ReplicaSet's, kept on one
+# node by a nodeSelector; it tolerates the control plane's taint, so any node may hold it.
 OWNER = """
 apiVersion: apps/v1
 kind: ReplicaSet
@@ -245,7 +244,10 @@ spec:
   selector: {matchLabels: {app: guarded}}
   template:
     metadata: {labels: {app: guarded}}
-    spec: {containers: [{name: app, image: registry.k8s.io/pause:3.10.1}]}
+    spec:
+      nodeSelector: {kubernetes.io/hostname: %s}
+      tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]
+      containers: [{name: app, image: registry.k8s.io/pause:3.10.1}]
 """
 BUDGET = """
 apiVersion: policy/v1
@@ -255,29 +257,25 @@ spec:
   minAvailable: 1
   selector: {matchLabels: {app: guarded}}
 """
-OWNED_POD = """
-apiVersion: v1
-kind: Pod
-metadata:
-  name: guarded-1
-  namespace: default
-  labels: {app: guarded}
-  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: guarded, uid: "%s", controller: true}]
-spec:
-  nodeName: %s
-  tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]
-  containers: [{name: app, image: registry.k8s.io/pause:3.10.1}]
-"""
 
 
 def bind_owned_pod(sandbox, via, node, budget):
-    """The pod ``guarded-1`` of the ReplicaSet ``guarded``, bound to ``node`` and Ready, made through the admin
-    kubeconfig of ``via``; with ``budget``, a PodDisruptionBudget (minAvailable 1) keeps it from being evicted."""
+    """The ReplicaSet ``guarded``, its one pod kept on ``node`` (a nodeSelector) and Ready, made through the admin
+    kubeconfig of ``via``; with ``budget``, a PodDisruptionBudget (minAvailable 1) keeps it from being evicted. An
+    evicted pod is made again by the ReplicaSet and waits, Pending, until ``node`` takes pods again."""
     admin = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
-    sandbox.ssh(via, admin + "apply -f - <<'EOF'\n%s\nEOF" % (OWNER + ("---" + BUDGET if budget else "")))
-    owner = sandbox.ssh(via, admin + "get replicaset guarded -o jsonpath='{.metadata.uid}'").stdout.strip()
-    sandbox.ssh(via, admin + "apply -f - <<'EOF'\n%s\nEOF" % (OWNED_POD % (owner, node)))
-    sandbox.ssh(via, admin + "wait --for=condition=Ready pod/guarded-1 --timeout=120s", timeout=150)
+    sandbox.ssh(via, admin + "apply -f - <<'EOF'\n%s\nEOF" % ((OWNER % node) + ("---" + BUDGET if budget else "")))
+    deadline = time.monotonic() + 120
+    while not sandbox.ssh(via, admin + "get pods -l app=guarded --field-selector spec.nodeName=%s -o name" % node).stdout.strip():
+        assert time.monotonic() < deadline, "no pod of the ReplicaSet guarded on %s within 120 s" % node
+        time.sleep(1)
+    sandbox.ssh(via, admin + "wait --for=condition=Ready pod -l app=guarded --timeout=120s", timeout=150)
+
+
+def guarded_pods_on(sandbox, via, node):
+    """The names of the ReplicaSet guarded's pods bound to ``node``."""
+    admin = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
+    return sandbox.ssh(via, admin + "get pods -l app=guarded --field-selector spec.nodeName=%s -o name" % node).stdout.split()
 
 
 def wait_ready(sandbox, names, status, longer_than=0, timeout=180):

@@ -145,6 +145,17 @@ CLUSTER_ROLES = {
         rule(("get",), ("pods",)),
         rule(("patch", "update"), ("pods/status",)),
         rule(("get",), ("*/scale",), ("*",)), *EVENTS],
+    "system:controller:replicaset-controller": [
+        rule(("get", "list", "update", "watch"), ("replicasets",), ("apps", "extensions")),
+        rule(("update",), ("replicasets/status",), ("apps", "extensions")),
+        rule(("update",), ("replicasets/finalizers",), ("apps", "extensions")),
+        rule(("create", "delete", "list", "patch", "watch"), ("pods",)), *EVENTS],
+    "system:controller:deployment-controller": [
+        rule(("get", "list", "update", "watch"), ("deployments",), ("apps", "extensions")),
+        rule(("update",), ("deployments/status",), ("apps", "extensions")),
+        rule(("update",), ("deployments/finalizers",), ("apps", "extensions")),
+        rule(("create", "delete", "get", "list", "patch", "update", "watch"), ("replicasets",), ("apps", "extensions")),
+        rule(("get", "list", "update", "watch"), ("pods",)), *EVENTS],
 }
 
 # Roles in one namespace: {(namespace, name): rules}.
@@ -175,6 +186,8 @@ CONTROLLER_ACCOUNTS = {
     "job": "job-controller",
     "ttl-after-finished": "ttl-after-finished-controller",
     "disruption": "disruption-controller",
+    "replicaset": "replicaset-controller",
+    "deployment": "deployment-controller",
 }
 
 

@@ -13,7 +13,8 @@ removes one; bootstrapsigner and tokencleaner are off unless named, as in the re
 Controllers (decisions in the modules named): nodelifecycle (nodelifecycle.py), csrapproving and csrsigning
 (csr.py), bootstrapsigner and tokencleaner (bootstrap.py), garbagecollector (gc.py), podgc (pods bound to a
 Node that has been gone for 40 s are removed at once, as their kubelet never will), disruption (the status of
-PodDisruptionBudgets, kcpsim/apiserver/disruption.py), job and ttl-after-finished (jobs.py). Each runs on its
+PodDisruptionBudgets, kcpsim/apiserver/disruption.py), job and ttl-after-finished (jobs.py), replicaset and
+deployment (workloads.py: the pods of a ReplicaSet, a Deployment's ReplicaSets and its rollout). Each runs on its
 own period against shared informers (kcpsim/informer.py: one LIST and then a WATCH per resource, started when
 this instance becomes the leader, as the real controller manager's informers are), so an idle cluster costs the
 API server nothing but the watches; the API server is called to write, and by the garbage collector to check an
@@ -26,7 +27,7 @@ import sys
 
 from kcpsim import kubeclient, pki
 from kcpsim.apiserver import api, disruption, resources
-from kcpsim.controllers import bootstrap, component, csr, gc, jobs, nodelifecycle
+from kcpsim.controllers import bootstrap, component, csr, gc, jobs, nodelifecycle, workloads
 
 FLAGS = {
     "secure-port": ("int", 10257),
@@ -47,9 +48,10 @@ ALIASES = {"node-lifecycle-controller": "nodelifecycle",
            "bootstrap-signer-controller": "bootstrapsigner", "token-cleaner-controller": "tokencleaner",
            "garbage-collector-controller": "garbagecollector", "job-controller": "job",
            "ttl-after-finished-controller": "ttl-after-finished", "disruption-controller": "disruption",
-           "pod-garbage-collector-controller": "podgc"}
+           "pod-garbage-collector-controller": "podgc", "replicaset-controller": "replicaset",
+           "deployment-controller": "deployment"}
 DEFAULT_ON = ("nodelifecycle", "csrapproving", "csrsigning", "garbagecollector", "job", "ttl-after-finished",
-              "disruption", "podgc")
+              "disruption", "podgc", "replicaset", "deployment")
 DEFAULT_OFF = ("bootstrapsigner", "tokencleaner")
 TICK = 0.25
 ORPHAN_QUARANTINE = datetime.timedelta(seconds=40)
@@ -103,6 +105,8 @@ class Controllers:
                  "job": (1.0, self.sync_jobs),
                  "disruption": (1.0, self.sync_disruption),
                  "podgc": (5.0, self.sync_orphaned_pods),
+                 "replicaset": (1.0, self.sync_replica_sets),
+                 "deployment": (1.0, self.sync_deployments),
                  "ttl-after-finished": (2.0, self.sync_ttl)}
         return [(name,) + table[name] for name in sorted(enabled) if name in table]
 
@@ -301,6 +305,81 @@ class Controllers:
                 self.client.update("policy/v1", "poddisruptionbudgets", budget, namespace, subresource="status")
             except (kubeclient.Conflict, kubeclient.NotFound):
                 pass  # an eviction took a disruption meanwhile: next round
+
+    # --- replica sets and deployments -----------------------------------------------------------------
+
+    def sync_replica_sets(self):
+        replica_sets = self.lister.list("apps/v1", "replicasets")["items"]
+        if not replica_sets:
+            return
+        pods = self.lister.list("v1", "pods")["items"]
+        for replica_set in replica_sets:
+            metadata = replica_set["metadata"]
+            if metadata.get("deletionTimestamp"):
+                continue
+            to_create, to_delete = workloads.replica_changes(replica_set, pods)
+            try:
+                for _made in range(to_create):
+                    pod = self.client.create("v1", "pods", workloads.new_pod(replica_set), metadata["namespace"])
+                    self._wrote("v1", "pods", pod)
+                    pods.append(pod)
+                    self.log("replicaset %s/%s: created pod %s" % (metadata["namespace"], metadata["name"], pod["metadata"]["name"]))
+                for pod in to_delete:
+                    gone = self.client.delete("v1", "pods", pod["metadata"]["name"], metadata["namespace"],
+                                              body={"preconditions": {"uid": pod["metadata"]["uid"]}})
+                    if isinstance(gone, dict) and gone.get("kind") == "Pod":
+                        self._wrote("v1", "pods", gone)
+                    pods = [p for p in pods if p["metadata"].get("uid") != pod["metadata"]["uid"]] + (
+                        [gone] if isinstance(gone, dict) and gone.get("kind") == "Pod" else [])
+                    self.log("replicaset %s/%s: deleted pod %s" % (metadata["namespace"], metadata["name"], pod["metadata"]["name"]))
+            except kubeclient.ApiError as exc:
+                self.log("replicaset %s/%s: %s" % (metadata["namespace"], metadata["name"], exc))
+                continue
+            status = workloads.replica_set_status(replica_set, pods)
+            if status != replica_set.get("status"):
+                replica_set["status"] = status
+                try:
+                    self._wrote("apps/v1", "replicasets",
+                                self.client.update("apps/v1", "replicasets", replica_set, metadata["namespace"], subresource="status"))
+                except (kubeclient.Conflict, kubeclient.NotFound):
+                    pass
+
+    def sync_deployments(self):
+        deployments = self.lister.list("apps/v1", "deployments")["items"]
+        if not deployments:
+            return
+        replica_sets = self.lister.list("apps/v1", "replicasets")["items"]
+        pods = self.lister.list("v1", "pods")["items"]
+        for deployment in deployments:
+            metadata = deployment["metadata"]
+            if metadata.get("deletionTimestamp"):
+                continue
+            owned = workloads.controlled(deployment, replica_sets)
+            pod_hash = workloads.template_hash((deployment.get("spec") or {}).get("template") or {})
+            name = "%s-%s" % (metadata["name"], pod_hash)
+            try:
+                new = next((rs for rs in owned if rs["metadata"]["name"] == name), None)
+                if new is None:
+                    new = self.client.create("apps/v1", "replicasets", workloads.new_replica_set(deployment, pod_hash), metadata["namespace"])
+                    self._wrote("apps/v1", "replicasets", new)
+                    self.log("deployment %s/%s: created replicaset %s" % (metadata["namespace"], metadata["name"], name))
+                olds = [rs for rs in owned if rs["metadata"]["name"] != name]
+                for rs_name, count in sorted(workloads.rollout_scales(deployment, new, olds, pods).items()):
+                    scaled = self.client.patch("apps/v1", "replicasets", rs_name, {"spec": {"replicas": count}},
+                                               metadata["namespace"])
+                    self._wrote("apps/v1", "replicasets", scaled)
+                    self.log("deployment %s/%s: scaled replicaset %s to %d" % (metadata["namespace"], metadata["name"], rs_name, count))
+            except kubeclient.ApiError as exc:
+                self.log("deployment %s/%s: %s" % (metadata["namespace"], metadata["name"], exc))
+                continue
+            status = workloads.deployment_status(deployment, new, olds)
+            if status != deployment.get("status"):
+                deployment["status"] = status
+                try:
+                    self._wrote("apps/v1", "deployments",
+                                self.client.update("apps/v1", "deployments", deployment, metadata["namespace"], subresource="status"))
+                except (kubeclient.Conflict, kubeclient.NotFound):
+                    pass
 
     # --- jobs ------------------------------------------------------------------------------------------
 

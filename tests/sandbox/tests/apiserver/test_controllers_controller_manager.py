@@ -252,6 +252,30 @@ def test_a_job_no_node_can_run_stays_active(admin, manager):
     assert status["active"] == 1 and not status.get("succeeded")
 
 
+def test_a_deployment_gets_its_replica_set_and_its_pods_and_an_evicted_pod_is_made_again(admin, manager):
+    # no scheduler and no kubelet here: the pods stay unbound and Pending, which is all the controllers need
+    deployment = {"metadata": {"name": "web", "labels": {"app": "web"}}, "spec": {
+        "replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+        "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "pause"}]}}}}
+    admin.create("apps/v1", "deployments", deployment, "default")
+
+    def pods():
+        return [pod for pod in admin.list("v1", "pods", "default")["items"]
+                if pod["metadata"].get("labels", {}).get("app") == "web" and not pod["metadata"].get("deletionTimestamp")]
+
+    made = harness.wait_until(lambda: pods() if len(pods()) == 2 else None, 15, what="the Deployment's 2 pods")
+    owners = {pod["metadata"]["ownerReferences"][0]["name"] for pod in made}
+    assert len(owners) == 1 and owners.pop().startswith("web-")
+    assert all(pod["metadata"]["labels"]["pod-template-hash"] for pod in made)
+    admin.delete("v1", "pods", made[0]["metadata"]["name"], "default", body={"gracePeriodSeconds": 0})
+    again = harness.wait_until(lambda: pods() if len(pods()) == 2 and made[0]["metadata"]["name"] not in
+                               [p["metadata"]["name"] for p in pods()] else None, 15, what="a pod made again")
+    assert made[1]["metadata"]["name"] in [pod["metadata"]["name"] for pod in again]
+    status = harness.wait_until(lambda: admin.get("apps/v1", "deployments", "web", "default").get("status") or None, 15,
+                                what="the Deployment's status")
+    assert status["replicas"] == 2 and status["availableReplicas"] == 0
+
+
 def test_a_standby_takes_over_when_the_leader_dies(cluster, admin, manager):
     first = harness.wait_until(lambda: holder(admin, "kube-controller-manager"), 20, what="a leader")
     standby = cluster.component("kcpsim.controllers.controller_manager", "kube-controller-manager-2",

@@ -12,7 +12,7 @@ import pytest
 import apiserver_harness as harness
 from kcpsim import pki
 from kcpsim.apiserver import resources
-from kcpsim.controllers import bootstrap, controller_manager, csr, gc, jobs, leaderelection, nodelifecycle, placement
+from kcpsim.controllers import bootstrap, controller_manager, csr, gc, jobs, leaderelection, nodelifecycle, placement, workloads
 
 NOW = datetime.datetime(2026, 1, 1, 12, 0, 0, tzinfo=datetime.timezone.utc)
 STAMP = "2026-01-01T12:00:00Z"
@@ -326,3 +326,80 @@ def test_taking_over_counts_a_transition_and_renewing_does_not():
         "a minus removes one", "long names are aliases", "a removal holds whatever its position"])
 def test_controllers_flag(names, enabled):
     assert controller_manager.enabled_controllers(names) == enabled
+
+
+def _pod(name, created, node=None, phase="Pending", ready=False, owner="rs-uid", deleting=False):
+    metadata = {"name": name, "namespace": "default", "uid": name + "-uid", "creationTimestamp": created,
+                "ownerReferences": [{"kind": "ReplicaSet", "uid": owner, "controller": True}]}
+    if deleting:
+        metadata["deletionTimestamp"] = created
+    conditions = [{"type": "Ready", "status": "True" if ready else "False"}]
+    return {"metadata": metadata, "spec": {"nodeName": node} if node else {}, "status": {"phase": phase, "conditions": conditions}}
+
+
+def _replica_set(replicas, uid="rs-uid"):
+    return {"metadata": {"name": "web-abc", "namespace": "default", "uid": uid},
+            "spec": {"replicas": replicas, "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c"}]}}}}
+
+
+def test_a_replica_set_makes_what_it_lacks_and_counts_neither_terminating_pods_nor_others():
+    pods = [_pod("a", "2026-01-01T00:00:00Z", "n1", "Running", True), _pod("b", "2026-01-01T00:00:01Z", deleting=True),
+            _pod("c", "2026-01-01T00:00:02Z", owner="other")]
+    assert workloads.replica_changes(_replica_set(3), pods) == (2, [])
+    made = workloads.new_pod(_replica_set(3))
+    assert made["metadata"]["generateName"] == "web-abc-" and made["metadata"]["labels"] == {"app": "web"}
+    assert made["metadata"]["ownerReferences"][0]["uid"] == "rs-uid" and made["metadata"]["ownerReferences"][0]["controller"]
+
+
+def test_a_replica_set_deletes_its_least_useful_pods_first():
+    pods = [_pod("ready-old", "2026-01-01T00:00:00Z", "n1", "Running", True),
+            _pod("ready-new", "2026-01-01T00:00:05Z", "n1", "Running", True),
+            _pod("running-not-ready", "2026-01-01T00:00:01Z", "n2", "Running", False),
+            _pod("unscheduled", "2026-01-01T00:00:00Z")]
+    _create, deleted = workloads.replica_changes(_replica_set(1), pods)
+    assert [pod["metadata"]["name"] for pod in deleted] == ["unscheduled", "running-not-ready", "ready-new"]
+
+
+def test_the_pod_template_hash_is_stable_and_in_the_safe_alphabet():
+    template = {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "pause"}]}}
+    first = workloads.template_hash(template)
+    assert first == workloads.template_hash(json_copy(template)) and set(first) <= set(workloads.SAFE_ALPHABET)
+    template["spec"]["containers"][0]["image"] = "pause:2"
+    assert workloads.template_hash(template) != first
+
+
+def json_copy(obj):
+    import json
+    return json.loads(json.dumps(obj))
+
+
+def _owned_rs(name, replicas, available, created):
+    return {"metadata": {"name": name, "namespace": "default", "uid": name, "creationTimestamp": created},
+            "spec": {"replicas": replicas}, "status": {"availableReplicas": available}}
+
+
+@pytest.mark.parametrize("strategy, new, olds, scales", [
+    # 25 % of 4: 1 more, 1 fewer
+    ({}, (0, 0), [(4, 4)], {"new": 1, "old": 3}),
+    ({}, (1, 0), [(3, 3)], {"new": 2}),               # 4 of 5: the new one grows; 3 available, 3 needed: the old waits
+    ({}, (1, 1), [(3, 3)], {"new": 2, "old": 2}),
+    ({"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 0}}, (0, 0), [(4, 4)], {"old": 3}),  # both 0: 1 unavailable
+    ({}, (0, 0), [(4, 1)], {"new": 1, "old": 1}),    # unavailable old pods cost nothing to remove, the available one stays
+    ({"type": "Recreate"}, (0, 0), [(4, 4)], {"old": 0}),
+    ({"type": "Recreate"}, (0, 0), [(0, 0)], {"new": 4}),
+], ids=["surge one", "the old waits for the new pod", "next step", "both zero", "unavailable first", "recreate: old first", "recreate: then new"])
+def test_a_deployment_rolls_within_its_surge_and_unavailability(strategy, new, olds, scales):
+    deployment = {"metadata": {"name": "web", "namespace": "default", "uid": "d"}, "spec": {"replicas": 4, "strategy": strategy}}
+    current = _owned_rs("new", new[0], new[1], "2026-01-02T00:00:00Z")
+    old = [_owned_rs("old", replicas, available, "2026-01-01T00:00:00Z") for replicas, available in olds]
+    assert workloads.rollout_scales(deployment, current, old, []) == scales
+
+
+def test_a_deployment_s_replica_set_carries_the_hash_in_its_name_selector_and_pods():
+    deployment = {"metadata": {"name": "web", "namespace": "default", "uid": "d"},
+                  "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}}}}
+    made = workloads.new_replica_set(deployment, "5d4f8")
+    assert made["metadata"]["name"] == "web-5d4f8" and made["spec"]["replicas"] == 0
+    assert made["spec"]["selector"]["matchLabels"] == {"app": "web", "pod-template-hash": "5d4f8"}
+    assert made["spec"]["template"]["metadata"]["labels"] == {"app": "web", "pod-template-hash": "5d4f8"}
+    assert made["metadata"]["ownerReferences"][0]["kind"] == "Deployment"
