@@ -13,14 +13,17 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.flow_step import pass_step
 
 
-def flow_step(plan, snapshot, unfinished, running, free_domains):
+def flow_step(plan, snapshot, unfinished, running, free_domains, free_workers=None):
     """pass_step over the plan (the input), the pass's snapshot, the unfinished machine ('' for none), the machines
-    that run the control plane and answered, and the free hosts with their failure domains."""
+    that run the control plane and answered, the free hosts with their failure domains, and the free worker hosts with
+    their worker groups."""
     if not isinstance(plan, dict) or "action" not in plan:
         raise AnsibleFilterError("flow_step: the input must be a plan (kcp_plan's result)")
     if not isinstance(free_domains, dict):
         raise AnsibleFilterError("flow_step: free_domains must map each free host to its failure domain")
-    return pass_step(plan, unfinished or "", list(running or []), free_domains, snapshot)
+    if not isinstance(free_workers or {}, dict):
+        raise AnsibleFilterError("flow_step: free_workers must map each free worker host to its worker group")
+    return pass_step(plan, unfinished or "", list(running or []), free_domains, snapshot, free_workers or {})
 
 
 class FilterModule(object):

@@ -11,8 +11,8 @@ MACHINE_STEPS = frozenset((
     "scale_down", "finish_delete", "rollout", "remediate", "remediate_external", "clear_external_remediation",
     "upgrade_in_place", "renew_certificates",
 ))
-# Steps on the workers the plan names.
-WORKER_STEPS = frozenset(("upgrade_workers", "remediate_worker"))
+# Steps on the workers the plan names (a rolling replacement's join: on the host it names, or a free one of the group).
+WORKER_STEPS = frozenset(("upgrade_workers", "remediate_worker", "roll_workers"))
 # Cluster steps that any machine running the control plane can take.
 CLUSTER_STEPS = frozenset(("update_kubeadm_config", "remove_etcd_member"))
 
@@ -22,19 +22,26 @@ def step_action(plan, unfinished):
     up or the scale down the plan names."""
     if unfinished:
         return "scale_up"
-    return plan["step"] if plan["action"] == "rollout" else plan["action"]
+    return plan["step"] if plan["action"] in ("rollout", "roll_workers") else plan["action"]
 
 
-def step_hosts(plan, unfinished, running, free_domains):
-    """The hosts the step acts on: the unfinished machine; the plan's machine; the plan's workers; for a cluster step,
-    the first of ``running`` (the machines that run the control plane, stay and answered); for a new machine, the
-    first free host (``free_domains``: host -> failure domain, in inventory order) of the plan's failure domain, or
-    of any when the plan names none. Empty when no free host is there (the machine provider, if any, makes one)."""
+def step_hosts(plan, unfinished, running, free_domains, free_workers=None):
+    """The hosts the step acts on: the unfinished machine; the plan's machine; the plan's workers, but for the join of
+    a rolling replacement the host it names or, when it names none, the first free worker host of its group
+    (``free_workers``: host -> worker group, in inventory order); for a cluster step, the first of ``running`` (the
+    machines that run the control plane, stay and answered); for a new machine, the first free host (``free_domains``:
+    host -> failure domain, in inventory order) of the plan's failure domain, or of any when the plan names none.
+    Empty when no free host is there (the machine provider, if any, makes one)."""
     action = plan["action"]
     if unfinished:
         return [unfinished]
     if action in MACHINE_STEPS and plan.get("machine"):
         return [plan["machine"]]
+    if action == "roll_workers" and plan.get("step") == "join_worker":
+        replacement = (plan.get("worker_rollout") or {}).get("replacement")
+        if replacement:
+            return [replacement]
+        return [host for host, group in (free_workers or {}).items() if group == plan.get("worker_group")][:1]
     if action in WORKER_STEPS:
         return list(plan.get("workers") or [])
     if action in CLUSTER_STEPS:
@@ -43,12 +50,12 @@ def step_hosts(plan, unfinished, running, free_domains):
     return [host for host, domain in free_domains.items() if not wanted or domain == wanted][:1]
 
 
-def pass_step(plan, unfinished, running, free_domains, snapshot):
+def pass_step(plan, unfinished, running, free_domains, snapshot, free_workers=None):
     """The step of one pass as the act play needs it: ``action``, ``hosts``, ``via`` (a machine that runs the
     control plane, stays and is not acted on: the cluster steps of a join or a removal go through it), ``bootstrap``
     (init or join: an unfinished machine's own, else the plan's) and ``remediation`` (the machine a new one replaces:
     an unfinished machine is finished as the replacement of the remediation in progress)."""
-    hosts = step_hosts(plan, unfinished, running, free_domains)
+    hosts = step_hosts(plan, unfinished, running, free_domains, free_workers)
     if unfinished:
         machine = next(m for m in snapshot["machines"] if m["name"] == unfinished)
         bootstrap, remediation = machine.get("bootstrap"), snapshot.get("remediation_in_progress")

@@ -22,9 +22,13 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation i
 PREFIX = "control-plane.kubeadm.io/"
 CREATED, SPEC_HASH, BOOTSTRAP = PREFIX + "created", PREFIX + "spec-hash", PREFIX + "bootstrap"
 DELETE_MACHINE, REMEDIATE_MACHINE = PREFIX + "delete-machine", PREFIX + "remediate-machine"
+# The user's request that a worker be replaced (a rolling replacement: docs/workers.md).
+REPLACE_MACHINE = PREFIX + "replace-machine"
 REMEDIATION, DELETING = PREFIX + "remediation", PREFIX + "deleting"
 # The state ConfigMap's key of a worker's remediation under way (roles/flow/tasks/act/remediate_worker.yml).
 WORKER_REMEDIATION_KEY = "worker-remediation"
+# The state ConfigMap's key of a worker's rolling replacement under way (roles/flow/tasks/act/roll_worker.yml).
+WORKER_ROLLOUT_KEY = "worker-rollout"
 EXTERNAL_REMEDIATION = PREFIX + "external-remediation"
 # The label that names a worker Node's group (the inventory's worker_group, set when the worker joins).
 WORKER_GROUP_LABEL = PREFIX + "worker-group"
@@ -85,6 +89,7 @@ def assemble(now, hosts, failure_domains, nodes=(), pods=(), kubeadm_config=None
         "failure_domains": [{"name": fd, "control_plane": True} for fd in failure_domains],
         "remediation_in_progress": _remediation_in_progress(state_config_map),
         "worker_remediation_in_progress": _json_object((state_config_map or {}).get(WORKER_REMEDIATION_KEY)) or None,
+        "worker_rollout_in_progress": _json_object((state_config_map or {}).get(WORKER_ROLLOUT_KEY)) or None,
         "machines": machines,
         "workers": workers(nodes),
         "etcd": _etcd_section(etcd, kubeadm_config, external_etcd),
@@ -113,7 +118,7 @@ def workers(nodes):
     ``control-plane.kubeadm.io/worker-group`` label; null without it), kubelet version, creation time, whether it
     is Ready, whether it is cordoned, its in-place upgrade's progress, and what the health check reads: its
     ``node`` (conditions, as a machine's) and ``remediation`` (the remediate-machine annotation, the last
-    remediation's record)."""
+    remediation's record); its Node's ``uid`` and whether the replace-machine annotation asks for its replacement."""
     found = []
     for node in sorted((n for n in nodes if not is_control_plane(n)), key=lambda n: n["metadata"]["name"]):
         meta, status = node["metadata"], node.get("status") or {}
@@ -129,6 +134,8 @@ def workers(nodes):
             "upgrade": node_upgrade.progress(annotations.get(node_upgrade.ANNOTATION)),
             "node": _snapshot_node(node),
             "remediation": _remediation(annotations, {}),
+            "uid": meta.get("uid"),
+            "replace_requested": REPLACE_MACHINE in annotations,
         })
     return found
 

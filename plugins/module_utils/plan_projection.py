@@ -55,6 +55,9 @@ The expected effects, as the act plays produce them:
 * ``clear_external_remediation``: the machine's request is gone (``attempts`` 0, ``last`` null).
 * ``remediate_worker``: the worker joined again - a new Node of its name and group, at the kubeadm-config's
   version, Ready since ``now``, no remediation asked - and the record of its remediation cleared.
+* ``roll_workers``: ``join_worker``: the replacement joined so, on the host the plan names or, when the flow is to
+  pick it, a placeholder ``new-worker-N``; ``remove_worker``: the replaced worker's Node gone. The replacement's
+  record is kept while its other step is owed and cleared once both are done.
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner impo
     REMEDIATE_EXTERNAL,
     REMEDIATE_WORKER,
     REMOVE_ETCD_MEMBER,
+    ROLL_WORKERS,
     ROLLOUT,
     SCALE_DOWN,
     SCALE_UP,
@@ -88,11 +92,14 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner impo
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.rollout import wanted_etcd_tag
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import certificate_validity, etcd_is_external, with_v
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import format_time, parse_time
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.worker_rollout import JOIN
 
 STOPPED = "stopped"
 # What a person reads of each step; the rest of the planner's result explains a single decision.
 KEYS = ("action", "step", "machine", "workers", "failure_domain", "init", "member", "reason", "blocked_by")
 PLACEHOLDER = "new-%d"
+# A worker a rolling replacement joins on a host the flow picks when it runs.
+WORKER_PLACEHOLDER = "new-worker-%d"
 # Actions that remove a machine; a rollout only with step scale_down, since after_step tries creation first.
 _REMOVES_A_MACHINE = (SCALE_DOWN, ROLLOUT, REMEDIATE, FINISH_DELETE)
 
@@ -165,7 +172,10 @@ def after_step(spec, snapshot, result, new_machine=None):
             if worker["name"] in result["workers"]:
                 worker.update(version=with_v(spec["version"]), ready=True, unschedulable=False, upgrade=_upgraded(spec))
     elif action == REMEDIATE_WORKER:
-        _rejoin_worker(after, result["workers"][0], result["worker_group"])
+        _join_worker(after, result["workers"][0], result["worker_group"])
+        after["worker_remediation_in_progress"] = None
+    elif action == ROLL_WORKERS:
+        _roll_worker(after, result)
     elif action == REMEDIATE_EXTERNAL:
         _heal(after, result, managed)
     elif action == CLEAR_EXTERNAL_REMEDIATION:
@@ -175,16 +185,33 @@ def after_step(spec, snapshot, result, new_machine=None):
     return after
 
 
-def _rejoin_worker(snapshot, name, group):
-    """A remediated worker joined again: a new Node of the same name, in its group, at the cluster's version, Ready
-    since ``now``, no remediation asked; the record of the remediation cleared."""
+def _join_worker(snapshot, name, group):
+    """A worker joined: a new Node of ``name`` (another uid than any before it), in ``group``, at the cluster's version,
+    Ready since ``now``, no remediation asked."""
+    uid = hashlib.sha256(("%s#%s#%d" % (name, snapshot["now"], len(snapshot["workers"]))).encode("utf-8")).hexdigest()[:32]
     snapshot["workers"] = [w for w in snapshot["workers"] if w["name"] != name] + [{
-        "name": name, "group": group, "created": snapshot["now"],
+        "name": name, "group": group, "created": snapshot["now"], "uid": uid, "replace_requested": False,
         "version": (snapshot.get("kubeadm_config") or {}).get("kubernetes_version"), "ready": True, "unschedulable": False,
         "upgrade": None, "node": {"name": name, "conditions": [{"type": "Ready", "status": "True", "last_transition": snapshot["now"]}]},
         "remediation": {"requested": False, "retries": 0, "last": None}}]
     snapshot["workers"].sort(key=lambda w: w["name"])
-    snapshot["worker_remediation_in_progress"] = None
+
+
+def _roll_worker(snapshot, result):
+    """A step of a rolling replacement: the replacement joined (on a placeholder host when the flow is to pick one), or
+    the replaced worker gone; the record kept while the other step is owed, cleared once both are done."""
+    record = dict(result["worker_rollout"])
+    record["timestamp"] = record["timestamp"] or snapshot["now"]
+    if result["step"] == JOIN:
+        if not record["replacement"]:
+            taken = {w["name"] for w in snapshot["workers"]}
+            record["replacement"] = next(WORKER_PLACEHOLDER % n for n in itertools.count(1) if WORKER_PLACEHOLDER % n not in taken)
+        _join_worker(snapshot, record["replacement"], record["group"])
+        done = not record["surge"]
+    else:
+        snapshot["workers"] = [w for w in snapshot["workers"] if w["name"] != record["worker"]]
+        done = record["surge"]
+    snapshot["worker_rollout_in_progress"] = None if done else record
 
 
 def _add_machine(spec, snapshot, result, name, managed):

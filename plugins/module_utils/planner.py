@@ -46,11 +46,16 @@ executes it and observes again):
    unhealthy worker of a group whose health check allows it (``worker_remediation.decide``), rebuilt where it
    stands, behind preflight; the groups whose budget holds their workers back make the settled answer a ``wait``
    (``worker_remediation_not_allowed``).
-9. ``upgrade_workers`` — IP6 / IP7, with the in-place strategy only: once the control plane is as declared (so
+9. ``roll_workers`` — WR1-WR5, once the control plane has no step to take: a worker the user marked for replacement,
+   or, with the rolling strategy, one whose kubelet is not at the spec's version, replaced one at a time
+   (``worker_rollout.decide``): ``step`` ``join_worker`` (a new worker on a free host of its group, or its own host
+   again) or ``remove_worker`` (drain, reset, Node deleted), as the group's ``max_surge`` orders them, a removal within
+   its ``max_unavailable``; a replacement begun is finished first. Behind preflight.
+10. ``upgrade_workers`` — IP6 / IP7, with the in-place strategy only: once the control plane is as declared (so
    every API server runs the spec's version), the next workers, one group after the other, at most the group's
    ``max_unavailable`` at a time (``worker_upgrade.next_batch``), behind the same request checks, the
    kubeadm-config and preflight.
-10. ``none`` — the control plane is as declared.
+11. ``none`` — the control plane is as declared.
 
 Before a machine joins (any ``scale_up`` but the first) or is upgraded in place, the cluster's kubeadm
 configuration (the ClusterConfiguration in the ``kubeadm-config`` ConfigMap, which ``kubeadm join`` and
@@ -92,6 +97,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils import (
     spec_hash,
     upgrade_request,
     worker_remediation,
+    worker_rollout,
     worker_upgrade,
 )
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_quorum import project, project_join
@@ -101,7 +107,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil imp
 NONE, WAIT = "none", "wait"
 SCALE_UP, SCALE_DOWN = rollout.SCALE_UP, rollout.SCALE_DOWN
 ROLLOUT, REMEDIATE, UPGRADE_IN_PLACE = "rollout", "remediate", "upgrade_in_place"
-UPGRADE_WORKERS, REMEDIATE_WORKER = "upgrade_workers", "remediate_worker"
+UPGRADE_WORKERS, REMEDIATE_WORKER, ROLL_WORKERS = "upgrade_workers", "remediate_worker", "roll_workers"
 REMOVE_ETCD_MEMBER, FINISH_DELETE = "remove_etcd_member", "finish_delete"
 UPDATE_KUBEADM_CONFIG = "update_kubeadm_config"
 RENEW_CERTIFICATES = "renew_certificates"
@@ -122,6 +128,7 @@ ACTIONS = (
     UPGRADE_WORKERS,
     RENEW_CERTIFICATES,
     REMEDIATE_WORKER,
+    ROLL_WORKERS,
 )
 # How a machine is upgraded in place: ``kubeadm upgrade apply`` on the first, ``kubeadm upgrade node`` after.
 UPGRADE_APPLY, UPGRADE_NODE = "apply", "node"
@@ -216,6 +223,7 @@ def plan(spec, snapshot, desired_hashes=None, health=None, remediate_workers=Fal
         or _roll_out(view)
         or _scale(view)
         or _remediate_worker(view)
+        or _roll_workers(view)
         or _upgrade_workers(view)
     )
     if step is None:
@@ -473,6 +481,25 @@ def _remediate_worker(view):
     return _step(REMEDIATE_WORKER, decision.reason, preflight=report, **fields)
 
 
+def _roll_workers(view):
+    """WR1-WR5 (``worker_rollout.decide``), once the control plane has no step to take: the next step of a worker's
+    rolling replacement, the new worker's join or the old one's removal, behind the control plane's preflight (a join
+    goes through the control plane, and a removal's drain moves pods onto the others)."""
+    decision = worker_rollout.decide(view.spec, view.workers, view.snapshot.get("worker_rollout_in_progress"))
+    if decision.step is None:
+        return None
+    fields = dict(step=decision.step, workers=[decision.worker], worker_group=decision.group,
+                  timeout_seconds=worker_remediation.drain_timeout(view.spec, decision.group),
+                  worker_rollout={"worker": decision.worker, "uid": decision.uid, "group": decision.group,
+                                  "replacement": decision.replacement, "surge": decision.surge, "timestamp": decision.timestamp})
+    if decision.blocker is not None:
+        return _wait(decision.reason, [decision.blocker], **fields)
+    report = view.preflight()
+    if not report["ok"]:
+        return _wait(decision.reason + ", once preflight passes", report["failures"], preflight=report, **fields)
+    return _step(ROLL_WORKERS, decision.reason, preflight=report, **fields)
+
+
 def _kubeadm_config_first(view, what):
     """The kubeadm-config update a joining or upgrading machine needs first (module docstring), or None when the
     ConfigMap already says what the spec does."""
@@ -703,6 +730,7 @@ def _result(view, step):
         "remediation_for": step.get("remediation_for"),
         "attempt": step.get("attempt"),
         "timeout_seconds": step.get("timeout_seconds"),
+        "worker_rollout": step.get("worker_rollout"),
         "reason": step["reason"],
         "retry_after_seconds": _retry_after(view, step["action"]),
         "details": step.get("details", []),

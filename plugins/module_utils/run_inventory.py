@@ -16,7 +16,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation i
 
 PROVIDERS = ("static", "hook")
 # The flow steps that build a machine or a worker on a host: they install the node software from the bundle.
-BUILDING_ACTIONS = ("scale_up", "rollout", "upgrade_in_place", "upgrade_workers", "remediate_worker")
+BUILDING_ACTIONS = ("scale_up", "rollout", "upgrade_in_place", "upgrade_workers", "remediate_worker", "roll_workers")
 # A Node's name, which an inventory host's name is: a DNS-1123 subdomain.
 _NODE_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 NODE_NAME_RULE = ("an inventory host of the group names its Node: must be a DNS-1123 subdomain (at most 253 characters "

@@ -177,6 +177,10 @@ _WORKER = {
     "upgrade": Field(mapping(_UPGRADE)),
     "node": Field(mapping(_NODE)),
     "remediation": Field(mapping(_REMEDIATION), {}),
+    # its Node's uid: a record of its replacement names the Node it replaces, not another of the same name later
+    "uid": Field(string()),
+    # the replace-machine annotation: the user asks for the worker to be replaced (docs/workers.md)
+    "replace_requested": Field(boolean, False),
 }
 
 
@@ -222,6 +226,12 @@ _SNAPSHOT = {
     # a worker's remediation begun: its Node may be deleted already, the worker owed a join
     "worker_remediation_in_progress": Field(
         mapping({"worker": Field(string(), REQUIRED), "group": Field(string()), "timestamp": Field(timestamp, REQUIRED)})
+    ),
+    # a worker's rolling replacement begun (the state ConfigMap's worker-rollout): the worker it replaces (by name and
+    # Node uid), the host its replacement joins on, and whether that one joins first (max_surge 1)
+    "worker_rollout_in_progress": Field(
+        mapping({"worker": Field(string(), REQUIRED), "uid": Field(string(), REQUIRED), "group": Field(string()),
+                 "replacement": Field(string(), REQUIRED), "surge": Field(boolean, False), "timestamp": Field(timestamp, REQUIRED)})
     ),
     "machines": Field(list_of(_machine), REQUIRED),
     "workers": Field(list_of(mapping(_WORKER)), []),

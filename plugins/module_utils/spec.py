@@ -38,9 +38,11 @@ error at once, as KubeadmControlPlane's and MachineHealthCheck's defaulting and 
   ``unhealthy_machine_conditions`` the same of the machine conditions the collection sets (EtcdMemberHealthy, ...),
   ``node_startup_timeout`` 0 (off) or >= 30s, ``max_unhealthy`` an integer >= 0 or ``"N%"`` (a bare "10"
   is refused), ``unhealthy_range`` ``[a-b]`` with a <= b;
-* ``workers``: ``health_check`` (null: the workers are not checked), ``drain_timeout`` (5m: how long a remediated
-  worker's drain may take) and ``groups`` mapping a worker group's name to its own ``{health_check, drain_timeout}``,
-  each health check as ``health_check`` above without ``unhealthy_machine_conditions``.
+* ``workers``: ``health_check`` (null: the workers are not checked), ``drain_timeout`` (5m: how long the drain of a
+  remediated or replaced worker may take), ``max_surge`` (1; 0 or 1) and ``max_unavailable`` (0; >= 0, >= 1 with
+  max_surge 0) of a rolling replacement, and ``groups`` mapping a worker group's name to its own
+  ``{health_check, drain_timeout, max_surge, max_unavailable}``, each health check as ``health_check`` above without
+  ``unhealthy_machine_conditions``.
 
 Durations come back as float seconds, ``max_unhealthy`` as given (int or ``"N%"``), timestamps as given.
 """
@@ -338,9 +340,13 @@ _SPEC = {
     "health_check": Field(mapping(_HEALTH_CHECK), {}),
     # The workers' machine health check, per worker group as one MachineHealthCheck per MachineDeployment: the
     # default for every group, and a group's own; null (the default) checks no worker of that group.
+    # How a group's workers are replaced (a rolling upgrade, a worker marked for replacement), as a MachineDeployment's
+    # rolling update: max_surge 1 joins the new worker before the old one is drained, 0 replaces it where it stands.
     "workers": Field(mapping({"health_check": Field(mapping(_HEALTH_CHECK)), "drain_timeout": Field(duration(), "5m"),
+                              "max_surge": Field(_max_surge, 1), "max_unavailable": Field(integer(minimum=0), 0),
                               "groups": Field(worker_groups_of({"health_check": Field(mapping(_HEALTH_CHECK)),
-                                                                "drain_timeout": Field(duration())}), {})}), {}),
+                                                                "drain_timeout": Field(duration()), "max_surge": Field(_max_surge),
+                                                                "max_unavailable": Field(integer(minimum=0))}), {})}), {}),
 }
 
 
@@ -627,8 +633,15 @@ def worker_group_setting(spec, group, key):
 
 
 def _check_workers(spec, errors):
-    """A worker runs no control plane pods: its health check judges its Node, never the machine conditions."""
+    """A worker runs no control plane pods: its health check judges its Node, never the machine conditions. A group
+    replaced with neither a surge nor an unavailable worker could never replace one (a MachineDeployment refuses
+    both 0 too)."""
     workers = spec.get("workers") or {}
+    for name in [None] + sorted(workers.get("groups") or {}):
+        if worker_group_setting(spec, name, "max_surge") == 0 and worker_group_setting(spec, name, "max_unavailable") == 0:
+            path = "workers" if name is None else "workers.groups.%s" % name
+            errors.append(error(path + ".max_unavailable", "must be at least 1 with max_surge 0: a worker replaced where it stands is "
+                                "unavailable while it is rebuilt", 0))
     checks = [("workers.health_check", workers.get("health_check"))] + [
         ("workers.groups.%s.health_check" % name, (group or {}).get("health_check")) for name, group in sorted((workers.get("groups") or {}).items())]
     for path, check in checks:

@@ -26,7 +26,9 @@ description:
     V(rollout) outdated machines (add then remove with C(max_surge) 1, remove then add with 0), or
     V(upgrade_in_place) with the in-place upgrade strategy, one machine per step; V(scale_up) / V(scale_down)
     towards the declared replicas; with O(remediate_workers), V(remediate_worker) an unhealthy worker of a group
-    whose health check allows it (or one whose remediation a stopped run left half done); V(upgrade_workers) with
+    whose health check allows it (or one whose remediation a stopped run left half done); V(roll_workers) the next
+    step of a worker's rolling replacement (one the user marked with the replace-machine annotation, or, with the
+    rolling strategy, one not at the spec's version); V(upgrade_workers) with
     the in-place strategy, once every control plane machine runs the spec's version, the next workers of one
     group; V(none) when nothing is needed. V(wait) says a needed operation is not safe
     now. Before a machine joins or is upgraded in place, V(update_kubeadm_config) brings the cluster's
@@ -122,7 +124,8 @@ action:
       V(finish_delete) finish removing RV(machine), whose removal was interrupted; V(upgrade_workers) upgrade the
       workers RV(workers) of RV(worker_group) where they stand (drain, C(kubeadm upgrade node), the kubelet,
       uncordon); V(remediate_worker) rebuild the worker RV(workers) of RV(worker_group) where it stands (drain,
-      C(kubeadm reset), its Node deleted, joined again); V(update_kubeadm_config) set
+      C(kubeadm reset), its Node deleted, joined again); V(roll_workers) take the next step, RV(step), of the
+      rolling replacement of the worker RV(workers) (RV(worker_rollout)); V(update_kubeadm_config) set
       the kubeadm-config ConfigMap's ClusterConfiguration to the spec (C(kubernetesVersion), image repositories,
       feature gates, the apiServer, controllerManager and scheduler sections, etcd and DNS settings; RV(reason)
       names the fields that differ).
@@ -130,11 +133,13 @@ action:
   type: str
   choices: [none, wait, scale_up, scale_down, rollout, upgrade_in_place, remediate, remove_etcd_member, finish_delete,
             update_kubeadm_config, remediate_external, clear_external_remediation, upgrade_workers, renew_certificates,
-            remediate_worker]
+            remediate_worker, roll_workers]
   sample: rollout
 step:
   description: For V(rollout), V(scale_up) and V(scale_down), and a V(wait) that holds one back, the scaling
-    step (V(scale_up) or V(scale_down)); null otherwise.
+    step (V(scale_up) or V(scale_down)); for V(roll_workers), and a V(wait) that holds it back, V(join_worker) (the
+    replacement joins) or V(remove_worker) (the replaced worker is drained, reset and its Node deleted); null
+    otherwise.
   returned: success
   type: str
   sample: scale_down
@@ -160,12 +165,13 @@ workers:
     - Each must be Ready and schedulable again, at the spec's version, before the next pass plans another step.
     - For V(remediate_worker), and a V(wait) that holds it back for preflight, the one worker to rebuild; for the
       V(wait) of the worker groups held back by their budget, none (RV(blocked_by) names their workers).
+    - For V(roll_workers), and a V(wait) that holds it back, the one worker replaced.
   returned: success
   type: list
   elements: str
   sample: ["worker-3", "worker-1"]
 worker_group:
-  description: For V(upgrade_workers) and V(remediate_worker), and a V(wait) that holds one back, the workers' group (the C(group) of the
+  description: For V(upgrade_workers), V(remediate_worker) and V(roll_workers), and a V(wait) that holds one back, the workers' group (the C(group) of the
     snapshot's C(workers), their Node's C(control-plane.kubeadm.io/worker-group) label); null for the unnamed
     group and for every other action.
   returned: success
@@ -244,11 +250,22 @@ timeout_seconds:
   description:
     - For V(remediate_external), the seconds the attempt may take (C(remediation.external.timeout)) - until they
       have passed since the attempt began, the plan tries nothing more for that machine.
-    - For V(remediate_worker), the seconds the worker's drain may take (its group's C(drain_timeout)).
+    - For V(remediate_worker) and V(roll_workers), the seconds the worker's drain may take (its group's C(drain_timeout)).
     - Null otherwise.
   returned: success
   type: float
   sample: 600.0
+worker_rollout:
+  description:
+    - For V(roll_workers), and a V(wait) that holds it back, the replacement, as the flow records it in the state
+      ConfigMap (key C(worker-rollout)) before its first step - the worker replaced (C(worker)) and its Node's
+      C(uid), its C(group), the host its replacement joins on (C(replacement); null when it is yet to be picked, a
+      free worker host of the group), whether the replacement joins first (C(surge), the group's C(max_surge) 1), and
+      when the replacement began (C(timestamp); null when it begins with this step, and the flow records it).
+    - Null otherwise.
+  returned: success
+  type: dict
+  sample: {"worker": "worker-1", "uid": "6a1d0f5e-0c8e-4d43-9b1c-5c0f8f0d2b1a", "group": "md-0", "replacement": null, "surge": true, "timestamp": null}
 remediation_for:
   description: For V(scale_up) while a remediation awaits its replacement, the record the new machine
     inherits (C(machine), C(timestamp), C(retry_count)); null otherwise.

@@ -23,7 +23,11 @@ every worker powered off fails naming each one that did not answer, and gives th
 that one joins and the run fails naming the other. Then the workers' health check (the spec's workers, a budget of
 its own for gpu, max_unhealthy 0): with both kubelets stopped, remediate.yml rebuilds cp-2 where it stands (drained,
 reset, its Node deleted - killed there, the next run joins it again first - joined again, Ready with its group) and
-stops naming the rule that holds gpu's cp-3 back, which it leaves as it is; a second run, cp-3 back, changes nothing. (The upgrade to the
+stops naming the rule that holds gpu's cp-3 back, which it leaves as it is; a second run, cp-3 back, changes nothing. Last, a
+rolling replacement: cp-3 removed and listed as a spare host of md-0, cp-2 marked with the replace-machine annotation,
+and a Deployment of 2 pods on md-0 with a PodDisruptionBudget (minAvailable 1): rollout.yml joins cp-3 first (killed
+there, the next run removes cp-2 first: drained, its pods made again on cp-3, reset, its Node deleted), the
+Deployment never below its minimum, the record cleared; a second run changes nothing. (The upgrade to the
 next minor of 3 control plane machines and 2 workers, killed half way and finished by reconcile, is
 tests/e2e/test_upgrade_in_place.py's.)
 
@@ -33,6 +37,8 @@ rightly refuses to move a 3.5.1 member to the 3.7 the version's own tag would de
 
 import json
 import os
+import threading
+import time
 
 import pytest
 
@@ -49,6 +55,7 @@ GROUP_LABEL = "control-plane.kubeadm.io/worker-group"
 UPGRADE = os.path.join(ROOT, "playbooks", "upgrade.yml")
 WORKERS_REMOVE = os.path.join(ROOT, "playbooks", "workers_remove.yml")
 REMEDIATE = os.path.join(ROOT, "playbooks", "remediate.yml")
+ROLLOUT = os.path.join(ROOT, "playbooks", "rollout.yml")
 MARKER = "/var/lib/e2e-marker"
 
 
@@ -353,5 +360,107 @@ def test_an_unhealthy_worker_is_rebuilt_once_and_one_beyond_its_group_s_budget_i
         bare_hosts.fault("kubelet-start", "cp-3")
     wait_ready(bare_hosts, ["cp-3"], "True")
     again = bare_hosts.playbook(REMEDIATE, remediation, inventory=inventory)
+    assert again.returncode == 0, again.stdout[-8000:]
+    assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
+
+
+WEB = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      nodeSelector: {control-plane.kubeadm.io/worker-group: md-0}
+      containers: [{name: web, image: registry.k8s.io/pause:3.10.1}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web, namespace: default}
+spec:
+  minAvailable: 1
+  selector: {matchLabels: {app: web}}
+"""
+
+
+def ready_web_pods(sandbox, via):
+    """{pod name: node} of the Deployment web's pods that are Ready and not terminating."""
+    pods = json.loads(sandbox.ssh(via, "kubectl --kubeconfig /etc/kubernetes/admin.conf get pods -l app=web -o json").stdout)["items"]
+    return {pod["metadata"]["name"]: pod["spec"].get("nodeName") for pod in pods if not pod["metadata"].get("deletionTimestamp")
+            and any(c["type"] == "Ready" and c["status"] == "True" for c in pod.get("status", {}).get("conditions") or [])}
+
+
+class ReadyPodsWatch:
+    """The fewest Ready pods of the Deployment web seen, read about twice a second while it runs."""
+
+    def __init__(self, sandbox, via):
+        self.sandbox, self.via, self.fewest, self.reads = sandbox, via, None, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self):
+        while not self._stop.is_set():
+            ready = len(ready_web_pods(self.sandbox, self.via))
+            self.fewest = ready if self.fewest is None else min(self.fewest, ready)
+            self.reads += 1
+            self._stop.wait(0.5)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc):
+        self._stop.set()
+        self._thread.join(30)
+
+
+def test_a_worker_group_rolls_new_worker_first_while_a_deployment_with_a_budget_keeps_its_minimum(bare_hosts, cluster, inventory, tmp_path):
+    admin = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
+    version = nodes(bare_hosts)[cluster]["status"]["nodeInfo"]["kubeletVersion"]
+    joined = bare_hosts.playbook(WORKERS, run_vars(bare_hosts, version), inventory=inventory)
+    assert joined.returncode == 0, joined.stdout[-6000:]
+    # cp-3 becomes a spare host of md-0: removed from gpu, then listed in md-0 without a Node
+    removed = bare_hosts.playbook(WORKERS_REMOVE, {"kcp_workers_remove": ["cp-3"]}, inventory=inventory)
+    assert removed.returncode == 0, removed.stdout[-6000:]
+    spare = write_inventory(bare_hosts, tmp_path / "spare.ini", {"cp-2": "md-0", "cp-3": "md-0"})
+    bare_hosts.ssh(cluster, admin + "apply -f - <<'EOF'\n%s\nEOF" % WEB)
+    deadline = time.monotonic() + 120
+    while len(ready_web_pods(bare_hosts, cluster)) < 2:
+        assert time.monotonic() < deadline, "the Deployment web's 2 pods not Ready within 120 s"
+        time.sleep(1)
+    assert set(ready_web_pods(bare_hosts, cluster).values()) == {"cp-2"}
+    before = nodes(bare_hosts)["cp-2"]["metadata"]["uid"]
+    bare_hosts.ssh(cluster, admin + "annotate node cp-2 control-plane.kubeadm.io/replace-machine=")
+    with ReadyPodsWatch(bare_hosts, cluster) as watch:
+        # killed once cp-3 joined, before cp-2 is drained (the removal's task is reached, skipped, in the join's pass)
+        killed = bare_hosts.playbook_killed(ROLLOUT, run_vars(bare_hosts, version), "Drain the replaced worker, reset it and delete its Node",
+                                            after=0, inventory=spare)
+        assert steps_taken(killed)[0] == "roll_workers join_worker cp-2", killed[-6000:]
+        record = json.loads(kubectl_json(bare_hosts, "-n kube-system get configmap control-plane-kubeadm-io")["data"]["worker-rollout"])
+        assert (record["worker"], record["uid"], record["group"], record["replacement"], record["surge"]) == ("cp-2", before, "md-0", "cp-3", True)
+        assert set(nodes(bare_hosts)) == {cluster, "cp-2", "cp-3"}
+        wait_ready(bare_hosts, ["cp-3"], "True")
+        done = bare_hosts.playbook(ROLLOUT, run_vars(bare_hosts, version), inventory=spare, timeout=1200)
+        assert done.returncode == 0, done.stdout[-8000:]
+    said = flat(done.stdout)
+    assert steps_taken(done.stdout)[0] == "roll_workers remove_worker cp-2", said[-6000:]
+    assert "the replacement of worker cp-2 of worker group md-0 by cp-3 begun at %s: drain it, kubeadm reset, delete its Node" % (
+        record["timestamp"]) in said, said[-6000:]
+    assert set(nodes(bare_hosts)) == {cluster, "cp-3"}
+    assert nodes(bare_hosts)["cp-3"]["metadata"]["labels"].get(GROUP_LABEL) == "md-0"
+    assert bare_hosts.ssh("cp-2", "test -e /etc/kubernetes/kubelet.conf", check=False).returncode == 1
+    # the budget's minimum held the whole time, and the pods run on the new worker
+    assert watch.reads > 10 and watch.fewest >= 1, (watch.reads, watch.fewest)
+    deadline = time.monotonic() + 120
+    while set(ready_web_pods(bare_hosts, cluster).values()) != {"cp-3"} or len(ready_web_pods(bare_hosts, cluster)) != 2:
+        assert time.monotonic() < deadline, ready_web_pods(bare_hosts, cluster)
+        time.sleep(1)
+    state = kubectl_json(bare_hosts, "-n kube-system get configmap control-plane-kubeadm-io")["data"]
+    assert "worker-rollout" not in state, state
+    assert lock_holder(bare_hosts, cluster) == ""
+    again = bare_hosts.playbook(ROLLOUT, run_vars(bare_hosts, version), inventory=spare)
     assert again.returncode == 0, again.stdout[-8000:]
     assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]

@@ -146,6 +146,7 @@ def snapshot(machines, members=None, failure_domains=None, external=False, initi
         "failure_domains": fds,
         "remediation_in_progress": None,
         "worker_remediation_in_progress": None,
+        "worker_rollout_in_progress": None,
         "machines": list(machines),
         "workers": list(workers),
         "etcd": {"external": external, "members": members},
@@ -164,14 +165,16 @@ def upgrade(strategy="rolling", other_changes="refuse", max_unavailable=1, group
 
 
 def worker(name, group=None, created=1000, version=VERSION, ready=True, unschedulable=False, node_ready=None, changed=None,
-           remediation_requested=False):
+           remediation_requested=False, replace_requested=False, uid=None):
     """A worker Node (docs/snapshot.md ``workers``) created `created` minutes before NOW, Ready unless told otherwise;
-    its Ready condition `node_ready` (by default as `ready` says) since `changed` minutes before NOW (its creation)."""
+    its Ready condition `node_ready` (by default as `ready` says) since `changed` minutes before NOW (its creation);
+    its uid ``uid-<name>`` unless given."""
     status = node_ready or ("True" if ready else "False")
     return {"name": name, "group": group, "created": at(created), "version": version, "ready": status == "True",
             "unschedulable": unschedulable,
             "node": {"name": name, "conditions": [{"type": "Ready", "status": status, "last_transition": at(created if changed is None else changed)}]},
-            "remediation": {"requested": remediation_requested, "retries": 0, "last": None}}
+            "remediation": {"requested": remediation_requested, "retries": 0, "last": None},
+            "uid": uid or "uid-" + name, "replace_requested": replace_requested}
 
 
 def spec(**overrides):
@@ -202,7 +205,7 @@ def spec(**overrides):
             "max_unhealthy": "100%",
             "unhealthy_range": None,
         },
-        "workers": {"health_check": None, "drain_timeout": 300.0, "groups": {}},
+        "workers": {"health_check": None, "drain_timeout": 300.0, "max_surge": 1, "max_unavailable": 0, "groups": {}},
     }
     base.update(overrides)
     return base

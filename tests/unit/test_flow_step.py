@@ -10,7 +10,7 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.kubeadm.control_plane.plugins.filter.flow_step import flow_step
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import planner
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import planner, worker_rollout
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.plan_answer import plan_from_raw
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
@@ -97,10 +97,12 @@ def test_input_that_is_not_a_plan_is_refused():
 
 def test_every_step_a_pass_can_take_has_the_tasks_that_take_it():
     """The act play includes act/<file> by the step's action (roles/flow/tasks/act.yml): each action the planner can
-    hand a host (a rollout hands its scale up or down, step_action) names a file that is there, and nothing else."""
+    hand a host (a rollout hands its scale up or down, a workers' rollout its join or removal: step_action) names a
+    file that is there, and nothing else."""
     tasks = os.path.join(os.path.dirname(__file__), "..", "..", "roles", "flow", "tasks")
     with open(os.path.join(tasks, "act.yml"), encoding="utf-8") as handle:
         (act,) = yaml.safe_load(handle)
     files = act["block"][0]["vars"]["flow_act_files"]
-    assert set(files) == set(planner.ACTIONS) - {planner.NONE, planner.WAIT, planner.ROLLOUT}
+    assert set(files) == set(planner.ACTIONS) - {planner.NONE, planner.WAIT, planner.ROLLOUT, planner.ROLL_WORKERS} | {
+        worker_rollout.JOIN, worker_rollout.REMOVE}
     assert all(os.path.isfile(os.path.join(tasks, "act", name)) for name in files.values()), files

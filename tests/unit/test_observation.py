@@ -138,6 +138,14 @@ def test_a_worker_remediation_under_way_comes_from_the_state_config_map_under_it
     assert observation.assemble(NOW, [], [], state_config_map={"worker-remediation": "[]"})["worker_remediation_in_progress"] is None
 
 
+def test_a_worker_replacement_under_way_comes_from_the_state_config_map_under_its_own_key():
+    record = {"worker": "w-2", "uid": "uid-w-2", "group": "md-0", "replacement": "w-9", "surge": True, "timestamp": "2026-11-26T11:00:00Z"}
+    snap = observation.assemble(NOW, [], [], kubeadm_config={}, state_config_map={"worker-rollout": json.dumps(record)})
+    assert (snap["worker_rollout_in_progress"], snap["worker_remediation_in_progress"]) == (record, None)
+    assert normalize_snapshot(snap)[1] == []
+    assert observation.assemble(NOW, [], [], state_config_map={"worker-rollout": "{"})["worker_rollout_in_progress"] is None
+
+
 def test_unrecorded_names_control_plane_nodes_without_this_collections_record_and_what_to_write():
     nodes = [node("cp-1", zone="fd-1"), node("cp-2"), node("cp-3", annotations={observation.CREATED: "2026-11-26T10:00:00Z"}),
              node("worker-1", control_plane=False)]
@@ -225,19 +233,22 @@ def test_worker_nodes_are_the_snapshots_workers_with_their_group_version_readine
     cordoned["metadata"].setdefault("annotations", {})["control-plane.kubeadm.io/upgrade"] = json.dumps(
         {"version": "v1.37.1", "command": "node", "step": "kubeadm-upgrade", "at": "2026-11-26T09:10:00Z",
          "failed": {"step": "drain", "error": "the drain of w-2 did not finish", "at": "2026-11-26T09:15:00Z"}})
-    labelled = node("w-1", control_plane=False)
+    labelled = node("w-1", control_plane=False, annotations={observation.REPLACE_MACHINE: ""})
     labelled["metadata"]["labels"][observation.WORKER_GROUP_LABEL] = "md-0"
+    labelled["metadata"]["uid"] = "5f0c1b2e-uid-w-1"
     snap = observation.assemble(NOW, [host("cp-1")], ["fd-1"], nodes=[node("cp-1"), cordoned, labelled], pods=mirror_pods("cp-1"),
                                 kubeadm_config={})
     cordoned["metadata"]["annotations"]["control-plane.kubeadm.io/remediate-machine"] = ""
     assert snap["workers"] == [
         {"name": "w-1", "group": "md-0", "created": "2026-11-26T09:00:00Z", "version": "v1.37.1", "ready": True, "unschedulable": False,
          "upgrade": None, "remediation": {"requested": False, "retries": 0, "last": None},
-         "node": {"name": "w-1", "conditions": [{"type": "Ready", "status": "True", "last_transition": "2026-11-26T10:00:00Z"}]}},
+         "node": {"name": "w-1", "conditions": [{"type": "Ready", "status": "True", "last_transition": "2026-11-26T10:00:00Z"}]},
+         "uid": "5f0c1b2e-uid-w-1", "replace_requested": True},
         {"name": "w-2", "group": None, "created": "2026-11-26T09:00:00Z", "version": "v1.36.4", "ready": False, "unschedulable": True,
          "upgrade": {"version": "v1.37.1", "step": "kubeadm-upgrade", "failed_step": "drain", "error": "the drain of w-2 did not finish"},
          "remediation": {"requested": False, "retries": 0, "last": None},
-         "node": {"name": "w-2", "conditions": [{"type": "Ready", "status": "False", "last_transition": "2026-11-26T10:00:00Z"}]}},
+         "node": {"name": "w-2", "conditions": [{"type": "Ready", "status": "False", "last_transition": "2026-11-26T10:00:00Z"}]},
+         "uid": None, "replace_requested": False},
     ]
     # the remediate-machine annotation asks for a worker's remediation too, as for a control plane machine
     snap = observation.assemble(NOW, [host("cp-1")], ["fd-1"], nodes=[node("cp-1"), cordoned], pods=mirror_pods("cp-1"), kubeadm_config={})
@@ -600,7 +611,8 @@ def test_a_worker_with_an_empty_group_label_or_no_spec_or_status():
     assert observation.workers([bare]) == [{"name": "w-1", "group": None, "created": "2026-11-26T09:00:00Z", "version": None,
                                             "ready": False, "unschedulable": False, "upgrade": None,
                                             "node": {"name": "w-1", "conditions": []},
-                                            "remediation": {"requested": False, "retries": 0, "last": None}}]
+                                            "remediation": {"requested": False, "retries": 0, "last": None}, "uid": None,
+                                            "replace_requested": False}]
 
 
 @pytest.mark.parametrize("conditions, ready", [

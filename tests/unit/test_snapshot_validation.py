@@ -26,6 +26,7 @@ def test_a_built_snapshot_passes_and_only_gains_the_optional_fields():
         m.update(MEMBER_DEFAULTS)
     for record in expected["machines"] + expected["workers"]:
         record.setdefault("upgrade", None)
+    expected["worker_rollout_in_progress"] = None
     for record in expected["machines"]:
         record.update(certificate_authorities_expire=None, kubelet_certificate_expire=None, kubelet_certificate_rotates=None,
                       certificate_renewal=None)
@@ -59,6 +60,7 @@ def test_a_minimal_snapshot_gets_every_documented_default():
         "failure_domains": [],
         "remediation_in_progress": None,
         "worker_remediation_in_progress": None,
+        "worker_rollout_in_progress": None,
         "machines": [
             {
                 "name": "cp-1",
@@ -98,7 +100,8 @@ def test_a_worker_with_only_a_name_and_a_creation_time_is_not_ready_and_in_no_gr
     assert errors == []
     assert normalized["workers"] == [{"name": "w-1", "group": None, "created": at(60), "version": None, "ready": False,
                                       "unschedulable": False, "upgrade": None, "node": None,
-                                      "remediation": {"requested": False, "retries": 0, "last": None}}]
+                                      "remediation": {"requested": False, "retries": 0, "last": None}, "uid": None,
+                                      "replace_requested": False}]
 
 
 def test_a_machine_with_a_node_counts_as_provisioned_and_its_node_is_named_after_it():

@@ -1,0 +1,116 @@
+# -*- coding: utf-8 -*-
+# Copyright: kubeadm.control_plane contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Which worker a rolling replacement replaces next, and its next step (docs/workers.md "Rolling replacement",
+docs/rules.md WR1-WR5). Pure, no I/O.
+
+WR1  A worker is replaced when its user asks (the replace-machine annotation on its Node) or, with
+     ``upgrade.strategy: rolling``, when its kubelet does not run the spec's version (the in-place strategy
+     upgrades it where it stands instead). The planner asks only once the control plane is as declared, so the new
+     worker joins at the version every API server runs.
+WR2  One worker at a time, one group after the other (by name, the workers without a group last), within the
+     group the unavailable ones first (replacing them takes nothing more away), then the oldest. Each replacement is
+     two steps, in the group's order: with ``max_surge`` 1, a new worker joins on a free host of its group
+     (``join_worker``), then the old one is drained, reset and its Node deleted (``remove_worker``); with 0, the old
+     one goes first and its own host joins again.
+WR3  A replacement begun is finished before any other (the flow records it in the state ConfigMap before its first
+     step: the worker it replaces, by name and Node uid, the host that joins, and the order): the recorded worker
+     still there (the same Node) and the replacement joined, or not joined yet, say which step is next; the
+     recorded worker gone and its replacement joined, the record is spent and the next replacement may begin.
+WR4  A removal keeps the group's available workers (Ready and not cordoned) at least its size less
+     ``max_unavailable``, the size being its workers less the one a surge added; otherwise it waits
+     (``workers_unavailable``), naming the workers down.
+WR5  A join needs a free host of the group: the flow picks it (roles/flow/tasks/pick.yml) and refuses the step,
+     saying what to add, when there is none.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.preflight import blocker
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.rollout import version_differs
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import worker_group_setting
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.timeutil import parse_time
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.worker_upgrade import UNAVAILABLE, group_label, is_unavailable
+
+JOIN = "join_worker"
+REMOVE = "remove_worker"
+
+# step: JOIN or REMOVE (None: nothing to replace); worker / uid / group: the worker replaced, its Node's uid, its
+# group; replacement: the host that joins (None: a free host of the group, the flow's pick); surge: the new worker
+# joins first; timestamp: when the recorded replacement began (None: it begins with this step); reason: why; blocker:
+# why the step must wait (None: it may go).
+Decision = namedtuple("Decision", "step worker uid group replacement surge timestamp reason blocker")
+NOTHING = Decision(None, None, None, None, None, False, None, None, None)
+
+
+def reasons(worker, spec):
+    """Why ``worker`` is replaced (WR1), in words; empty when it is not."""
+    found = []
+    if worker.get("replace_requested"):
+        found.append("its Node carries the replace-machine annotation")
+    if spec["upgrade"]["strategy"] == "rolling" and version_differs(worker.get("version"), spec["version"]):
+        found.append("its kubelet runs %s, the spec says %s (upgrade.strategy rolling)" % (worker.get("version") or "an unknown version", spec["version"]))
+    return found
+
+
+def _same_node(workers, name, uid):
+    return any(w["name"] == name and w.get("uid") == uid for w in workers)
+
+
+def _joined(workers, record):
+    return any(w["name"] == record["replacement"] and w.get("uid") != record["uid"] for w in workers)
+
+
+def in_progress(record, workers):
+    """WR3: the recorded replacement still under way, or None when there is none or it is done."""
+    if not record:
+        return None
+    if _joined(workers, record) and not _same_node(workers, record["worker"], record["uid"]):
+        return None
+    return record
+
+
+def _removal(spec, workers, worker, group, surge, reason, fields):
+    """WR4: the removal of ``worker``, or its wait."""
+    members = [w for w in workers if w.get("group") == group]
+    size = len(members) - (1 if surge else 0)
+    limit = worker_group_setting(spec, group, "max_unavailable")
+    down = sorted(w["name"] for w in members if w["name"] != worker and is_unavailable(w))
+    available = len(members) - 1 - len(down)
+    if available < size - limit:
+        refusal = blocker(UNAVAILABLE, "WR4: %s keeps at least %d of its %d workers available (max_unavailable %d); without %s %d would be, "
+                          "as %s %s not Ready or cordoned" % (group_label(group), size - limit, size, limit, worker, available, ", ".join(down),
+                                                              "is" if len(down) == 1 else "are"), down)
+        return Decision(REMOVE, worker, fields["uid"], group, fields["replacement"], surge, fields["timestamp"],
+                        reason + ", once enough of its group is available", refusal)
+    return Decision(REMOVE, worker, fields["uid"], group, fields["replacement"], surge, fields["timestamp"], reason, None)
+
+
+def decide(spec, workers, record):
+    """The Decision for this pass (module docstring). ``workers``: the snapshot's; ``record``: its
+    ``worker_rollout_in_progress``."""
+    owed = in_progress(record, workers)
+    if owed is not None:
+        group, name, surge = owed.get("group"), owed["worker"], bool(owed.get("surge"))
+        fields = {"uid": owed["uid"], "replacement": owed["replacement"], "timestamp": owed["timestamp"]}
+        begun = "the replacement of worker %s of %s by %s begun at %s" % (name, group_label(group), owed["replacement"], owed["timestamp"])
+        if _same_node(workers, name, owed["uid"]) and (_joined(workers, owed) or not surge):
+            return _removal(spec, workers, name, group, surge, begun + ": drain it, kubeadm reset, delete its Node", fields)
+        return Decision(JOIN, name, owed["uid"], group, owed["replacement"], surge, owed["timestamp"], begun + ": join %s" % owed["replacement"], None)
+    due = [(w, reasons(w, spec)) for w in workers]
+    due = [(w, why) for w, why in due if why]
+    if not due:
+        return NOTHING
+    group = min((w.get("group") for w, _why in due), key=lambda g: (g is None, g or ""))
+    worker, why = min(((w, why) for w, why in due if w.get("group") == group),
+                      key=lambda pair: (not is_unavailable(pair[0]), parse_time(pair[0]["created"]), pair[0]["name"]))
+    surge = worker_group_setting(spec, group, "max_surge") == 1
+    left = sum(1 for w, _why in due if w.get("group") == group)
+    reason = "replace worker %s of %s (%s; %d of its workers to replace)" % (worker["name"], group_label(group), "; ".join(why), left)
+    if surge:
+        return Decision(JOIN, worker["name"], worker.get("uid"), group, None, True, None,
+                        reason + ": a new worker joins on a free host of the group first (max_surge 1)", None)
+    return _removal(spec, workers, worker["name"], group, False, reason + ": drain it, kubeadm reset, delete its Node and join its host again "
+                    "(max_surge 0)", {"uid": worker.get("uid"), "replacement": worker["name"], "timestamp": None})
