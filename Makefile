@@ -21,9 +21,9 @@ setup:
 # The end-to-end modules, each with a sandbox of its own, run on three workers a module each (--dist loadfile): on
 # two they no longer fit CI's hour (measured: 47 min of end-to-end tests on two workers, 36 min on three, on a 2-core
 # machine: they wait on the emulated control plane more than they compute). The longest go first (E2E_FIRST, in this
-# order: xdist would otherwise order them by their number of tests), so the workers end together (seen: with the
-# restore's tests, test_disaster_recovery.py, left in alphabetical order, was still running among the last modules).
-E2E_FIRST := tests/e2e/test_remediation.py tests/e2e/test_rollout.py tests/e2e/test_flows.py tests/e2e/test_upgrade_in_place.py tests/e2e/test_host_lost.py tests/e2e/test_disaster_recovery.py tests/e2e/test_external_etcd.py tests/e2e/test_rollout_reasons.py tests/e2e/test_workers.py tests/e2e/test_certificates.py tests/e2e/test_adoption.py tests/e2e/test_providers.py
+# order: xdist would otherwise order them by their number of tests), so the workers end together: the order is that
+# of the times the run prints at its end ("end-to-end modules by time", tests/e2e/conftest.py); list a new module here.
+E2E_FIRST := tests/e2e/test_flows.py tests/e2e/test_remediation.py tests/e2e/test_external_etcd.py tests/e2e/test_disaster_recovery.py tests/e2e/test_rollout.py tests/e2e/test_upgrade_in_place.py tests/e2e/test_workers.py tests/e2e/test_host_lost.py tests/e2e/test_certificates.py tests/e2e/test_rollout_reasons.py tests/e2e/test_adoption.py tests/e2e/test_providers.py tests/e2e/test_kubeadm_roles.py tests/e2e/test_etcd_tag.py tests/e2e/test_node_upgrade.py tests/e2e/test_molecule.py tests/e2e/test_node_software.py tests/e2e/test_awx_runner.py
 test: setup
 	@log=$$(mktemp); checks_log=$$(mktemp); \
 	  $(BIN)/pytest tests/sandbox $(PYTEST_ARGS) > $$log 2>&1 & sandbox=$$!; \
