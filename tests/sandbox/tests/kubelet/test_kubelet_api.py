@@ -88,12 +88,13 @@ class ControlPlane:
 
     def controller_manager_pod(self):
         """kube-controller-manager as kubeadm runs it (its own kubeconfig, the cluster CA to sign with), every
-        default controller, node monitoring at test speed."""
+        default controller but replicaset and deployment (this node has no scheduler, and its tests make a workload's
+        pods by hand, named and bound to it), node monitoring at test speed."""
         d = self.pki
         kubeconfig_path = self._client_kubeconfig("controller-manager.conf", "system:kube-controller-manager", [])
         return _pod("kube-controller-manager", "registry.k8s.io/kube-controller-manager:v1.37.1", [
             "kube-controller-manager", "--kubeconfig=%s" % kubeconfig_path, "--bind-address=127.0.0.1",
-            "--secure-port=%d" % free_port(), "--leader-elect=false", "--controllers=*",
+            "--secure-port=%d" % free_port(), "--leader-elect=false", "--controllers=*,-replicaset,-deployment",
             "--cluster-signing-cert-file=%s/ca.crt" % d, "--cluster-signing-key-file=%s/ca.key" % d,
             "--node-monitor-period=1s", "--use-service-account-credentials=true"])
 
