@@ -6,7 +6,9 @@ docs/rules.md WR1-WR5). Pure, no I/O.
 
 WR1  A worker is replaced when its user asks (the replace-machine annotation on its Node) or, with
      ``upgrade.strategy: rolling``, when its kubelet does not run the spec's version (the in-place strategy
-     upgrades it where it stands instead). The planner asks only once the control plane is as declared, so the new
+     upgrades it where it stands instead) and it has a group: a worker without the group label was joined outside
+     the collection (an adopted cluster's), no inventory host is known to be of its kind, and it is replaced only
+     when its user asks. The planner asks only once the control plane is as declared, so the new
      worker joins at the version every API server runs.
 WR2  One worker at a time, one group after the other (by name, the workers without a group last), within the
      group the unavailable ones first (replacing them takes nothing more away), then the oldest. Each replacement is
@@ -50,7 +52,7 @@ def reasons(worker, spec):
     found = []
     if worker.get("replace_requested"):
         found.append("its Node carries the replace-machine annotation")
-    if spec["upgrade"]["strategy"] == "rolling" and version_differs(worker.get("version"), spec["version"]):
+    if spec["upgrade"]["strategy"] == "rolling" and worker.get("group") is not None and version_differs(worker.get("version"), spec["version"]):
         found.append("its kubelet runs %s, the spec says %s (upgrade.strategy rolling)" % (worker.get("version") or "an unknown version", spec["version"]))
     return found
 

@@ -36,8 +36,10 @@ def planned(the_spec, workers, rollout_record=None):
 
 def test_a_worker_is_replaced_when_marked_or_with_the_rolling_strategy_behind_the_spec_s_version():
     assert reasons(worker("w-1", replace_requested=True), rolling()) == ["its Node carries the replace-machine annotation"]
-    assert reasons(worker("w-1", version="v1.35.2"), rolling()) == [
+    assert reasons(worker("w-1", group="md-0", version="v1.35.2"), rolling()) == [
         "its kubelet runs v1.35.2, the spec says %s (upgrade.strategy rolling)" % VERSION]
+    # a worker joined outside the collection (no group label) only when its user asks
+    assert reasons(worker("w-1", version="v1.35.2"), rolling()) == []
     # the in-place strategy upgrades it where it stands instead
     assert reasons(worker("w-1", version="v1.35.2"), spec(upgrade=upgrade("in_place"))) == []
     assert reasons(worker("w-1"), rolling()) == []
@@ -153,7 +155,7 @@ def test_the_projection_replaces_each_worker_join_then_removal_then_is_done():
 def test_the_projection_with_max_surge_0_rebuilds_each_where_it_stands():
     the_spec = rolling(max_surge=0, max_unavailable=1)
     machines = control_plane(3, spec_hashes(the_spec)["join"], cp_1={"bootstrap": "join"})
-    snap = snapshot(machines, workers=[worker("w-1", group="md-0", version="v1.35.2")])
+    snap = snapshot(machines, workers=[worker("w-1", group="md-0", version="v1.35.2"), worker("adopted", version="v1.35.2")])
     steps = project(the_spec, snap)
     assert [(s["action"], s["step"], s["workers"]) for s in steps] == [
         ("roll_workers", "remove_worker", ["w-1"]), ("roll_workers", "join_worker", ["w-1"]), ("none", None, [])], steps
