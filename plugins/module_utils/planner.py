@@ -348,10 +348,7 @@ def _renew_certificates(view):
     what = "%s the certificates of %s in place: %s" % (
         "finish renewing" if begun else "renew", machine, "; ".join(r.message for r in view.renew[machine]))
     report = view.preflight(excluded=[machine] if begun else ())
-    fields = dict(machine=machine, machines=sorted(view.renew), preflight=report)
-    if not report["ok"]:
-        return _wait(what + ", once preflight passes", report["failures"], **fields)
-    return _step(RENEW_CERTIFICATES, what, **fields)
+    return _behind_preflight(RENEW_CERTIFICATES, what, report, machine=machine, machines=sorted(view.renew))
 
 
 def _roll_out(view):
@@ -410,10 +407,7 @@ def _upgrade_in_place(view):
     report = view.preflight(excluded=[machine] if begun else ())
     # the etcd the node's kubeadm upgrade is to leave behind, so the node is not taken for upgraded before it does
     upgrade = {"command": command, "addons": addons, "etcd_image_tag": rollout.wanted_etcd_tag(view.spec)}
-    fields = dict(machine=machine, machines=names, upgrade=upgrade, preflight=report)
-    if not report["ok"]:
-        return _wait(what + ", once preflight passes", report["failures"], **fields)
-    return _step(UPGRADE_IN_PLACE, what, **fields)
+    return _behind_preflight(UPGRADE_IN_PLACE, what, report, machine=machine, machines=names, upgrade=upgrade)
 
 
 def _refuse_in_place(view):
@@ -461,10 +455,7 @@ def _upgrade_workers(view):
     config = _kubeadm_config_first(view, what)
     if config is not None:
         return config
-    report = view.preflight()
-    if not report["ok"]:
-        return _wait(what + ", once preflight passes", report["failures"], preflight=report, **fields)
-    return _step(UPGRADE_WORKERS, what, preflight=report, **fields)
+    return _behind_preflight(UPGRADE_WORKERS, what, view.preflight(), **fields)
 
 
 def _remediate_worker(view):
@@ -475,10 +466,7 @@ def _remediate_worker(view):
         return None
     fields = dict(workers=[decision.worker], worker_group=decision.group,
                   timeout_seconds=worker_remediation.drain_timeout(view.spec, decision.group))
-    report = view.preflight()
-    if not report["ok"]:
-        return _wait(decision.reason + ", once preflight passes", report["failures"], preflight=report, **fields)
-    return _step(REMEDIATE_WORKER, decision.reason, preflight=report, **fields)
+    return _behind_preflight(REMEDIATE_WORKER, decision.reason, view.preflight(), **fields)
 
 
 def _roll_workers(view):
@@ -494,10 +482,7 @@ def _roll_workers(view):
                                   "replacement": decision.replacement, "surge": decision.surge, "timestamp": decision.timestamp})
     if decision.blocker is not None:
         return _wait(decision.reason, [decision.blocker], **fields)
-    report = view.preflight()
-    if not report["ok"]:
-        return _wait(decision.reason + ", once preflight passes", report["failures"], preflight=report, **fields)
-    return _step(ROLL_WORKERS, decision.reason, preflight=report, **fields)
+    return _behind_preflight(ROLL_WORKERS, decision.reason, view.preflight(), **fields)
 
 
 def _kubeadm_config_first(view, what):
@@ -536,10 +521,7 @@ def _kubeadm_config_first(view, what):
             "the cluster's kubeadm configuration differs from the spec in %s; before a machine joins or is upgraded it must "
             "match the spec (kubeadm builds the machine's control plane from it)" % ", ".join(fields)
         )
-    report = view.preflight()
-    if not report["ok"]:
-        return _wait(reason + ", once preflight passes", report["failures"], preflight=report, details=[what])
-    return _step(UPDATE_KUBEADM_CONFIG, reason, preflight=report, details=[what])
+    return _behind_preflight(UPDATE_KUBEADM_CONFIG, reason, view.preflight(), details=[what])
 
 
 def _scale(view):
@@ -686,6 +668,13 @@ def _settled(view):
 def _placement(view):
     up_to_date = {m["name"] for m in view.machines if m["name"] not in view.outdated and not m.get("deleting")}
     return failure_domains.scale_up_domain(view.snapshot.get("failure_domains"), view.machines, up_to_date)
+
+
+def _behind_preflight(action, reason, report, **fields):
+    """The step ``action``, or, while preflight ``report`` fails, the ``wait`` for it, blocked by its failures."""
+    if not report["ok"]:
+        return _wait(reason + ", once preflight passes", report["failures"], preflight=report, **fields)
+    return _step(action, reason, preflight=report, **fields)
 
 
 def _wait(reason, blocked_by, **fields):

@@ -266,7 +266,7 @@ def bind_owned_pod(sandbox, via, node, budget):
     admin = "kubectl --kubeconfig /etc/kubernetes/admin.conf "
     sandbox.ssh(via, admin + "apply -f - <<'EOF'\n%s\nEOF" % ((OWNER % node) + ("---" + BUDGET if budget else "")))
     deadline = time.monotonic() + 120
-    while not sandbox.ssh(via, admin + "get pods -l app=guarded --field-selector spec.nodeName=%s -o name" % node).stdout.strip():
+    while not guarded_pods_on(sandbox, via, node):
         assert time.monotonic() < deadline, "no pod of the ReplicaSet guarded on %s within 120 s" % node
         time.sleep(1)
     sandbox.ssh(via, admin + "wait --for=condition=Ready pod -l app=guarded --timeout=120s", timeout=150)
@@ -304,9 +304,7 @@ def wait_control_plane_ready(sandbox, names, timeout=180, components=STACKED_COM
     deadline = time.monotonic() + timeout
     wanted = {"%s-%s" % (component, name) for name in names for component in components}
     while True:
-        ready = {pod["metadata"]["name"] for pod in kubectl_json(sandbox, "-n kube-system get pods")["items"]
-                 if pod["status"].get("phase") == "Running"
-                 and any(c["type"] == "Ready" and c["status"] == "True" for c in pod["status"].get("conditions") or [])}
+        ready = {pod["metadata"]["name"] for pod in kubectl_json(sandbox, "-n kube-system get pods")["items"] if pod_is_ready(pod)}
         if wanted <= ready:
             return
         assert time.monotonic() < deadline, "static pods not ready within %d s: %s" % (timeout, sorted(wanted - ready))
@@ -327,6 +325,12 @@ def wait_pod_started_since(sandbox, pod, since, timeout=180):
             return
         assert time.monotonic() < deadline, "%s did not start again within %d s: %s" % (pod, timeout, status)
         time.sleep(1)
+
+
+def pod_is_ready(pod):
+    """Running, and its Ready condition True."""
+    status = pod.get("status") or {}
+    return status.get("phase") == "Running" and any(c["type"] == "Ready" and c["status"] == "True" for c in status.get("conditions") or [])
 
 
 def _held_for(condition):

@@ -42,8 +42,8 @@ import time
 
 import pytest
 
-from e2e_support import (HERE, ROOT, bind_owned_pod, guarded_pods_on, held_by_another_run, kubectl_json, lock_holder, newest, newest_minor_start, recap,
-                         steps_taken, wait_ready, write_inventory)
+from e2e_support import (HERE, ROOT, bind_owned_pod, guarded_pods_on, held_by_another_run, kubectl_json, lock_holder, newest, newest_minor_start,
+                         pod_is_ready, recap, steps_taken, wait_ready, write_inventory)
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-work", "172.31.236.0/24", 3)
@@ -389,8 +389,18 @@ spec:
 def ready_web_pods(sandbox, via):
     """{pod name: node} of the Deployment web's pods that are Ready and not terminating."""
     pods = json.loads(sandbox.ssh(via, "kubectl --kubeconfig /etc/kubernetes/admin.conf get pods -l app=web -o json").stdout)["items"]
-    return {pod["metadata"]["name"]: pod["spec"].get("nodeName") for pod in pods if not pod["metadata"].get("deletionTimestamp")
-            and any(c["type"] == "Ready" and c["status"] == "True" for c in pod.get("status", {}).get("conditions") or [])}
+    return {pod["metadata"]["name"]: pod["spec"].get("nodeName") for pod in pods if not pod["metadata"].get("deletionTimestamp") and pod_is_ready(pod)}
+
+
+def wait_web_pods_on(sandbox, via, node, timeout=120):
+    """Until both of the Deployment web's pods are Ready, on ``node``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        ready = ready_web_pods(sandbox, via)
+        if len(ready) == 2 and set(ready.values()) == {node}:
+            return
+        assert time.monotonic() < deadline, "the Deployment web's 2 pods not Ready on %s within %d s: %s" % (node, timeout, ready)
+        time.sleep(1)
 
 
 class ReadyPodsWatch:
@@ -427,11 +437,7 @@ def test_a_worker_group_rolls_new_worker_first_while_a_deployment_with_a_budget_
     assert removed.returncode == 0, removed.stdout[-6000:]
     spare = write_inventory(bare_hosts, tmp_path / "spare.ini", {"cp-2": "md-0", "cp-3": "md-0"})
     bare_hosts.ssh(cluster, admin + "apply -f - <<'EOF'\n%s\nEOF" % WEB)
-    deadline = time.monotonic() + 120
-    while len(ready_web_pods(bare_hosts, cluster)) < 2:
-        assert time.monotonic() < deadline, "the Deployment web's 2 pods not Ready within 120 s"
-        time.sleep(1)
-    assert set(ready_web_pods(bare_hosts, cluster).values()) == {"cp-2"}
+    wait_web_pods_on(bare_hosts, cluster, "cp-2")
     before = nodes(bare_hosts)["cp-2"]["metadata"]["uid"]
     bare_hosts.ssh(cluster, admin + "annotate node cp-2 control-plane.kubeadm.io/replace-machine=")
     with ReadyPodsWatch(bare_hosts, cluster) as watch:
@@ -454,10 +460,7 @@ def test_a_worker_group_rolls_new_worker_first_while_a_deployment_with_a_budget_
     assert bare_hosts.ssh("cp-2", "test -e /etc/kubernetes/kubelet.conf", check=False).returncode == 1
     # the budget's minimum held the whole time, and the pods run on the new worker
     assert watch.reads > 10 and watch.fewest >= 1, (watch.reads, watch.fewest)
-    deadline = time.monotonic() + 120
-    while set(ready_web_pods(bare_hosts, cluster).values()) != {"cp-3"} or len(ready_web_pods(bare_hosts, cluster)) != 2:
-        assert time.monotonic() < deadline, ready_web_pods(bare_hosts, cluster)
-        time.sleep(1)
+    wait_web_pods_on(bare_hosts, cluster, "cp-3")
     state = kubectl_json(bare_hosts, "-n kube-system get configmap control-plane-kubeadm-io")["data"]
     assert "worker-rollout" not in state, state
     assert lock_holder(bare_hosts, cluster) == ""

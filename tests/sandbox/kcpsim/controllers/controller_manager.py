@@ -327,22 +327,16 @@ class Controllers:
                 for pod in to_delete:
                     gone = self.client.delete("v1", "pods", pod["metadata"]["name"], metadata["namespace"],
                                               body={"preconditions": {"uid": pod["metadata"]["uid"]}})
-                    if isinstance(gone, dict) and gone.get("kind") == "Pod":
-                        self._wrote("v1", "pods", gone)
-                    pods = [p for p in pods if p["metadata"].get("uid") != pod["metadata"]["uid"]] + (
-                        [gone] if isinstance(gone, dict) and gone.get("kind") == "Pod" else [])
+                    # a graceful delete answers the pod, terminating; one gone at once answers a Status
+                    terminating = [gone] if isinstance(gone, dict) and gone.get("kind") == "Pod" else []
+                    for answered in terminating:
+                        self._wrote("v1", "pods", answered)
+                    pods = [p for p in pods if p["metadata"].get("uid") != pod["metadata"]["uid"]] + terminating
                     self.log("replicaset %s/%s: deleted pod %s" % (metadata["namespace"], metadata["name"], pod["metadata"]["name"]))
             except kubeclient.ApiError as exc:
                 self.log("replicaset %s/%s: %s" % (metadata["namespace"], metadata["name"], exc))
                 continue
-            status = workloads.replica_set_status(replica_set, pods)
-            if status != replica_set.get("status"):
-                replica_set["status"] = status
-                try:
-                    self._wrote("apps/v1", "replicasets",
-                                self.client.update("apps/v1", "replicasets", replica_set, metadata["namespace"], subresource="status"))
-                except (kubeclient.Conflict, kubeclient.NotFound):
-                    pass
+            self._write_status("apps/v1", "replicasets", replica_set, workloads.replica_set_status(replica_set, pods))
 
     def sync_deployments(self):
         deployments = self.lister.list("apps/v1", "deployments")["items"]
@@ -372,14 +366,17 @@ class Controllers:
             except kubeclient.ApiError as exc:
                 self.log("deployment %s/%s: %s" % (metadata["namespace"], metadata["name"], exc))
                 continue
-            status = workloads.deployment_status(deployment, new, olds)
-            if status != deployment.get("status"):
-                deployment["status"] = status
-                try:
-                    self._wrote("apps/v1", "deployments",
-                                self.client.update("apps/v1", "deployments", deployment, metadata["namespace"], subresource="status"))
-                except (kubeclient.Conflict, kubeclient.NotFound):
-                    pass
+            self._write_status("apps/v1", "deployments", deployment, workloads.deployment_status(deployment, new, olds))
+
+    def _write_status(self, api_version, plural, obj, status):
+        """``obj``'s status, written when it changed; a write that lost a race is made again next period."""
+        if status == obj.get("status"):
+            return
+        obj["status"] = status
+        try:
+            self._wrote(api_version, plural, self.client.update(api_version, plural, obj, obj["metadata"]["namespace"], subresource="status"))
+        except (kubeclient.Conflict, kubeclient.NotFound):
+            pass
 
     # --- jobs ------------------------------------------------------------------------------------------
 
