@@ -33,6 +33,7 @@ RX6  A machine that carries attempts and that the health check finds healthy (ne
 
 from __future__ import annotations
 
+from collections import namedtuple
 from datetime import timedelta
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.component_health import oldest_first
@@ -52,6 +53,42 @@ def attempts_of(machine):
     return record.get("attempts") or 0, record.get("last")
 
 
+# What RX2-RX5 make of one machine that remediation would take now. machine: its name; status: REMEDIATE_EXTERNAL (attempt and
+# timeout_seconds set), REMEDIATE (a deletion: RX2 or RX5 escalating) or SKIP (rule, and retry_after_seconds when time
+# lifts it); reason: why, in words.
+Verdict = namedtuple("Verdict", "machine status rule reason attempt timeout_seconds retry_after_seconds")
+
+
+def verdict(machine, settings, now, why):
+    """RX2-RX5 for ``machine`` (a snapshot machine or worker, with ``node`` and ``external_remediation``), which
+    remediation would take now for ``why``, under ``settings`` (the spec's external remediation, set)."""
+    name = machine["name"]
+    limit, timeout = settings["attempts"], settings["timeout"]
+    if machine.get("node") is None:
+        if settings["escalate"]:
+            return _verdict(name, REMEDIATE, "%s has no Node to count external remediation attempts on: escalate to delete and recreate (%s)" % (name, why))
+        return _verdict(name, SKIP, "%s has no Node to count external remediation attempts on, and escalate is off" % name, NO_NODE)
+    attempts, last = attempts_of(machine)
+    if attempts and last is not None:
+        ends = parse_time(last) + timedelta(seconds=timeout)
+        if ends > now:
+            reason = "%s: external remediation attempt %d of %d began at %s; its timeout of %s runs out at %s" % (
+                name, attempts, limit, format_time(parse_time(last)), span(timeout), format_time(ends))
+            return _verdict(name, SKIP, reason, IN_PROGRESS, retry_after=(ends - now).total_seconds())
+    if attempts < limit:
+        return _verdict(name, REMEDIATE_EXTERNAL, "%s is unhealthy: external remediation, attempt %d of %d" % (name, attempts + 1, limit),
+                        attempt=attempts + 1, timeout=timeout)
+    if settings["escalate"]:
+        return _verdict(name, REMEDIATE, "%s is still unhealthy after %d external remediation attempts: escalate to delete and recreate (%s)"
+                        % (name, attempts, why))
+    return _verdict(name, SKIP, "%s is still unhealthy after %d external remediation attempts (%d allowed), and escalate is off"
+                    % (name, attempts, limit), EXHAUSTED)
+
+
+def _verdict(name, status, reason, rule=None, attempt=None, timeout=None, retry_after=None):
+    return Verdict(name, status, rule, reason, attempt, timeout, retry_after)
+
+
 def decide(decision, machines, settings, now):
     """RX1-RX5: ``decision`` (``remediation.decide``'s) once external remediation ``settings`` (the spec's
     ``remediation.external``; None = off) have had their say, as a ``remediation.Decision``.
@@ -61,45 +98,14 @@ def decide(decision, machines, settings, now):
     """
     if settings is None or decision.status != REMEDIATE:
         return decision
-    name = decision.machine
-    machine = next(m for m in machines if m["name"] == name)
-    limit, timeout = settings["attempts"], settings["timeout"]
-    if machine.get("node") is None:
-        if settings["escalate"]:
-            return decision._replace(
-                reason="%s has no Node to count external remediation attempts on: escalate to delete and recreate (%s)" % (name, decision.reason)
-            )
-        return _held_back(decision, NO_NODE, "%s has no Node to count external remediation attempts on, and escalate is off" % name)
-    attempts, last = attempts_of(machine)
-    if attempts and last is not None:
-        ends = parse_time(last) + timedelta(seconds=timeout)
-        if ends > now:
-            reason = "%s: external remediation attempt %d of %d began at %s; its timeout of %s runs out at %s" % (
-                name,
-                attempts,
-                limit,
-                format_time(parse_time(last)),
-                span(timeout),
-                format_time(ends),
-            )
-            return _held_back(decision, IN_PROGRESS, reason, (ends - now).total_seconds())
-    if attempts < limit:
-        return decision._replace(
-            status=REMEDIATE_EXTERNAL,
-            reason="%s is unhealthy: external remediation, attempt %d of %d" % (name, attempts + 1, limit),
-            attempt=attempts + 1,
-            timeout_seconds=timeout,
-        )
-    if settings["escalate"]:
-        return decision._replace(
-            reason="%s is still unhealthy after %d external remediation attempts: escalate to delete and recreate (%s)"
-            % (name, attempts, decision.reason)
-        )
-    return _held_back(
-        decision,
-        EXHAUSTED,
-        "%s is still unhealthy after %d external remediation attempts (%d allowed), and escalate is off" % (name, attempts, limit),
-    )
+    machine = next(m for m in machines if m["name"] == decision.machine)
+    found = verdict(machine, settings, now, decision.reason)
+    if found.status == REMEDIATE_EXTERNAL:
+        return decision._replace(status=found.status, reason=found.reason, attempt=found.attempt, timeout_seconds=found.timeout_seconds)
+    if found.status == REMEDIATE:
+        return decision._replace(reason=found.reason)
+    return decision._replace(status=SKIP, rule=found.rule, reason=found.reason, leader_candidate=None,
+                             retry_after_seconds=found.retry_after_seconds)
 
 
 def requests_to_clear(machines, health):
@@ -116,7 +122,3 @@ def requests_to_clear(machines, health):
             if attempts_of(m)[0] > 0 and m["name"] not in not_healthy and m.get("node") is not None and not m.get("deleting")
         ]
     )
-
-
-def _held_back(decision, rule, reason, retry_after=None):
-    return decision._replace(status=SKIP, rule=rule, reason=reason, leader_candidate=None, retry_after_seconds=retry_after)

@@ -17,17 +17,40 @@ WORKER_STEPS = frozenset(("upgrade_workers", "remediate_worker", "roll_workers")
 CLUSTER_STEPS = frozenset(("update_kubeadm_config", "remove_etcd_member"))
 
 
+def title(plan, unfinished, emptied=False):
+    """The words the flow names a pass's step with ("This pass's step: pass N, <title>"): the action, the step of a
+    rollout or of a worker's replacement, and what it acts on - the machine it upgrades, renews or hands to the user's
+    tasks, the workers it upgrades, remediates or replaces; a machine started and not finished is finished first."""
+    if emptied:
+        return "none"
+    if unfinished:
+        return "finish " + unfinished
+    action, step, workers = plan["action"], plan.get("step"), ",".join(plan.get("workers") or [])
+    if action in ("wait", "none"):
+        return action
+    if action == "rollout":
+        return "%s %s" % (action, step)
+    if step and workers:
+        return "%s %s %s" % (action, step, workers)
+    if action in ("upgrade_in_place", "renew_certificates") or (workers and plan.get("machine")):
+        return "%s %s" % (action, plan.get("machine"))
+    if action in ("upgrade_workers", "remediate_worker"):
+        return "%s %s" % (action, workers)
+    return action
+
+
 def step_action(plan, unfinished):
     """What the step does: finishing a machine started and not finished is a scale up; a rollout step is the scale
-    up or the scale down the plan names."""
+    up or the scale down the plan names, a worker's replacement step (roll_workers, or remediate_worker by a new host)
+    the join or the removal it names."""
     if unfinished:
         return "scale_up"
-    return plan["step"] if plan["action"] in ("rollout", "roll_workers") else plan["action"]
+    return plan["step"] if plan["action"] in ("rollout", "roll_workers", "remediate_worker") and plan.get("step") else plan["action"]
 
 
 def step_hosts(plan, unfinished, running, free_domains, free_workers=None):
     """The hosts the step acts on: the unfinished machine; the plan's machine; the plan's workers, but for the join of
-    a rolling replacement the host it names or, when it names none, the first free worker host of its group
+    a worker's replacement the host it names or, when it names none, the first free worker host of its group
     (``free_workers``: host -> worker group, in inventory order); for a cluster step, the first of ``running`` (the
     machines that run the control plane, stay and answered); for a new machine, the first free host (``free_domains``:
     host -> failure domain, in inventory order) of the plan's failure domain, or of any when the plan names none.
@@ -37,11 +60,12 @@ def step_hosts(plan, unfinished, running, free_domains, free_workers=None):
         return [unfinished]
     if action in MACHINE_STEPS and plan.get("machine"):
         return [plan["machine"]]
-    if action == "roll_workers" and plan.get("step") == "join_worker":
-        replacement = (plan.get("worker_rollout") or {}).get("replacement")
-        if replacement:
-            return [replacement]
-        return [host for host, group in (free_workers or {}).items() if group == plan.get("worker_group")][:1]
+    if action in ("roll_workers", "remediate_worker") and plan.get("step") == "join_worker":
+        record = plan.get("worker_rollout") or {}
+        if record.get("replacement"):
+            return [record["replacement"]]
+        # never the replaced worker's own host, which a stopped run may have left without a Node (WR6)
+        return [host for host, group in (free_workers or {}).items() if group == plan.get("worker_group") and host != record.get("worker")][:1]
     if action in WORKER_STEPS:
         return list(plan.get("workers") or [])
     if action in CLUSTER_STEPS:

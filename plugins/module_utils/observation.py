@@ -118,7 +118,8 @@ def workers(nodes):
     ``control-plane.kubeadm.io/worker-group`` label; null without it), kubelet version, creation time, whether it
     is Ready, whether it is cordoned, its in-place upgrade's progress, and what the health check reads: its
     ``node`` (conditions, as a machine's) and ``remediation`` (the remediate-machine annotation, the last
-    remediation's record); its Node's ``uid`` and whether the replace-machine annotation asks for its replacement."""
+    remediation's record); its external remediation's attempts (as a machine's); its Node's ``uid`` and whether the
+    replace-machine annotation asks for its replacement."""
     found = []
     for node in sorted((n for n in nodes if not is_control_plane(n)), key=lambda n: n["metadata"]["name"]):
         meta, status = node["metadata"], node.get("status") or {}
@@ -134,6 +135,7 @@ def workers(nodes):
             "upgrade": node_upgrade.progress(annotations.get(node_upgrade.ANNOTATION)),
             "node": _snapshot_node(node),
             "remediation": _remediation(annotations, {}),
+            "external_remediation": _external_remediation(annotations),
             "uid": meta.get("uid"),
             "replace_requested": REPLACE_MACHINE in annotations,
         })

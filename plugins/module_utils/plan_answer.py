@@ -14,15 +14,15 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner impo
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.snapshot import normalize_spec_and_snapshot
 
 
-def plan_from_raw(raw_spec, raw_observed, projection=False, remediate_workers=False):
+def plan_from_raw(raw_spec, raw_observed, projection=False, remediate_workers=False, provider_makes_hosts=False):
     """(plan, errors): the plan, with its projection when asked, only when both arguments are valid; every error
     of both otherwise."""
     spec, snapshot, errors = normalize_spec_and_snapshot(raw_spec, raw_observed)
     if errors:
         return None, errors
-    result = plan(spec, snapshot, remediate_workers=remediate_workers)
+    result = plan(spec, snapshot, remediate_workers=remediate_workers, provider_makes_hosts=provider_makes_hosts)
     if projection:
-        result["projection"] = project(spec, snapshot, remediate_workers=remediate_workers)
+        result["projection"] = project(spec, snapshot, remediate_workers=remediate_workers, provider_makes_hosts=provider_makes_hosts)
     return result, []
 
 
@@ -31,12 +31,14 @@ ARGUMENT_SPEC = dict(
     observed=dict(type="dict", required=True),
     projection=dict(type="bool", default=False),
     remediate_workers=dict(type="bool", default=False),
+    provider_makes_hosts=dict(type="bool", default=False),
 )
 
 
 def answer(params):
     """The module's result for validated ``params``: the plan, or ``failed`` with every input error."""
-    result, errors = plan_from_raw(params["spec"], params["observed"], params["projection"], params["remediate_workers"])
+    result, errors = plan_from_raw(params["spec"], params["observed"], params["projection"], params["remediate_workers"],
+                                   params["provider_makes_hosts"])
     if errors:
         return invalid_input(errors)
     return dict(changed=False, **result)

@@ -51,10 +51,12 @@ The expected effects, as the act plays produce them:
   ``now``) and the machine is back: its Node Ready since ``now`` and nothing else reported, every pod healthy, no
   recorded failure, no remediation request (the flow serves it), its etcd member answering and listing every
   member; if it led, the step's leader candidate leads. The planner then clears the request. Where the tasks do
-  not heal it, a real pass sees it unhealthy and waits out the attempt's timeout (RX3) before the next one.
-* ``clear_external_remediation``: the machine's request is gone (``attempts`` 0, ``last`` null).
+  not heal it, a real pass sees it unhealthy and waits out the attempt's timeout (RX3) before the next one. A
+  worker's: the attempt recorded on it, its Node Ready since ``now``, no remediation request.
+* ``clear_external_remediation``: the machine's (or worker's) request is gone (``attempts`` 0, ``last`` null).
 * ``remediate_worker``: the worker joined again - a new Node of its name and group, at the kubeadm-config's
-  version, Ready since ``now``, no remediation asked - and the record of its remediation cleared.
+  version, Ready since ``now``, no remediation asked - and the record of its remediation cleared; with a ``step``
+  (a replacement by a new host, WR6), as ``roll_workers``.
 * ``roll_workers``: ``join_worker``: the replacement joined so, on the host the plan names or, when the flow is to
   pick it, a placeholder ``new-worker-N``; ``remove_worker``: the replaced worker's Node gone. The replacement's
   record is kept while its other step is owed and cleared once both are done.
@@ -104,16 +106,16 @@ WORKER_PLACEHOLDER = "new-worker-%d"
 _REMOVES_A_MACHINE = (SCALE_DOWN, ROLLOUT, REMEDIATE, FINISH_DELETE)
 
 
-def project(spec, snapshot, limit=16, remediate_workers=False):
+def project(spec, snapshot, limit=16, remediate_workers=False, provider_makes_hosts=False):
     """The steps from ``snapshot`` on (module docstring), each trimmed by :func:`summary`; the last one is
     ``none``, ``wait`` or ``stopped``. ``spec`` and ``snapshot`` are normalized, as ``planner.plan`` takes them;
-    ``snapshot`` is not changed. ``limit``: how many acting steps to project at most; ``remediate_workers`` as
-    ``planner.plan``'s."""
+    ``snapshot`` is not changed. ``limit``: how many acting steps to project at most; ``remediate_workers`` and
+    ``provider_makes_hosts`` as ``planner.plan``'s."""
     placeholders = free_placeholders(snapshot)
     steps = []
     current = snapshot
     while True:
-        result = plan(spec, current, remediate_workers=remediate_workers)
+        result = plan(spec, current, remediate_workers=remediate_workers, provider_makes_hosts=provider_makes_hosts)
         if result["action"] in (NONE, WAIT):
             return steps + [summary(result)]
         if len(steps) >= limit:
@@ -171,15 +173,18 @@ def after_step(spec, snapshot, result, new_machine=None):
         for worker in after["workers"]:
             if worker["name"] in result["workers"]:
                 worker.update(version=with_v(spec["version"]), ready=True, unschedulable=False, upgrade=_upgraded(spec))
+    elif action == ROLL_WORKERS or (action == REMEDIATE_WORKER and result.get("step")):
+        _roll_worker(after, result)
     elif action == REMEDIATE_WORKER:
         _join_worker(after, result["workers"][0], result["worker_group"])
         after["worker_remediation_in_progress"] = None
-    elif action == ROLL_WORKERS:
-        _roll_worker(after, result)
+    elif action == REMEDIATE_EXTERNAL and result.get("workers"):
+        _heal_worker(after, result)
     elif action == REMEDIATE_EXTERNAL:
         _heal(after, result, managed)
     elif action == CLEAR_EXTERNAL_REMEDIATION:
-        _machine(after, result["machine"])["external_remediation"] = {"attempts": 0, "last": None}
+        target = _worker(after, result["machine"]) if result.get("workers") else _machine(after, result["machine"])
+        target["external_remediation"] = {"attempts": 0, "last": None}
     else:
         raise ValueError("%s changes nothing in the cluster: there is no effect to project" % action)
     return after
@@ -312,12 +317,29 @@ def _remove_machine(snapshot, result, managed):
         snapshot["remediation_in_progress"] = {"machine": leaving["name"], "timestamp": snapshot["now"], "retry_count": result["retry_count"]}
 
 
+def _worker(snapshot, name):
+    return next(w for w in snapshot["workers"] if w["name"] == name)
+
+
+def _attempted(target, now):
+    """One more external remediation attempt recorded on ``target`` (a machine or a worker), begun ``now``."""
+    record = target.get("external_remediation") or {}
+    target["external_remediation"] = {"attempts": (record.get("attempts") or 0) + 1, "last": now}
+
+
+def _heal_worker(snapshot, result):
+    """A worker's ``remediate_external`` as the projection assumes it ends: the attempt recorded, its Node Ready."""
+    worker = _worker(snapshot, result["machine"])
+    _attempted(worker, snapshot["now"])
+    worker.update(ready=True, remediation=dict(worker.get("remediation") or {}, requested=False),
+                  node={"name": worker["name"], "conditions": [{"type": "Ready", "status": "True", "last_transition": snapshot["now"]}]})
+
+
 def _heal(snapshot, result, managed):
     """``remediate_external`` as the projection assumes it ends: the attempt recorded, the machine healthy again."""
     now = snapshot["now"]
     machine = _machine(snapshot, result["machine"])
-    record = machine.get("external_remediation") or {}
-    machine["external_remediation"] = {"attempts": (record.get("attempts") or 0) + 1, "last": now}
+    _attempted(machine, now)
     machine["failure"] = None
     machine["remediation"] = dict(machine.get("remediation") or {}, requested=False)
     machine["node"]["conditions"] = [{"type": "Ready", "status": "True", "last_transition": now}]

@@ -42,11 +42,14 @@ executes it and observes again):
    of a cluster that exists, and the answer is ``wait`` (``no_machine_observed``). Fewer than replicas →
    scale up; more → scale down (SD1 with no outdated machine).
 8. ``remediate_worker`` — only when the flow remediates workers (``remediate_workers``: remediate, reconcile), once
-   the control plane has no step to take: a worker whose remediation a stopped run left half done, else the first
-   unhealthy worker of a group whose health check allows it (``worker_remediation.decide``), rebuilt where it
-   stands, behind preflight; the groups whose budget holds their workers back make the settled answer a ``wait``
-   (``worker_remediation_not_allowed``).
-9. ``roll_workers`` — WR1-WR5, once the control plane has no step to take: a worker the user marked for replacement,
+   the control plane has no step to take: a worker whose remediation a stopped run left half done, else (RX6) the
+   external remediation request of a worker healthy again cleared, else the first unhealthy worker of a group whose
+   health check allows it (``worker_remediation.decide``): handed to the user's tasks first (``remediate_external``,
+   with the group's ``external_remediation``), rebuilt where it stands, or, with ``provider_makes_hosts``, replaced
+   by a new host (WR6, ``step`` ``remove_worker`` then ``join_worker``), behind preflight; the groups whose budget
+   holds their workers back, and the workers waiting on their external remediation, make the settled answer a
+   ``wait`` (``worker_remediation_not_allowed``, ``external_remediation_in_progress`` / ``_exhausted``).
+9. ``roll_workers`` — WR1-WR6, once the control plane has no step to take: a worker the user marked for replacement,
    or, with the rolling strategy, one whose kubelet is not at the spec's version, replaced one at a time
    (``worker_rollout.decide``): ``step`` ``join_worker`` (a new worker on a free host of its group, or its own host
    again) or ``remove_worker`` (drain, reset, Node deleted), as the group's ``max_surge`` orders them, a removal within
@@ -137,7 +140,7 @@ UPGRADE_APPLY, UPGRADE_NODE = "apply", "node"
 class _View:
     """What one pass derives from (spec, snapshot) before deciding; built once, read by every stage."""
 
-    def __init__(self, spec, snapshot, desired_hashes, health, remediate_workers=False):
+    def __init__(self, spec, snapshot, desired_hashes, health, remediate_workers=False, provider_makes_hosts=False):
         self.spec = spec
         self.snapshot = snapshot
         self.now = parse_time(snapshot["now"])
@@ -173,8 +176,10 @@ class _View:
         )
         self.remediation = external_remediation.decide(decision, self.machines, strategy.get("external"), self.now)
         self.worker_remediation = worker_remediation.decide(
-            health_check.evaluate_workers(spec, snapshot), snapshot.get("worker_remediation_in_progress"), self.workers
+            spec, health_check.evaluate_workers(spec, snapshot), snapshot.get("worker_remediation_in_progress"), self.workers, self.now
         ) if remediate_workers else None
+        self.provider_makes_hosts = provider_makes_hosts
+        self.worker_rollout = worker_rollout.decide(spec, self.workers, snapshot.get("worker_rollout_in_progress"), provider_makes_hosts)
 
     def _physical_member_health(self):
         """Member health for the quorum arithmetic: a deleting machine's member counts by how it answers.
@@ -201,18 +206,20 @@ class _View:
         return etcd_leadership.among_machines(self.machines, self.members, leaving=leaving, flagged=self.flagged)
 
 
-def plan(spec, snapshot, desired_hashes=None, health=None, remediate_workers=False):
+def plan(spec, snapshot, desired_hashes=None, health=None, remediate_workers=False, provider_makes_hosts=False):
     """The next step for the control plane (module docstring), as a dict; see kcp_plan's RETURN for its keys.
 
     ``desired_hashes`` defaults to ``spec_hash.spec_hashes(spec)`` and ``health`` to
     ``health_check.evaluate(spec["health_check"], snapshot)``; tests pass them to pin one input at a time.
     ``remediate_workers``: the flow remediates workers (remediate, reconcile), so their health checks are planned for.
+    ``provider_makes_hosts``: the flow's machine provider is a hook, so a worker is replaced by a new host, never
+    rebuilt where it stands (worker_rollout WR6).
     """
     if desired_hashes is None:
         desired_hashes = spec_hash.spec_hashes(spec)
     if health is None:
         health = health_check.evaluate(spec["health_check"], snapshot)
-    view = _View(spec, snapshot, desired_hashes, health, remediate_workers)
+    view = _View(spec, snapshot, desired_hashes, health, remediate_workers, provider_makes_hosts)
     step = (
         _etcd_unreachable(view)
         or _finish_delete(view)
@@ -459,30 +466,47 @@ def _upgrade_workers(view):
 
 
 def _remediate_worker(view):
-    """Workers' health checks (``worker_remediation.decide``), once the control plane has no step to take: the worker
-    to rebuild where it stands, behind the control plane's preflight (its join goes through the control plane)."""
+    """Workers' health checks (``worker_remediation.decide``), once the control plane has no step to take: a worker's
+    external remediation request cleared (RX6), a worker handed to the user's remediation tasks (RX4), or rebuilt where
+    it stands; with a machine provider that makes hosts, replaced by a new host instead (WR6: the rolling replacement's
+    steps, once no replacement is under way). Behind the control plane's preflight (a join goes through the control
+    plane), but the clearing of a request, which changes nothing else."""
     decision = view.worker_remediation
-    if decision is None or decision.worker is None:
+    if decision is None or decision.action is None:
         return None
-    fields = dict(workers=[decision.worker], worker_group=decision.group,
-                  timeout_seconds=worker_remediation.drain_timeout(view.spec, decision.group))
-    return _behind_preflight(REMEDIATE_WORKER, decision.reason, view.preflight(), **fields)
+    fields = dict(workers=[decision.worker], worker_group=decision.group)
+    if decision.action == CLEAR_EXTERNAL_REMEDIATION:
+        return _step(CLEAR_EXTERNAL_REMEDIATION, decision.reason, machine=decision.worker, **fields)
+    if decision.action == REMEDIATE_EXTERNAL:
+        return _behind_preflight(REMEDIATE_EXTERNAL, decision.reason, view.preflight(), machine=decision.worker, attempt=decision.attempt,
+                                 timeout_seconds=decision.timeout_seconds, **fields)
+    fields["timeout_seconds"] = worker_remediation.drain_timeout(view.spec, decision.group)
+    if decision.owed or not view.provider_makes_hosts:
+        how = "" if decision.owed else ": drain it, kubeadm reset, delete its Node and join it again"
+        return _behind_preflight(REMEDIATE_WORKER, decision.reason + how, view.preflight(), **fields)
+    if view.worker_rollout.timestamp is not None:
+        return None  # a replacement under way is finished first (WR3): _roll_workers
+    worker = next(w for w in view.workers if w["name"] == decision.worker)
+    replacement = worker_rollout.remediation(worker, decision.group, decision.reason + ": drain it, kubeadm reset, delete its Node and "
+                                             "give its host back to the machine provider, then a new host of the group joins")
+    return _behind_preflight(REMEDIATE_WORKER, replacement.reason, view.preflight(), step=replacement.step,
+                             worker_rollout=worker_rollout.record_of(replacement), **fields)
 
 
 def _roll_workers(view):
-    """WR1-WR5 (``worker_rollout.decide``), once the control plane has no step to take: the next step of a worker's
+    """WR1-WR6 (``worker_rollout.decide``), once the control plane has no step to take: the next step of a worker's
     rolling replacement, the new worker's join or the old one's removal, behind the control plane's preflight (a join
-    goes through the control plane, and a removal's drain moves pods onto the others)."""
-    decision = worker_rollout.decide(view.spec, view.workers, view.snapshot.get("worker_rollout_in_progress"))
+    goes through the control plane, and a removal's drain moves pods onto the others). The replacement of a worker the
+    health check remediates (WR6) goes on as ``remediate_worker``, the step the remediate flow takes."""
+    decision = view.worker_rollout
     if decision.step is None:
         return None
+    action = REMEDIATE_WORKER if decision.remediation else ROLL_WORKERS
     fields = dict(step=decision.step, workers=[decision.worker], worker_group=decision.group,
-                  timeout_seconds=worker_remediation.drain_timeout(view.spec, decision.group),
-                  worker_rollout={"worker": decision.worker, "uid": decision.uid, "group": decision.group,
-                                  "replacement": decision.replacement, "surge": decision.surge, "timestamp": decision.timestamp})
+                  timeout_seconds=worker_remediation.drain_timeout(view.spec, decision.group), worker_rollout=worker_rollout.record_of(decision))
     if decision.blocker is not None:
         return _wait(decision.reason, [decision.blocker], **fields)
-    return _behind_preflight(ROLL_WORKERS, decision.reason, view.preflight(), **fields)
+    return _behind_preflight(action, decision.reason, view.preflight(), **fields)
 
 
 def _kubeadm_config_first(view, what):
@@ -651,16 +675,24 @@ def _remove(view, action, name, reason, step=None):
 
 
 def _settled(view):
-    """Nothing to do: ``none``, or ``wait`` while a remediation is held back (RM10), a worker group's too."""
+    """Nothing to do: ``none``, or ``wait`` while a remediation is held back (RM10), a worker group's too, or a
+    worker waits on its external remediation (RX3, RX5)."""
     decision = view.remediation
     if decision.status in (remediation.SKIP, remediation.FAIL):
         blocker = preflight.blocker(decision.rule, decision.reason, [decision.machine] if decision.machine else [])
         return _wait(remediation.held_back(decision), [blocker])
     held = view.worker_remediation.held if view.worker_remediation is not None else []
+    waiting = view.worker_remediation.waiting if view.worker_remediation is not None else []
+    reasons, blockers = [], []
     if held:
-        return _wait("unhealthy workers are not remediated (%s): %s" % (worker_remediation.NOT_ALLOWED, worker_remediation.held_back(held)),
-                     [preflight.blocker(worker_remediation.NOT_ALLOWED, "%s: %s" % (worker_upgrade.group_label(group["group"]), group["reason"]),
-                                        group["workers"]) for group in held])
+        reasons.append("unhealthy workers are not remediated (%s): %s" % (worker_remediation.NOT_ALLOWED, worker_remediation.held_back(held)))
+        blockers += [preflight.blocker(worker_remediation.NOT_ALLOWED, "%s: %s" % (worker_upgrade.group_label(group["group"]), group["reason"]),
+                                       group["workers"]) for group in held]
+    if waiting:
+        reasons.append("unhealthy workers wait on their external remediation: %s" % "; ".join(found.reason for found in waiting))
+        blockers += [preflight.blocker(found.rule, found.reason, [found.machine]) for found in waiting]
+    if reasons:
+        return _wait("; ".join(reasons), blockers)
     report = view.preflight()
     return _step(NONE, "the control plane is as declared", preflight=report, blocked_by=report["failures"])
 
@@ -694,6 +726,7 @@ def _retry_after(view, action):
     timers = (
         view.health.get("next_check_seconds"),
         view.remediation.retry_after_seconds,
+        worker_remediation.retry_after(view.worker_remediation),
         rollout.seconds_until_outdated(view.machines, view.spec, view.now),
     )
     known = [t for t in timers if t is not None]

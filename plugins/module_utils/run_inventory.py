@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.flow_passes import STEPS_CEILING
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import endpoint_address, is_worker_group_name
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import endpoint_address, is_worker_group_name, uses_external_remediation
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import error, whole_number
 
 PROVIDERS = ("static", "hook")
@@ -74,11 +74,10 @@ def inventory_errors(inventory, spec, is_file, is_dir):
     if building and not (isinstance(bundle, str) and bundle and is_dir(bundle)):
         errors.append(error("kcp_bundle_dir", "must name the node software bundle's directory on the controller "
                                               "(docs/node-software.md)" + (": there is none at %s" % bundle if bundle else ""), bundle))
-    external = ((spec or {}).get("remediation") or {}).get("external")
-    if "remediate_external" in actions and external is not None:
+    if "remediate_external" in actions and uses_external_remediation(spec or {}):
         errors += _task_file_errors("kcp_remediation_tasks", inventory.get("remediation_tasks"), is_file,
-                                    "the task file run for an unhealthy machine, since remediation.external is set "
-                                    "(docs/flows.md \"External remediation\")")
+                                    "the task file run for an unhealthy machine or worker, since remediation.external or a "
+                                    "workers' external_remediation is set (docs/flows.md \"External remediation\")")
     errors += _max_steps_errors(inventory.get("max_steps"))
     return errors
 

@@ -110,6 +110,9 @@ _REMEDIATION = {
     "last": Field(timestamp),
 }
 
+# an external remediation's attempts so far, and when the last began (docs/flows.md "External remediation")
+_EXTERNAL_REMEDIATION = {"attempts": Field(integer(minimum=0), 0), "last": Field(timestamp)}
+
 _MACHINE = {
     "name": Field(string(), REQUIRED),
     "host": Field(string()),
@@ -124,10 +127,7 @@ _MACHINE = {
     "delete_requested": Field(boolean, False),
     "failure": Field(string()),
     "remediation": Field(mapping(_REMEDIATION), {}),
-    "external_remediation": Field(
-        mapping({"attempts": Field(integer(minimum=0), 0), "last": Field(timestamp)}),
-        {},
-    ),
+    "external_remediation": Field(mapping(_EXTERNAL_REMEDIATION), {}),
     "node": Field(mapping(_NODE)),
     "components": Field(
         mapping({"api_server": _COMPONENT, "controller_manager": _COMPONENT, "scheduler": _COMPONENT, "etcd": _COMPONENT}),
@@ -177,6 +177,7 @@ _WORKER = {
     "upgrade": Field(mapping(_UPGRADE)),
     "node": Field(mapping(_NODE)),
     "remediation": Field(mapping(_REMEDIATION), {}),
+    "external_remediation": Field(mapping(_EXTERNAL_REMEDIATION), {}),
     # its Node's uid: a record of its replacement names the Node it replaces, not another of the same name later
     "uid": Field(string()),
     # the replace-machine annotation: the user asks for the worker to be replaced (docs/workers.md)
@@ -231,7 +232,9 @@ _SNAPSHOT = {
     # Node uid), the host its replacement joins on, and whether that one joins first (max_surge 1)
     "worker_rollout_in_progress": Field(
         mapping({"worker": Field(string(), REQUIRED), "uid": Field(string(), REQUIRED), "group": Field(string()),
-                 "replacement": Field(string(), REQUIRED), "surge": Field(boolean, False), "timestamp": Field(timestamp, REQUIRED)})
+                 # null until the join takes a new host (rules.md WR6); remediation: the health check's, by a new host
+                 "replacement": Field(string()), "surge": Field(boolean, False), "timestamp": Field(timestamp, REQUIRED),
+                 "remediation": Field(boolean, False)})
     ),
     "machines": Field(list_of(_machine), REQUIRED),
     "workers": Field(list_of(mapping(_WORKER)), []),

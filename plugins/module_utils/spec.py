@@ -40,9 +40,9 @@ error at once, as KubeadmControlPlane's and MachineHealthCheck's defaulting and 
   is refused), ``unhealthy_range`` ``[a-b]`` with a <= b;
 * ``workers``: ``health_check`` (null: the workers are not checked), ``drain_timeout`` (5m: how long the drain of a
   remediated or replaced worker may take), ``max_surge`` (1; 0 or 1) and ``max_unavailable`` (0; >= 0, >= 1 with
-  max_surge 0) of a rolling replacement, and ``groups`` mapping a worker group's name to its own
-  ``{health_check, drain_timeout, max_surge, max_unavailable}``, each health check as ``health_check`` above without
-  ``unhealthy_machine_conditions``.
+  max_surge 0) of a rolling replacement, ``external_remediation`` (null: off; as ``remediation.external``), and
+  ``groups`` mapping a worker group's name to its own ``{health_check, drain_timeout, max_surge, max_unavailable,
+  external_remediation}``, each health check as ``health_check`` above without ``unhealthy_machine_conditions``.
 
 Durations come back as float seconds, ``max_unhealthy`` as given (int or ``"N%"``), timestamps as given.
 """
@@ -342,11 +342,14 @@ _SPEC = {
     # default for every group, and a group's own; null (the default) checks no worker of that group.
     # How a group's workers are replaced (a rolling upgrade, a worker marked for replacement), as a MachineDeployment's
     # rolling update: max_surge 1 joins the new worker before the old one is drained, 0 replaces it where it stands.
+    # A group's unhealthy worker handed to the user's remediation tasks first, as the control plane's remediation.external.
     "workers": Field(mapping({"health_check": Field(mapping(_HEALTH_CHECK)), "drain_timeout": Field(duration(), "5m"),
                               "max_surge": Field(_max_surge, 1), "max_unavailable": Field(integer(minimum=0), 0),
+                              "external_remediation": Field(mapping(_EXTERNAL_REMEDIATION)),
                               "groups": Field(worker_groups_of({"health_check": Field(mapping(_HEALTH_CHECK)),
                                                                 "drain_timeout": Field(duration()), "max_surge": Field(_max_surge),
-                                                                "max_unavailable": Field(integer(minimum=0))}), {})}), {}),
+                                                                "max_unavailable": Field(integer(minimum=0)),
+                                                                "external_remediation": Field(mapping(_EXTERNAL_REMEDIATION))}), {})}), {}),
 }
 
 
@@ -625,11 +628,18 @@ def _normalize(raw, path, fields):
 
 
 def worker_group_setting(spec, group, key):
-    """A worker group's ``key`` (``health_check``, ``drain_timeout``): the group's own under ``workers.groups``, else
+    """A worker group's ``key`` (``health_check``, ``drain_timeout``, ...): the group's own under ``workers.groups``, else
     the workers' under ``workers`` (``group`` None: the workers without a group take the latter)."""
     workers = spec.get("workers") or {}
     own = ((workers.get("groups") or {}).get(group) or {}).get(key) if group is not None else None
     return own if own is not None else workers.get(key)
+
+
+def uses_external_remediation(spec):
+    """Whether an unhealthy machine or worker of ``spec`` may be handed to the user's remediation tasks."""
+    workers = spec.get("workers") or {}
+    return ((spec.get("remediation") or {}).get("external") is not None or workers.get("external_remediation") is not None
+            or any((group or {}).get("external_remediation") is not None for group in (workers.get("groups") or {}).values()))
 
 
 def _check_workers(spec, errors):

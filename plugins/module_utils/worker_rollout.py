@@ -22,8 +22,14 @@ WR3  A replacement begun is finished before any other (the flow records it in th
 WR4  A removal keeps the group's available workers (Ready and not cordoned) at least its size less
      ``max_unavailable``, the size being its workers less the one a surge added; otherwise it waits
      (``workers_unavailable``), naming the workers down.
-WR5  A join needs a free host of the group: the flow picks it (roles/flow/tasks/pick.yml) and refuses the step,
-     saying what to add, when there is none.
+WR5  A join needs a free host of the group: the flow picks it (roles/flow/tasks/pick.yml); when there is none, a
+     machine provider that makes hosts (``kcp_provider: hook``) is asked for one of the group, else the step is
+     refused, saying what to add.
+WR6  With a machine provider that makes hosts, a removed worker's host is given back to it (its delete tasks), so a
+     replacement never joins the old host again: with ``max_surge`` 0 a new host joins once the old one is gone. The
+     health check's remediation of a worker (worker_remediation) is then such a replacement too, recorded the same way
+     with ``remediation`` set: the unhealthy worker removed first, within its health check's budget rather than
+     WR4's (it is unavailable already), then a new host of its group joins.
 """
 
 from __future__ import annotations
@@ -40,11 +46,11 @@ JOIN = "join_worker"
 REMOVE = "remove_worker"
 
 # step: JOIN or REMOVE (None: nothing to replace); worker / uid / group: the worker replaced, its Node's uid, its
-# group; replacement: the host that joins (None: a free host of the group, the flow's pick); surge: the new worker
-# joins first; timestamp: when the recorded replacement began (None: it begins with this step); reason: why; blocker:
-# why the step must wait (None: it may go).
-Decision = namedtuple("Decision", "step worker uid group replacement surge timestamp reason blocker")
-NOTHING = Decision(None, None, None, None, None, False, None, None, None)
+# group; replacement: the host that joins (None: a free host of the group, the flow's pick, or the provider's); surge:
+# the new worker joins first; timestamp: when the recorded replacement began (None: it begins with this step); reason:
+# why; blocker: why the step must wait (None: it may go); remediation: the health check's remediation (WR6).
+Decision = namedtuple("Decision", "step worker uid group replacement surge timestamp reason blocker remediation")
+NOTHING = Decision(None, None, None, None, None, False, None, None, None, False)
 
 
 def reasons(worker, spec):
@@ -74,8 +80,33 @@ def in_progress(record, workers):
     return record
 
 
+def record_of(decision):
+    """The record of the replacement ``decision`` steps through, as the flow writes it to the state ConfigMap (with
+    its timestamp, and the replacement once known) and the plan hands it over (``worker_rollout``)."""
+    return {"worker": decision.worker, "uid": decision.uid, "group": decision.group, "replacement": decision.replacement,
+            "surge": decision.surge, "timestamp": decision.timestamp, "remediation": decision.remediation}
+
+
+def record_to_write(record, step, host, now):
+    """The record of the replacement ``record`` (the plan's ``worker_rollout``) that ``step`` on ``host`` writes to
+    the state ConfigMap before it acts, begun ``now`` (RFC 3339), or None when the ConfigMap holds it already: written
+    when the replacement begins (no timestamp yet), and again when its join takes a host not yet recorded (WR6: the
+    new host is known only once picked), so that a run stopped in the join finds the host it began on."""
+    joins = step == JOIN and not record.get("replacement")
+    if record.get("timestamp") and not joins:
+        return None
+    return dict(record, replacement=host if joins else record.get("replacement"), timestamp=record.get("timestamp") or now)
+
+
+def remediation(worker, group, reason):
+    """WR6: the first step of the replacement of unhealthy ``worker`` (a snapshot worker) of ``group``: its removal."""
+    return Decision(REMOVE, worker["name"], worker.get("uid"), group, None, False, None, reason, None, True)
+
+
 def _removal(spec, workers, worker, group, surge, reason, fields):
-    """WR4: the removal of ``worker``, or its wait."""
+    """WR4: the removal of ``worker``, or its wait (never for a remediation's, WR6)."""
+    if fields.get("remediation"):
+        return Decision(REMOVE, worker, fields["uid"], group, fields["replacement"], surge, fields["timestamp"], reason, None, True)
     members = [w for w in workers if w.get("group") == group]
     size = len(members) - (1 if surge else 0)
     limit = worker_group_setting(spec, group, "max_unavailable")
@@ -86,21 +117,23 @@ def _removal(spec, workers, worker, group, surge, reason, fields):
                           "as %s %s not Ready or cordoned" % (group_label(group), size - limit, size, limit, worker, available, ", ".join(down),
                                                               "is" if len(down) == 1 else "are"), down)
         return Decision(REMOVE, worker, fields["uid"], group, fields["replacement"], surge, fields["timestamp"],
-                        reason + ", once enough of its group is available", refusal)
-    return Decision(REMOVE, worker, fields["uid"], group, fields["replacement"], surge, fields["timestamp"], reason, None)
+                        reason + ", once enough of its group is available", refusal, False)
+    return Decision(REMOVE, worker, fields["uid"], group, fields["replacement"], surge, fields["timestamp"], reason, None, False)
 
 
-def decide(spec, workers, record):
+def decide(spec, workers, record, provider_makes_hosts=False):
     """The Decision for this pass (module docstring). ``workers``: the snapshot's; ``record``: its
-    ``worker_rollout_in_progress``."""
+    ``worker_rollout_in_progress``; ``provider_makes_hosts``: the flow's machine provider is a hook (WR6)."""
     owed = in_progress(record, workers)
     if owed is not None:
-        group, name, surge = owed.get("group"), owed["worker"], bool(owed.get("surge"))
-        fields = {"uid": owed["uid"], "replacement": owed["replacement"], "timestamp": owed["timestamp"]}
-        begun = "the replacement of worker %s of %s by %s begun at %s" % (name, group_label(group), owed["replacement"], owed["timestamp"])
+        group, name, surge, remedy = owed.get("group"), owed["worker"], bool(owed.get("surge")), bool(owed.get("remediation"))
+        fields = {"uid": owed["uid"], "replacement": owed["replacement"], "timestamp": owed["timestamp"], "remediation": remedy}
+        begun = "the %s of worker %s of %s by %s begun at %s" % (
+            "remediation" if remedy else "replacement", name, group_label(group), owed["replacement"] or "a new host", owed["timestamp"])
         if _same_node(workers, name, owed["uid"]) and (_joined(workers, owed) or not surge):
             return _removal(spec, workers, name, group, surge, begun + ": drain it, kubeadm reset, delete its Node", fields)
-        return Decision(JOIN, name, owed["uid"], group, owed["replacement"], surge, owed["timestamp"], begun + ": join %s" % owed["replacement"], None)
+        joins = owed["replacement"] or ("a new host of the group" if provider_makes_hosts else "a free host of the group")
+        return Decision(JOIN, name, owed["uid"], group, owed["replacement"], surge, owed["timestamp"], begun + ": join %s" % joins, None, remedy)
     due = [(w, reasons(w, spec)) for w in workers]
     due = [(w, why) for w, why in due if why]
     if not due:
@@ -112,7 +145,12 @@ def decide(spec, workers, record):
     left = sum(1 for w, _why in due if w.get("group") == group)
     reason = "replace worker %s of %s (%s; %d of its workers to replace)" % (worker["name"], group_label(group), "; ".join(why), left)
     if surge:
+        where = "a free host of the group, or a new one from the machine provider," if provider_makes_hosts else "a free host of the group"
         return Decision(JOIN, worker["name"], worker.get("uid"), group, None, True, None,
-                        reason + ": a new worker joins on a free host of the group first (max_surge 1)", None)
+                        reason + ": a new worker joins on %s first (max_surge 1)" % where, None, False)
+    if provider_makes_hosts:
+        return _removal(spec, workers, worker["name"], group, False, reason + ": drain it, kubeadm reset, delete its Node and give its "
+                        "host back to the machine provider, then a new host of the group joins (max_surge 0)",
+                        {"uid": worker.get("uid"), "replacement": None, "timestamp": None})
     return _removal(spec, workers, worker["name"], group, False, reason + ": drain it, kubeadm reset, delete its Node and join its host again "
                     "(max_surge 0)", {"uid": worker.get("uid"), "replacement": worker["name"], "timestamp": None})

@@ -26,7 +26,9 @@ description:
     V(rollout) outdated machines (add then remove with C(max_surge) 1, remove then add with 0), or
     V(upgrade_in_place) with the in-place upgrade strategy, one machine per step; V(scale_up) / V(scale_down)
     towards the declared replicas; with O(remediate_workers), V(remediate_worker) an unhealthy worker of a group
-    whose health check allows it (or one whose remediation a stopped run left half done); V(roll_workers) the next
+    whose health check allows it (or one whose remediation a stopped run left half done), V(remediate_external) first
+    when its group's C(external_remediation) asks for the user's tasks, V(clear_external_remediation) once it is
+    healthy again; V(roll_workers) the next
     step of a worker's rolling replacement (one the user marked with the replace-machine annotation, or, with the
     rolling strategy, one not at the spec's version); V(upgrade_workers) with
     the in-place strategy, once every control plane machine runs the spec's version, the next workers of one
@@ -56,6 +58,13 @@ options:
         V(remediate_worker) a step, and a V(wait) (rule C(worker_remediation_not_allowed)) for the groups whose
         budget holds their unhealthy workers back, once the control plane has nothing to do. Other flows leave
         workers alone.
+    type: bool
+    default: false
+  provider_makes_hosts:
+    description:
+      - The flow's machine provider makes hosts (C(kcp_provider) V(hook), C(docs/providers.md)) - a worker that is
+        replaced or remediated then gets a new host of its group, and its own host goes back to the provider, so
+        it is never rebuilt where it stands (C(docs/rules.md) WR6).
     type: bool
     default: false
   projection:
@@ -124,7 +133,9 @@ action:
       V(finish_delete) finish removing RV(machine), whose removal was interrupted; V(upgrade_workers) upgrade the
       workers RV(workers) of RV(worker_group) where they stand (drain, C(kubeadm upgrade node), the kubelet,
       uncordon); V(remediate_worker) rebuild the worker RV(workers) of RV(worker_group) where it stands (drain,
-      C(kubeadm reset), its Node deleted, joined again); V(roll_workers) take the next step, RV(step), of the
+      C(kubeadm reset), its Node deleted, joined again), or, with O(provider_makes_hosts), take RV(step) of its
+      replacement by a new host (RV(worker_rollout)); V(remediate_external) and V(clear_external_remediation)
+      also for the worker RV(workers) (RV(machine) names it too); V(roll_workers) take the next step, RV(step), of the
       rolling replacement of the worker RV(workers) (RV(worker_rollout)); V(update_kubeadm_config) set
       the kubeadm-config ConfigMap's ClusterConfiguration to the spec (C(kubernetesVersion), image repositories,
       feature gates, the apiServer, controllerManager and scheduler sections, etcd and DNS settings; RV(reason)
@@ -137,7 +148,7 @@ action:
   sample: rollout
 step:
   description: For V(rollout), V(scale_up) and V(scale_down), and a V(wait) that holds one back, the scaling
-    step (V(scale_up) or V(scale_down)); for V(roll_workers), and a V(wait) that holds it back, V(join_worker) (the
+    step (V(scale_up) or V(scale_down)); for V(roll_workers) and a replacing V(remediate_worker), and a V(wait) that holds one back, V(join_worker) (the
     replacement joins) or V(remove_worker) (the replaced worker is drained, reset and its Node deleted); null
     otherwise.
   returned: success
@@ -166,6 +177,7 @@ workers:
     - For V(remediate_worker), and a V(wait) that holds it back for preflight, the one worker to rebuild; for the
       V(wait) of the worker groups held back by their budget, none (RV(blocked_by) names their workers).
     - For V(roll_workers), and a V(wait) that holds it back, the one worker replaced.
+    - For a worker's V(remediate_external) and V(clear_external_remediation), that worker.
   returned: success
   type: list
   elements: str
@@ -248,7 +260,7 @@ attempt:
   sample: 2
 timeout_seconds:
   description:
-    - For V(remediate_external), the seconds the attempt may take (C(remediation.external.timeout)) - until they
+    - For V(remediate_external), the seconds the attempt may take (C(remediation.external.timeout), a worker's C(external_remediation.timeout)) - until they
       have passed since the attempt began, the plan tries nothing more for that machine.
     - For V(remediate_worker) and V(roll_workers), the seconds the worker's drain may take (its group's C(drain_timeout)).
     - Null otherwise.
@@ -257,15 +269,17 @@ timeout_seconds:
   sample: 600.0
 worker_rollout:
   description:
-    - For V(roll_workers), and a V(wait) that holds it back, the replacement, as the flow records it in the state
+    - For V(roll_workers) and a replacing V(remediate_worker), and a V(wait) that holds one back, the replacement, as the flow records it in the state
       ConfigMap (key C(worker-rollout)) before its first step - the worker replaced (C(worker)) and its Node's
       C(uid), its C(group), the host its replacement joins on (C(replacement); null when it is yet to be picked, a
       free worker host of the group), whether the replacement joins first (C(surge), the group's C(max_surge) 1), and
-      when the replacement began (C(timestamp); null when it begins with this step, and the flow records it).
+      when the replacement began (C(timestamp); null when it begins with this step, and the flow records it), and
+      whether it is the health check's remediation (C(remediation)).
     - Null otherwise.
   returned: success
   type: dict
-  sample: {"worker": "worker-1", "uid": "6a1d0f5e-0c8e-4d43-9b1c-5c0f8f0d2b1a", "group": "md-0", "replacement": null, "surge": true, "timestamp": null}
+  sample: {"worker": "worker-1", "uid": "6a1d0f5e-0c8e-4d43-9b1c-5c0f8f0d2b1a", "group": "md-0", "replacement": null, "surge": true, "timestamp": null,
+           "remediation": false}
 remediation_for:
   description: For V(scale_up) while a remediation awaits its replacement, the record the new machine
     inherits (C(machine), C(timestamp), C(retry_count)); null otherwise.

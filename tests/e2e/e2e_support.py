@@ -69,12 +69,19 @@ class E2ESandbox:
                               capture_output=True, text=True, timeout=120, check=False)
         assert done.returncode == 0, done.stdout + done.stderr
 
-    def machine_create(self, name, failure_domain):
+    def machine_create(self, name, failure_domain=None, worker_group=None):
         """A new bare host from the sandbox's provider (``sandbox machine create``), in the inventory and behind the
-        load balancer from now on, as a provider hands one to an operator."""
-        done = subprocess.run([CLI, "--name", self.name, "machine", "create", "--name", name, "--failure-domain", failure_domain],
+        load balancer from now on, as a provider hands one to an operator; with ``worker_group``, a worker host of that
+        group (inventory group workers, no load balancer backend)."""
+        where = ["--failure-domain", failure_domain] if failure_domain else []
+        group = ["--worker-group", worker_group] if worker_group else []
+        done = subprocess.run([CLI, "--name", self.name, "machine", "create", "--name", name] + where + group,
                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180, check=False)
         assert done.returncode == 0, done.stdout + done.stderr
+        self.reload()
+
+    def reload(self):
+        """Read the sandbox's hosts again (a machine provider's create or delete tasks changed them)."""
         self.record = state.Sandbox(self.name).load()
 
     def admin_conf(self):

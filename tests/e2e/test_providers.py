@@ -6,14 +6,19 @@
 provider for a host in each failure domain the plan names; scale 3 -> 1 gives the removed machines' hosts back
 to the provider, which deletes them; a second run changes nothing; a hook without its task files is refused
 before any host is touched, and so is a static pool with no host in the failure domains the inventory
-declares."""
+declares. Then workers (docs/rules.md WR6): a worker w-1 of group md-0, marked for replacement, is replaced by a
+new md-0 host the provider makes, and its own host given back; that worker, its kubelet stopped, is first power
+cycled by the external remediation tasks (healed: its request cleared, the same Node), and, its kubelet stopped
+again and the tasks no help (they open a ticket), replaced by a new host once its one attempt timed out - killed
+after its removal and before its host went back, the next run gives the host back and joins a new one, never the old
+host."""
 
 import json
 import os
 
 import pytest
 
-from e2e_support import ROOT, newest, recap
+from e2e_support import ROOT, kubectl_json, lock_holder, newest, recap, steps_taken, wait_ready
 
 pytestmark = pytest.mark.sandbox
 SANDBOX = ("t-provid", "172.31.239.0/24", 1, 3)
@@ -36,14 +41,15 @@ def flow(sandbox, playbook, replicas, tmp_path):
     return done
 
 
-def inventory_hosts(sandbox):
-    """{host: failure domain} as the sandbox's inventory lists them now (the provider rewrites it)."""
+def inventory_hosts(sandbox, key="failure_domain"):
+    """{host: failure domain} of the control plane candidates as the sandbox's inventory lists them now (the provider
+    rewrites it); with ``key`` worker_group, {host: worker group} of its workers."""
     hosts = {}
     with open(sandbox.inventory, encoding="utf-8") as handle:
         for line in handle:
-            if "failure_domain=" in line and not line.startswith("#"):
+            if "failure_domain=" in line and not line.startswith("#") and (key == "worker_group") == ("worker_group=" in line):
                 name = line.split()[0]
-                hosts[name] = line.split("failure_domain=")[1].split()[0]
+                hosts[name] = line.split(key + "=")[1].split()[0]
     return hosts
 
 
@@ -90,3 +96,84 @@ def test_scale_down_gives_the_hosts_back_to_the_provider(bare_hosts, tmp_path):
     assert zones(bare_hosts, left) == hosts
     again = flow(bare_hosts, "scale.yml", 1, tmp_path)
     assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
+
+
+REMEDIATE = os.path.join(ROOT, "playbooks", "remediate.yml")
+REMEDIATION_TASKS = os.path.join(ROOT, "tests", "remediation", "sandbox")
+GROUP_LABEL = "control-plane.kubeadm.io/worker-group"
+
+
+def worker_nodes(sandbox):
+    """{worker Node: (its group, its uid)}."""
+    return {n["metadata"]["name"]: (n["metadata"]["labels"].get(GROUP_LABEL), n["metadata"]["uid"])
+            for n in kubectl_json(sandbox, "get nodes -l '!node-role.kubernetes.io/control-plane'")["items"]}
+
+
+def state_data(sandbox):
+    return (kubectl_json(sandbox, "-n kube-system get configmap control-plane-kubeadm-io") or {}).get("data") or {}
+
+
+def test_a_worker_marked_for_replacement_gets_a_new_host_from_the_provider_and_its_own_goes_back(bare_hosts, tmp_path):
+    bare_hosts.machine_create("w-1", worker_group="md-0")
+    flow(bare_hosts, "workers.yml", 1, tmp_path)
+    assert {name: group for name, (group, _uid) in worker_nodes(bare_hosts).items()} == {"w-1": "md-0"}
+    [control_plane] = list(inventory_hosts(bare_hosts))
+    bare_hosts.ssh(control_plane, ADMIN + "annotate node w-1 control-plane.kubeadm.io/replace-machine=")
+    done = flow(bare_hosts, "rollout.yml", 1, tmp_path)
+    assert steps_taken(done.stdout) == ["roll_workers join_worker w-1", "roll_workers remove_worker w-1", "none"], steps_taken(done.stdout)
+    workers = inventory_hosts(bare_hosts, "worker_group")
+    assert list(workers.values()) == ["md-0"] and "w-1" not in workers, workers
+    [new] = list(workers)
+    assert {name: group for name, (group, _uid) in worker_nodes(bare_hosts).items()} == {new: "md-0"}
+    wait_ready(bare_hosts, [new], "True")
+    assert "worker-rollout" not in state_data(bare_hosts)
+    again = flow(bare_hosts, "rollout.yml", 1, tmp_path)
+    assert all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]
+
+
+def remediation_vars(sandbox, tmp_path, tasks, **external):
+    extra = flow_vars(sandbox, 1, tmp_path)
+    check = {"unhealthy_conditions": [{"type": "Ready", "status": status, "timeout": "5s"} for status in ("Unknown", "False")]}
+    extra["kcp"]["workers"] = {"health_check": check, "external_remediation": dict(external, escalate=True)}
+    return dict(extra, kcp_remediation_tasks=os.path.join(REMEDIATION_TASKS, tasks), worker_remove_unreachable_pod_timeout=5)
+
+
+def test_an_unhealthy_worker_is_power_cycled_first_and_replaced_by_a_new_host_when_that_does_not_heal_it(bare_hosts, tmp_path):
+    bare_hosts.reload()
+    [worker] = list(inventory_hosts(bare_hosts, "worker_group"))
+    [control_plane] = list(inventory_hosts(bare_hosts))
+    uid = worker_nodes(bare_hosts)[worker][1]
+    bare_hosts.fault("kubelet-stop", worker)
+    wait_ready(bare_hosts, [worker], "Unknown", longer_than=6)
+    healed = bare_hosts.playbook(REMEDIATE, remediation_vars(bare_hosts, tmp_path, "power-cycle.yml", attempts=1, timeout="2m"), timeout=1200)
+    assert healed.returncode == 0, healed.stdout[-8000:]
+    assert steps_taken(healed.stdout) == ["remediate_external %s" % worker, "clear_external_remediation %s" % worker, "none"], \
+        steps_taken(healed.stdout)
+    node = kubectl_json(bare_hosts, "get node %s" % worker)
+    assert node["metadata"]["uid"] == uid and "control-plane.kubeadm.io/external-remediation" not in node["metadata"].get("annotations", {})
+
+    # the tasks only open a ticket: the one attempt runs out, and the worker is replaced by a new host (killed once it
+    # is removed, before its host goes back to the provider)
+    bare_hosts.fault("kubelet-stop", worker)
+    wait_ready(bare_hosts, [worker], "Unknown", longer_than=6)
+    ticket = remediation_vars(bare_hosts, tmp_path, "open-ticket.yml", attempts=1, timeout="5s")
+    killed = bare_hosts.playbook_killed(REMEDIATE, ticket, "Give the host back to the machine provider", after=0, timeout=1200)
+    assert steps_taken(killed)[:2] == ["remediate_external %s" % worker, "remediate_worker remove_worker %s" % worker], killed[-6000:]
+    record = json.loads(state_data(bare_hosts)["worker-rollout"])
+    assert (record["worker"], record["uid"], record["group"], record["replacement"], record["surge"], record["remediation"]) == (
+        worker, uid, "md-0", None, False, True), record
+    assert worker not in worker_nodes(bare_hosts) and worker in inventory_hosts(bare_hosts, "worker_group")
+    done = bare_hosts.playbook(REMEDIATE, ticket, timeout=1200)
+    assert done.returncode == 0, done.stdout[-8000:]
+    said = " ".join(done.stdout.split())
+    assert steps_taken(done.stdout) == ["remediate_worker join_worker %s" % worker, "none"], steps_taken(done.stdout)
+    assert ("the remediation of worker %s of worker group md-0 by a new host begun at %s: join a new host of the group" % (
+        worker, record["timestamp"])) in said, said[-6000:]
+    workers = inventory_hosts(bare_hosts, "worker_group")
+    assert list(workers.values()) == ["md-0"] and worker not in workers, workers
+    [new] = list(workers)
+    assert {name: group for name, (group, _uid) in worker_nodes(bare_hosts).items()} == {new: "md-0"}
+    wait_ready(bare_hosts, [new], "True")
+    assert "worker-rollout" not in state_data(bare_hosts) and lock_holder(bare_hosts, control_plane) == ""
+    again = bare_hosts.playbook(REMEDIATE, ticket)
+    assert again.returncode == 0 and all(counts["changed"] == 0 for counts in recap(again.stdout).values()), again.stdout[-6000:]

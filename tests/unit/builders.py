@@ -165,15 +165,17 @@ def upgrade(strategy="rolling", other_changes="refuse", max_unavailable=1, group
 
 
 def worker(name, group=None, created=1000, version=VERSION, ready=True, unschedulable=False, node_ready=None, changed=None,
-           remediation_requested=False, replace_requested=False, uid=None):
+           remediation_requested=False, replace_requested=False, uid=None, external_attempts=0, external_last=None):
     """A worker Node (docs/snapshot.md ``workers``) created `created` minutes before NOW, Ready unless told otherwise;
     its Ready condition `node_ready` (by default as `ready` says) since `changed` minutes before NOW (its creation);
-    its uid ``uid-<name>`` unless given."""
+    its uid ``uid-<name>`` unless given; its external remediation's attempts, the last begun ``external_last`` minutes
+    before NOW."""
     status = node_ready or ("True" if ready else "False")
     return {"name": name, "group": group, "created": at(created), "version": version, "ready": status == "True",
             "unschedulable": unschedulable,
             "node": {"name": name, "conditions": [{"type": "Ready", "status": status, "last_transition": at(created if changed is None else changed)}]},
             "remediation": {"requested": remediation_requested, "retries": 0, "last": None},
+            "external_remediation": {"attempts": external_attempts, "last": None if external_last is None else at(external_last)},
             "uid": uid or "uid-" + name, "replace_requested": replace_requested}
 
 
@@ -205,7 +207,7 @@ def spec(**overrides):
             "max_unhealthy": "100%",
             "unhealthy_range": None,
         },
-        "workers": {"health_check": None, "drain_timeout": 300.0, "max_surge": 1, "max_unavailable": 0, "groups": {}},
+        "workers": {"health_check": None, "drain_timeout": 300.0, "max_surge": 1, "max_unavailable": 0, "external_remediation": None, "groups": {}},
     }
     base.update(overrides)
     return base

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.kubeadm.control_plane.plugins.filter.flow_step import flow_step
+from ansible_collections.kubeadm.control_plane.plugins.filter.flow_step import flow_step, flow_step_title
 from ansible_collections.kubeadm.control_plane.plugins.module_utils import planner, worker_rollout
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.plan_answer import plan_from_raw
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
@@ -86,6 +86,23 @@ def test_workers_to_upgrade_are_the_plans_workers():
                 init=False, remediation_for=None)
     step = flow_step(plan, snapshot(machines(3)), "", ["cp-1", "cp-2", "cp-3"], {})
     assert (step["hosts"], step["via"]) == (["w-1", "w-2"], "cp-1")
+
+
+@pytest.mark.parametrize("plan, unfinished, emptied, title", [
+    ({"action": "rollout", "step": "scale_up", "machine": None}, "", False, "rollout scale_up"),
+    ({"action": "upgrade_in_place", "machine": "cp-1"}, "", False, "upgrade_in_place cp-1"),
+    ({"action": "roll_workers", "step": "join_worker", "workers": ["w-1"]}, "", False, "roll_workers join_worker w-1"),
+    ({"action": "remediate_worker", "step": "remove_worker", "workers": ["w-1"]}, "", False, "remediate_worker remove_worker w-1"),
+    ({"action": "remediate_worker", "step": None, "workers": ["w-1"]}, "", False, "remediate_worker w-1"),
+    ({"action": "upgrade_workers", "workers": ["w-1", "w-2"]}, "", False, "upgrade_workers w-1,w-2"),
+    ({"action": "remediate_external", "machine": "w-1", "workers": ["w-1"]}, "", False, "remediate_external w-1"),
+    ({"action": "remediate_external", "machine": "cp-2", "workers": []}, "", False, "remediate_external"),
+    ({"action": "wait", "step": "join_worker", "workers": ["w-1"]}, "", False, "wait"),
+    ({"action": "scale_up"}, "cp-4", False, "finish cp-4"),
+    ({"action": "scale_down", "machine": "cp-1"}, "", True, "none"),
+], ids=lambda value: value if isinstance(value, str) and " " in value else None)
+def test_a_pass_s_step_is_named_by_its_action_step_and_what_it_acts_on(plan, unfinished, emptied, title):
+    assert flow_step_title(plan, unfinished, emptied) == title
 
 
 def test_input_that_is_not_a_plan_is_refused():

@@ -243,12 +243,12 @@ def test_worker_nodes_are_the_snapshots_workers_with_their_group_version_readine
         {"name": "w-1", "group": "md-0", "created": "2026-11-26T09:00:00Z", "version": "v1.37.1", "ready": True, "unschedulable": False,
          "upgrade": None, "remediation": {"requested": False, "retries": 0, "last": None},
          "node": {"name": "w-1", "conditions": [{"type": "Ready", "status": "True", "last_transition": "2026-11-26T10:00:00Z"}]},
-         "uid": "5f0c1b2e-uid-w-1", "replace_requested": True},
+         "external_remediation": {"attempts": 0, "last": None}, "uid": "5f0c1b2e-uid-w-1", "replace_requested": True},
         {"name": "w-2", "group": None, "created": "2026-11-26T09:00:00Z", "version": "v1.36.4", "ready": False, "unschedulable": True,
          "upgrade": {"version": "v1.37.1", "step": "kubeadm-upgrade", "failed_step": "drain", "error": "the drain of w-2 did not finish"},
          "remediation": {"requested": False, "retries": 0, "last": None},
          "node": {"name": "w-2", "conditions": [{"type": "Ready", "status": "False", "last_transition": "2026-11-26T10:00:00Z"}]},
-         "uid": None, "replace_requested": False},
+         "external_remediation": {"attempts": 0, "last": None}, "uid": None, "replace_requested": False},
     ]
     # the remediate-machine annotation asks for a worker's remediation too, as for a control plane machine
     snap = observation.assemble(NOW, [host("cp-1")], ["fd-1"], nodes=[node("cp-1"), cordoned], pods=mirror_pods("cp-1"), kubeadm_config={})
@@ -611,8 +611,8 @@ def test_a_worker_with_an_empty_group_label_or_no_spec_or_status():
     assert observation.workers([bare]) == [{"name": "w-1", "group": None, "created": "2026-11-26T09:00:00Z", "version": None,
                                             "ready": False, "unschedulable": False, "upgrade": None,
                                             "node": {"name": "w-1", "conditions": []},
-                                            "remediation": {"requested": False, "retries": 0, "last": None}, "uid": None,
-                                            "replace_requested": False}]
+                                            "remediation": {"requested": False, "retries": 0, "last": None},
+                                            "external_remediation": {"attempts": 0, "last": None}, "uid": None, "replace_requested": False}]
 
 
 @pytest.mark.parametrize("conditions, ready", [

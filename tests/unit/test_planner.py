@@ -1275,7 +1275,8 @@ def test_the_rolling_strategy_replaces_an_outdated_worker_once_the_control_plane
     upgraded = {"cp_%d" % i: {"version": NEXT} for i in (1, 2, 3)}
     result = decide(spec(version=NEXT), in_place_snapshot(cluster(3, **upgraded), workers=[worker("w-1", group="md-0")]))
     assert (result["action"], result["step"], result["workers"], result["worker_group"]) == ("roll_workers", "join_worker", ["w-1"], "md-0")
-    assert result["worker_rollout"] == {"worker": "w-1", "uid": "uid-w-1", "group": "md-0", "replacement": None, "surge": True, "timestamp": None}
+    assert result["worker_rollout"] == {"worker": "w-1", "uid": "uid-w-1", "group": "md-0", "replacement": None, "surge": True,
+                                        "timestamp": None, "remediation": False}
     assert result["timeout_seconds"] == 300.0
     # the control plane first: a machine still at the old version is replaced before any worker
     assert decide(spec(version=NEXT), in_place_snapshot(cluster(3, **dict(upgraded, cp_3={"version": VERSION})),

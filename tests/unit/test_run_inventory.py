@@ -82,12 +82,16 @@ def test_external_remediation_needs_an_existing_task_file_where_the_flow_may_tak
     remediating = ["remediate", "remediate_external", "scale_up"]
     assert paths(external, actions=remediating, remediation_tasks="/srv/kcp/power-cycle.yml") == []
     assert errors(external, actions=remediating, remediation_tasks="/srv/kcp/typo.yml") == [
-        ("kcp_remediation_tasks", "must be the absolute path of the task file run for an unhealthy machine, since "
-                                  "remediation.external is set (docs/flows.md \"External remediation\"): there is no file "
-                                  "at /srv/kcp/typo.yml")]
+        ("kcp_remediation_tasks", "must be the absolute path of the task file run for an unhealthy machine or worker, since "
+                                  "remediation.external or a workers' external_remediation is set (docs/flows.md \"External "
+                                  "remediation\"): there is no file at /srv/kcp/typo.yml")]
     assert paths(external, actions=remediating) == ["kcp_remediation_tasks"]
     assert paths(external, actions=["scale_up"]) == []
     assert paths(actions=remediating) == []  # no external remediation asked for
+    # a worker group's asks for the task file too
+    workers = spec(workers={"health_check": None, "drain_timeout": 300.0, "max_surge": 1, "max_unavailable": 0, "external_remediation": None,
+                            "groups": {"md-0": {"external_remediation": {"attempts": 1, "timeout": 600.0, "escalate": False}}}})
+    assert paths(workers, actions=remediating) == ["kcp_remediation_tasks"]
 
 
 def test_every_error_at_once():

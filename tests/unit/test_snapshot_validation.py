@@ -100,8 +100,8 @@ def test_a_worker_with_only_a_name_and_a_creation_time_is_not_ready_and_in_no_gr
     assert errors == []
     assert normalized["workers"] == [{"name": "w-1", "group": None, "created": at(60), "version": None, "ready": False,
                                       "unschedulable": False, "upgrade": None, "node": None,
-                                      "remediation": {"requested": False, "retries": 0, "last": None}, "uid": None,
-                                      "replace_requested": False}]
+                                      "remediation": {"requested": False, "retries": 0, "last": None},
+                                      "external_remediation": {"attempts": 0, "last": None}, "uid": None, "replace_requested": False}]
 
 
 def test_a_machine_with_a_node_counts_as_provisioned_and_its_node_is_named_after_it():

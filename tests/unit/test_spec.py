@@ -140,13 +140,14 @@ ACCEPTED = [
      with_field(MINIMAL, "upgrade.workers.groups", {"md-0": {"max_unavailable": 3}, "md_1.x": None}), "upgrade.workers.groups",
      {"md-0": {"max_unavailable": 3}, "md_1.x": {"max_unavailable": 1}}),
     ("no worker is health checked by default, and workers are replaced joining the new one first",
-     MINIMAL, "workers", {"health_check": None, "drain_timeout": 300.0, "max_surge": 1, "max_unavailable": 0, "groups": {}}),
+     MINIMAL, "workers", {"health_check": None, "drain_timeout": 300.0, "max_surge": 1, "max_unavailable": 0, "external_remediation": None,
+                          "groups": {}}),
     ("a group's max_surge reads as the control plane's", with_field(MINIMAL, "workers.groups", {"gpu": {"max_surge": "0", "max_unavailable": 1}}),
-     "workers.groups", {"gpu": {"health_check": None, "drain_timeout": None, "max_surge": 0, "max_unavailable": 1}}),
+     "workers.groups", {"gpu": {"health_check": None, "drain_timeout": None, "max_surge": 0, "max_unavailable": 1, "external_remediation": None}}),
     ("a worker group's health check gets the health check's defaults",
      with_field(MINIMAL, "workers.groups", {"md-0": {"health_check": {"max_unhealthy": 1}}, "gpu": None}), "workers.groups",
-     {"gpu": {"health_check": None, "drain_timeout": None, "max_surge": None, "max_unavailable": None},
-      "md-0": {"drain_timeout": None, "max_surge": None, "max_unavailable": None, "health_check": {
+     {"gpu": {"health_check": None, "drain_timeout": None, "max_surge": None, "max_unavailable": None, "external_remediation": None},
+      "md-0": {"drain_timeout": None, "max_surge": None, "max_unavailable": None, "external_remediation": None, "health_check": {
           "unhealthy_conditions": [{"type": "Ready", "status": "Unknown", "timeout": 300.0}, {"type": "Ready", "status": "False", "timeout": 300.0}],
           "unhealthy_machine_conditions": [], "node_startup_timeout": 600.0, "max_unhealthy": 1, "unhealthy_range": None}}}),
     ("max retry zero is kept", with_field(MINIMAL, "remediation.max_retry", 0), "remediation.max_retry", 0),

@@ -12,7 +12,7 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.plan_project
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.planner import plan
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hashes
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.worker_rollout import JOIN, REMOVE, decide, in_progress, reasons
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.worker_rollout import JOIN, REMOVE, decide, in_progress, reasons, record_to_write
 from ansible_collections.kubeadm.control_plane.tests.unit.builders import VERSION, control_plane, snapshot, spec, upgrade, worker
 
 MACHINES = control_plane(3, "h")
@@ -99,6 +99,34 @@ def test_with_max_surge_0_the_worker_goes_first_and_its_own_host_joins_again():
     assert (decision.step, decision.replacement) == (JOIN, "w-1")
     # joined again (a new uid): done
     assert decide(the_spec, workers[1:] + [worker("w-1", group="md-0", uid="uid-again")], record("w-1", "w-1", surge=False)).step is None
+
+
+def test_with_a_provider_that_makes_hosts_max_surge_0_joins_a_new_host_never_the_old_one():
+    the_spec = rolling(max_surge=0, max_unavailable=1)
+    workers = [worker("w-1", group="md-0", replace_requested=True), worker("w-2", group="md-0")]
+    decision = decide(the_spec, workers, None, provider_makes_hosts=True)
+    assert (decision.step, decision.worker, decision.replacement, decision.surge) == (REMOVE, "w-1", None, False)
+    assert decision.reason.endswith("give its host back to the machine provider, then a new host of the group joins (max_surge 0)")
+    decision = decide(the_spec, workers[1:], record("w-1", None, surge=False), provider_makes_hosts=True)
+    assert (decision.step, decision.replacement) == (JOIN, None)
+    # the old host, left without a Node by a stopped run, is no free host for its own replacement
+    snap = snapshot(MACHINES, workers=workers[1:])
+    join = planned(the_spec, workers[1:], record("w-1", None, surge=False))
+    assert flow_step(join, snap, "", [m["name"] for m in MACHINES], {}, {"w-1": "md-0", "w-7": "md-0"})["hosts"] == ["w-7"]
+    assert flow_step(join, snap, "", [m["name"] for m in MACHINES], {}, {"w-1": "md-0"})["hosts"] == []
+    # and with max_surge 1 the reason says where the new worker comes from
+    assert decide(rolling(), workers, None, provider_makes_hosts=True).reason.endswith(
+        "a new worker joins on a free host of the group, or a new one from the machine provider, first (max_surge 1)")
+
+
+def test_the_record_is_written_when_the_replacement_begins_and_when_its_join_takes_a_host_not_recorded():
+    now = "2026-11-28T12:00:00Z"
+    fresh = dict(record("w-1", None), timestamp=None)
+    assert record_to_write(fresh, JOIN, "w-9", now) == dict(fresh, replacement="w-9", timestamp=now)
+    assert record_to_write(dict(fresh, surge=False), REMOVE, "w-1", now) == dict(fresh, surge=False, timestamp=now)
+    assert record_to_write(record("w-1", None, surge=False), JOIN, "w-9", now) == dict(record("w-1", None, surge=False), replacement="w-9")
+    assert record_to_write(record("w-1", "w-9"), JOIN, "w-9", now) is None
+    assert record_to_write(record("w-1", "w-9"), REMOVE, "w-1", now) is None
 
 
 @pytest.mark.parametrize("max_unavailable, down, blocked", [

@@ -64,8 +64,10 @@ def build_parser():
 
     machine = commands.add_parser("machine", help="the machine provider")
     machine = machine.add_subparsers(dest="action", required=True)
-    create = machine.add_parser("create", help="create and boot a machine; prints {name, host, failure_domain}")
+    create = machine.add_parser("create", help="create and boot a machine; prints {name, host, failure_domain, worker_group}")
     create.add_argument("--failure-domain", help="default: the failure domain with the fewest machines")
+    create.add_argument("--worker-group", help="a worker host of this group (inventory group workers, no load balancer "
+                                               "backend); default: a control plane candidate")
     create.add_argument("--name", dest="machine", help="machine name (default <prefix>-<next number>)")
     delete = machine.add_parser("delete", help="power a machine off and remove it and its data")
     delete.add_argument("machine")
@@ -123,7 +125,10 @@ def dispatch(args):
         with sbx.locked():
             require_up(sbx)
             if args.action == "create":
-                request = {"name": args.machine, "failure_domain": args.failure_domain}
+                if args.worker_group is not None and not lifecycle.LABEL_VALUE.match(args.worker_group):
+                    raise InvalidArguments(["--worker-group %r: must be a Kubernetes label value (the Node label the group is read "
+                                            "from)" % args.worker_group])
+                request = {"name": args.machine, "failure_domain": args.failure_domain, "worker_group": args.worker_group}
                 print(json.dumps(provider.create_machines(sbx, [request])[0]))
             else:
                 print(json.dumps({"name": args.machine, "deleted": provider.delete_machine(sbx, args.machine)}))

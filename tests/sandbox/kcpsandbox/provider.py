@@ -16,7 +16,7 @@ from .lb import LoadBalancer
 
 def machine_view(name, record):
     """What ``machine create`` prints."""
-    return {"name": name, "host": record["ip"], "failure_domain": record["failure_domain"]}
+    return {"name": name, "host": record["ip"], "failure_domain": record["failure_domain"], "worker_group": record.get("worker_group")}
 
 
 def plan_machines(sbx, requests):
