@@ -74,21 +74,36 @@ def step_hosts(plan, unfinished, running, free_domains, free_workers=None):
     return [host for host, domain in free_domains.items() if not wanted or domain == wanted][:1]
 
 
+def provider_request(plan, action):
+    """What the machine provider (docs/providers.md) is asked for when the step has no free host: a worker host of the
+    plan's group for a worker's join, else a host in the plan's failure domain. ``failure_domain`` / ``worker_group``
+    (the create tasks' ``kcp_provider_failure_domain`` / ``kcp_provider_worker_group``, "" when not asked), ``key``
+    and ``value`` (the field of ``kcp_provider_host`` that must say what was asked), ``what`` (in words)."""
+    if action == "join_worker":
+        group = plan.get("worker_group") or ""
+        return dict(failure_domain="", worker_group=group, key="worker_group", value=group, what="a worker host of group %s" % group)
+    domain = plan.get("failure_domain") or ""
+    return dict(failure_domain=domain, worker_group="", key="failure_domain", value=domain, what="a host in failure domain %s" % domain)
+
+
 def pass_step(plan, unfinished, running, free_domains, snapshot, free_workers=None):
     """The step of one pass as the act play needs it: ``action``, ``hosts``, ``via`` (a machine that runs the
     control plane, stays and is not acted on: the cluster steps of a join or a removal go through it), ``bootstrap``
-    (init or join: an unfinished machine's own, else the plan's) and ``remediation`` (the machine a new one replaces:
-    an unfinished machine is finished as the replacement of the remediation in progress)."""
+    (init or join: an unfinished machine's own, else the plan's), ``remediation`` (the machine a new one replaces:
+    an unfinished machine is finished as the replacement of the remediation in progress) and ``provider`` (what the
+    machine provider is asked for when ``hosts`` is empty: :func:`provider_request`)."""
     hosts = step_hosts(plan, unfinished, running, free_domains, free_workers)
     if unfinished:
         machine = next(m for m in snapshot["machines"] if m["name"] == unfinished)
         bootstrap, remediation = machine.get("bootstrap"), snapshot.get("remediation_in_progress")
     else:
         bootstrap, remediation = ("init" if plan.get("init") else "join"), plan.get("remediation_for")
+    action = step_action(plan, unfinished)
     return dict(
-        action=step_action(plan, unfinished),
+        action=action,
         hosts=hosts,
         via=next((name for name in running if name not in hosts), ""),
         bootstrap=bootstrap,
         remediation=remediation,
+        provider=provider_request(plan, action),
     )

@@ -24,7 +24,8 @@ WR4  A removal keeps the group's available workers (Ready and not cordoned) at l
      (``workers_unavailable``), naming the workers down.
 WR5  A join needs a free host of the group: the flow picks it (roles/flow/tasks/pick.yml); when there is none, a
      machine provider that makes hosts (``kcp_provider: hook``) is asked for one of the group, else the step is
-     refused, saying what to add.
+     refused, saying what to add. A worker without a group has no host known to be of its kind: with ``max_surge`` 1
+     its replacement waits (``worker_without_group``), saying how to rebuild it where it stands or to label it.
 WR6  With a machine provider that makes hosts, a removed worker's host is given back to it (its delete tasks), so a
      replacement never joins the old host again: with ``max_surge`` 0 a new host joins once the old one is gone. The
      health check's remediation of a worker (worker_remediation) is then such a replacement too, recorded the same way
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.observation import WORKER_GROUP_LABEL
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.preflight import blocker
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.rollout import version_differs
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import worker_group_setting
@@ -44,6 +46,8 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.worker_upgra
 
 JOIN = "join_worker"
 REMOVE = "remove_worker"
+# The rule of a worker without a group whose replacement would join a new worker first (WR5).
+WITHOUT_GROUP = "worker_without_group"
 
 # step: JOIN or REMOVE (None: nothing to replace); worker / uid / group: the worker replaced, its Node's uid, its
 # group; replacement: the host that joins (None: a free host of the group, the flow's pick, or the provider's); surge:
@@ -144,6 +148,12 @@ def decide(spec, workers, record, provider_makes_hosts=False):
     surge = worker_group_setting(spec, group, "max_surge") == 1
     left = sum(1 for w, _why in due if w.get("group") == group)
     reason = "replace worker %s of %s (%s; %d of its workers to replace)" % (worker["name"], group_label(group), "; ".join(why), left)
+    if surge and group is None:
+        refusal = blocker(WITHOUT_GROUP, "WR5: worker %s has no worker group label, so no host is known to be of its kind for a new worker to join "
+                                         "first: set workers.max_surge to 0 (and workers.max_unavailable to 1) to rebuild it where it stands, or "
+                                         "label its Node %s=<group> and list a free host of that group" % (worker["name"], WORKER_GROUP_LABEL),
+                          [worker["name"]])
+        return Decision(JOIN, worker["name"], worker.get("uid"), None, None, True, None, reason, refusal, False)
     if surge:
         where = "a free host of the group, or a new one from the machine provider," if provider_makes_hosts else "a free host of the group"
         return Decision(JOIN, worker["name"], worker.get("uid"), group, None, True, None,

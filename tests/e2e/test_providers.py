@@ -6,8 +6,9 @@
 provider for a host in each failure domain the plan names; scale 3 -> 1 gives the removed machines' hosts back
 to the provider, which deletes them; a second run changes nothing; a hook without its task files is refused
 before any host is touched, and so is a static pool with no host in the failure domains the inventory
-declares. Then workers (docs/rules.md WR6): a worker w-1 of group md-0, marked for replacement, is replaced by a
-new md-0 host the provider makes, and its own host given back; that worker, its kubelet stopped, is first power
+declares. Then workers (docs/rules.md WR6): a worker w-1 of group md-0, marked for replacement - check mode says
+the two steps and the provider it would ask, making nothing - is replaced by a new md-0 host the provider makes,
+and its own host given back; that worker, its kubelet stopped, is first power
 cycled by the external remediation tasks (healed: its request cleared, the same Node), and, its kubelet stopped
 again and the tasks no help (they open a ticket), replaced by a new host once its one attempt timed out - killed
 after its removal and before its host went back, the next run gives the host back and joins a new one, never the old
@@ -110,7 +111,7 @@ def worker_nodes(sandbox):
 
 
 def state_data(sandbox):
-    return (kubectl_json(sandbox, "-n kube-system get configmap control-plane-kubeadm-io") or {}).get("data") or {}
+    return (kubectl_json(sandbox, "-n kube-system get configmap control-plane-kubeadm-io --ignore-not-found") or {}).get("data") or {}
 
 
 def test_a_worker_marked_for_replacement_gets_a_new_host_from_the_provider_and_its_own_goes_back(bare_hosts, tmp_path):
@@ -119,6 +120,14 @@ def test_a_worker_marked_for_replacement_gets_a_new_host_from_the_provider_and_i
     assert {name: group for name, (group, _uid) in worker_nodes(bare_hosts).items()} == {"w-1": "md-0"}
     [control_plane] = list(inventory_hosts(bare_hosts))
     bare_hosts.ssh(control_plane, ADMIN + "annotate node w-1 control-plane.kubeadm.io/replace-machine=")
+    # check mode: the plan, the provider it would ask, and nothing made
+    looked = bare_hosts.playbook(os.path.join(ROOT, "playbooks", "rollout.yml"), flow_vars(bare_hosts, 1, tmp_path), check=True)
+    assert looked.returncode == 0, looked.stdout[-6000:]
+    said = " ".join(looked.stdout.split())
+    assert "1. roll_workers join_worker w-1: replace worker w-1 of worker group md-0" in said, said[-6000:]
+    assert "2. roll_workers remove_worker w-1: the replacement of worker w-1 of worker group md-0 by new-worker-1 begun at" in said, said[-6000:]
+    assert "would ask the machine provider (hook) for a worker host of group md-0" in said, said[-6000:]
+    assert inventory_hosts(bare_hosts, "worker_group") == {"w-1": "md-0"} and "worker-rollout" not in state_data(bare_hosts)
     done = flow(bare_hosts, "rollout.yml", 1, tmp_path)
     assert steps_taken(done.stdout) == ["roll_workers join_worker w-1", "roll_workers remove_worker w-1", "none"], steps_taken(done.stdout)
     workers = inventory_hosts(bare_hosts, "worker_group")

@@ -41,8 +41,9 @@ def test_a_new_machine_goes_on_the_first_free_host_of_the_planned_failure_domain
     plan = planned(observed)
     assert plan["action"] == "scale_up" and plan["failure_domain"] == "fd-c"
     free = {"cp-4": "fd-a", "cp-5": "fd-c", "cp-6": "fd-c"}
-    assert flow_step(plan, observed, "", running(observed), free) == dict(
-        action="scale_up", hosts=["cp-5"], via="cp-1", bootstrap="join", remediation=None)
+    step = flow_step(plan, observed, "", running(observed), free)
+    assert step == dict(action="scale_up", hosts=["cp-5"], via="cp-1", bootstrap="join", remediation=None, provider=step["provider"])
+    assert step["provider"]["what"] == "a host in failure domain fd-c"
 
 
 def test_no_free_host_in_the_failure_domain_gives_no_host():
@@ -55,7 +56,7 @@ def test_the_first_machine_is_an_init_on_any_free_host_when_no_failure_domain_is
     plan = planned(observed)
     assert plan["action"] == "scale_up" and plan["init"] and not plan["failure_domain"]
     step = flow_step(plan, observed, "", [], {"cp-1": None, "cp-2": None})
-    assert step == dict(action="scale_up", hosts=["cp-1"], via="", bootstrap="init", remediation=None)
+    assert step == dict(action="scale_up", hosts=["cp-1"], via="", bootstrap="init", remediation=None, provider=step["provider"])
 
 
 def test_a_rollout_step_is_the_scale_down_it_takes_on_the_plans_machine():
@@ -71,7 +72,7 @@ def test_a_machine_started_and_not_finished_is_finished_first_as_it_was_bootstra
                         remediation_in_progress={"machine": "cp-9", "timestamp": "2026-11-20T09:00:00Z", "retry_count": 0})
     step = flow_step(planned(observed), observed, "cp-3", running(observed), {"cp-4": "fd-c"})
     assert step == dict(action="scale_up", hosts=["cp-3"], via="cp-1", bootstrap="join",
-                        remediation=observed["remediation_in_progress"])
+                        remediation=observed["remediation_in_progress"], provider=step["provider"])
 
 
 @pytest.mark.parametrize("action", ["update_kubeadm_config", "remove_etcd_member"])
@@ -123,3 +124,14 @@ def test_every_step_a_pass_can_take_has_the_tasks_that_take_it():
     assert set(files) == set(planner.ACTIONS) - {planner.NONE, planner.WAIT, planner.ROLLOUT, planner.ROLL_WORKERS} | {
         worker_rollout.JOIN, worker_rollout.REMOVE}
     assert all(os.path.isfile(os.path.join(tasks, "act", name)) for name in files.values()), files
+
+
+def test_the_machine_provider_is_asked_for_a_worker_of_the_group_for_a_worker_s_join_else_a_host_in_the_failure_domain():
+    snap = snapshot(machines(3))
+    join = dict(action="roll_workers", step="join_worker", machine=None, workers=["w-1"], worker_group="md-0", failure_domain=None,
+                init=False, remediation_for=None, worker_rollout={"worker": "w-1", "replacement": None})
+    assert flow_step(join, snap, "", ["cp-1"], {}, {})["provider"] == {
+        "failure_domain": "", "worker_group": "md-0", "key": "worker_group", "value": "md-0", "what": "a worker host of group md-0"}
+    scale_up = dict(action="scale_up", step=None, machine=None, workers=[], failure_domain="fd-2", init=False, remediation_for=None)
+    assert flow_step(scale_up, snap, "", ["cp-1"], {}, {})["provider"] == {
+        "failure_domain": "fd-2", "worker_group": "", "key": "failure_domain", "value": "fd-2", "what": "a host in failure domain fd-2"}

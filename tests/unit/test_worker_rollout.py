@@ -63,6 +63,15 @@ def test_the_unnamed_group_goes_last():
     assert (decision.worker, decision.group) == ("z", "zz")
 
 
+def test_a_marked_worker_without_a_group_waits_with_max_surge_1_saying_how_to_rebuild_it_where_it_stands():
+    result = planned(rolling(), [worker("a", replace_requested=True)])
+    assert (result["action"], result["step"], result["workers"], [b["rule"] for b in result["blocked_by"]]) == (
+        "wait", "join_worker", ["a"], ["worker_without_group"]), result
+    assert "set workers.max_surge to 0 (and workers.max_unavailable to 1) to rebuild it where it stands" in result["blocked_by"][0]["message"]
+    result = planned(rolling(max_surge=0, max_unavailable=1), [worker("a", replace_requested=True)])
+    assert (result["action"], result["step"], result["workers"]) == ("roll_workers", "remove_worker", ["a"]), result
+
+
 def test_after_the_join_the_replaced_worker_is_removed_and_the_record_says_so():
     workers = [worker("w-1", group="md-0"), worker("w-2", group="md-0"), worker("w-9", group="md-0", uid="uid-new")]
     decision = decide(rolling(), workers, record("w-1", "w-9"))

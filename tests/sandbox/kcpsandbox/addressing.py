@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 SANDBOX_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,7}[a-z0-9])?$")
 HOST_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
+LABEL_VALUE = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
 FIRST_HOST_OCTET = 11
 VIP_OCTET = 100
 MAX_SLOTS = VIP_OCTET - FIRST_HOST_OCTET
@@ -62,6 +63,13 @@ def host_name_problems(name, field="--name"):
     if not HOST_NAME.match(name or ""):
         return ["%s %r: must be a DNS-1123 label (a-z, 0-9, '-', at most 63, starting and ending alphanumeric)"
                 % (field, name)]
+    return []
+
+
+def worker_group_problems(group, field="--worker-group"):
+    """Why ``group`` cannot name a worker group: it is the value of its Nodes' worker-group label."""
+    if not LABEL_VALUE.match(group):
+        return ["%s %r: must be a Kubernetes label value (the Node label the group is read from)" % (field, group)]
     return []
 
 

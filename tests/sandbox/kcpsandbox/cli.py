@@ -125,9 +125,6 @@ def dispatch(args):
         with sbx.locked():
             require_up(sbx)
             if args.action == "create":
-                if args.worker_group is not None and not lifecycle.LABEL_VALUE.match(args.worker_group):
-                    raise InvalidArguments(["--worker-group %r: must be a Kubernetes label value (the Node label the group is read "
-                                            "from)" % args.worker_group])
                 request = {"name": args.machine, "failure_domain": args.failure_domain, "worker_group": args.worker_group}
                 print(json.dumps(provider.create_machines(sbx, [request])[0]))
             else:

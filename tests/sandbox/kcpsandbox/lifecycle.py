@@ -22,7 +22,6 @@ from .lb import LoadBalancer
 from .state import Sandbox, exclusive, state_root, write_file
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-LABEL_VALUE = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
 DEFAULT_WORKER_GROUP = "md-0"
 # Every host mounts its own tmpfs over these: a state dir below them would vanish from the hosts' view.
 HIDDEN_IN_HOSTS = ("/tmp", "/run")
@@ -53,9 +52,7 @@ def up_problems(name, subnet, machines, failure_domains, prefix, workers=0, work
     if not 0 <= workers <= addressing.MAX_SLOTS - machines:
         room = max(addressing.MAX_SLOTS - machines, 0)
         problems.append("--workers %d: must be 0 to %d beside %d machines" % (workers, room, machines))
-    if not LABEL_VALUE.match(worker_group):
-        problems.append("--worker-group %r: must be a Kubernetes label value (the Node label the group is read from)"
-                        % worker_group)
+    problems += addressing.worker_group_problems(worker_group)
     if not 1 <= failure_domains <= 26:
         problems.append("--failure-domains %d: must be 1 to 26" % failure_domains)
     problems += addressing.host_name_problems("%s-%d" % (prefix, addressing.MAX_SLOTS), "--prefix")

@@ -42,6 +42,8 @@ def plan_machines(sbx, requests):
             name = "%s-%d" % (sbx.data["prefix"], number)
             number += 1
         problems += addressing.host_name_problems(name)
+        if request.get("worker_group") is not None:
+            problems += addressing.worker_group_problems(request["worker_group"])
         domain = request.get("failure_domain") or placement.choose_failure_domain(domains, counts)
         if domain not in domains:
             problems.append("--failure-domain %r: not one of this sandbox's failure domains (%s)"

@@ -33,7 +33,7 @@ def test_a_created_machine_joins_inventory_and_load_balancer_and_a_deleted_one_l
     name = created["name"]
     try:
         assert name not in before
-        assert set(created) == {"name", "host", "failure_domain"}
+        assert set(created) == {"name", "host", "failure_domain", "worker_group"} and created["worker_group"] is None
         assert created["failure_domain"] == "fd-1", "3 machines over 3 domains: the tie goes to fd-1"
         assert inventory_hosts(infra_sandbox)[name] == "fd-1"
         assert name in lb_backends(infra_sandbox)
@@ -87,11 +87,27 @@ def test_a_machine_goes_to_the_failure_domain_asked_for(infra_sandbox):
         infra_sandbox.cli("machine", "delete", "infra-extra")
 
 
+def test_a_worker_host_joins_the_inventory_s_workers_with_its_group_and_no_load_balancer_backend(infra_sandbox):
+    created = json.loads(infra_sandbox.cli("machine", "create", "--worker-group", "md-0", "--name", "infra-worker").stdout)
+    try:
+        assert (created["name"], created["worker_group"]) == ("infra-worker", "md-0")
+        done = subprocess.run(["ansible-inventory", "-i", infra_sandbox.record.inventory, "--list"], stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, env=infra_sandbox.ansible_env(), check=True)
+        parsed = json.loads(done.stdout)
+        assert "infra-worker" in parsed["workers"]["hosts"] and "infra-worker" not in parsed["control_plane_candidates"]["hosts"]
+        assert parsed["_meta"]["hostvars"]["infra-worker"]["worker_group"] == "md-0"
+        assert "infra-worker" not in lb_backends(infra_sandbox)
+    finally:
+        infra_sandbox.cli("machine", "delete", "infra-worker")
+
+
 @pytest.mark.parametrize("args, fragments", [
     (["--failure-domain", "fd-9"], ["--failure-domain 'fd-9': not one of this sandbox's failure domains"]),
     (["--name", "Bad_Name", "--failure-domain", "fd-7"], ["--name 'Bad_Name': must be a DNS-1123 label",
                                                           "--failure-domain 'fd-7'"]),
-], ids=["an unknown failure domain is refused", "every bad argument is named at once"])
+    (["--worker-group", "GPU pool", "--failure-domain", "fd-9"], ["--worker-group 'GPU pool': must be a Kubernetes label value",
+                                                                  "--failure-domain 'fd-9'"]),
+], ids=["an unknown failure domain is refused", "every bad argument is named at once", "a worker group that is no label value"])
 def test_bad_machine_requests_fail_before_anything_is_made(infra_sandbox, args, fragments):
     before = set(infra_sandbox.hosts())
     done = infra_sandbox.cli("machine", "create", *args, check=False)
