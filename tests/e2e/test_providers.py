@@ -9,10 +9,10 @@ before any host is touched, and so is a static pool with no host in the failure 
 declares. Then workers (docs/rules.md WR6): a worker w-1 of group md-0, marked for replacement - check mode says
 the two steps and the provider it would ask, making nothing - is replaced by a new md-0 host the provider makes,
 and its own host given back; that worker, its kubelet stopped, is first power
-cycled by the external remediation tasks (healed: its request cleared, the same Node), and, its kubelet stopped
-again and the tasks no help (they open a ticket), replaced by a new host once its one attempt timed out - killed
-after its removal and before its host went back, the next run gives the host back and joins a new one, never the old
-host."""
+cycled by the external remediation tasks (healed: its request cleared, the same Node), and, its host then powered
+off for good and the tasks no help (they open a ticket), replaced by a new host once its one attempt timed out -
+drained and its Node deleted through the control plane, killed then, before its host went back: the next run gives
+the host back and joins a new one, never the old host."""
 
 import json
 import os
@@ -161,9 +161,9 @@ def test_an_unhealthy_worker_is_power_cycled_first_and_replaced_by_a_new_host_wh
     node = kubectl_json(bare_hosts, "get node %s" % worker)
     assert node["metadata"]["uid"] == uid and "control-plane.kubeadm.io/external-remediation" not in node["metadata"].get("annotations", {})
 
-    # the tasks only open a ticket: the one attempt runs out, and the worker is replaced by a new host (killed once it
-    # is removed, before its host goes back to the provider)
-    bare_hosts.fault("kubelet-stop", worker)
+    # its host lost (powered off), and the tasks only open a ticket: the one attempt runs out, and the worker is
+    # replaced by a new host, removed through the control plane (killed then, before its host goes back to the provider)
+    bare_hosts.fault("power-off", worker)
     wait_ready(bare_hosts, [worker], "Unknown", longer_than=6)
     ticket = remediation_vars(bare_hosts, tmp_path, "open-ticket.yml", attempts=1, timeout="5s")
     killed = bare_hosts.playbook_killed(REMEDIATE, ticket, "Give the host back to the machine provider", after=0, timeout=1200)
