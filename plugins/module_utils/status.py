@@ -408,9 +408,15 @@ def status_table(snapshot, status):
         lines += _aligned([("WORKER", "GROUP", "VERSION", "STATE", "HEALTH", "UPGRADE")] + [(
             worker["name"], worker.get("group") or "-", worker.get("version") or "?",
             ("Ready" if worker.get("ready") else "NotReady") + (", cordoned" if worker.get("unschedulable") else ""),
-            health.get(worker["name"], "-"), _upgrade_cell(worker.get("upgrade")),
+            health.get(worker["name"], "-") + _attempts_cell(worker), _upgrade_cell(worker.get("upgrade")),
         ) for worker in workers])
     return lines
+
+
+def _attempts_cell(worker):
+    """The external remediation attempts a worker's Node records, after its health (none: nothing)."""
+    attempts = ((worker.get("external_remediation") or {}).get("attempts")) or 0
+    return ", %d external remediation attempt%s" % (attempts, "" if attempts == 1 else "s") if attempts else ""
 
 
 def _external_etcd_line(snapshot):

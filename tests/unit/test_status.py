@@ -479,7 +479,7 @@ def test_the_status_table_names_roles_removals_unknown_versions_and_workers_as_t
 
 
 def test_each_worker_group_s_health_check_is_reported_with_its_budget_when_a_worker_is_not_healthy():
-    workers = [worker("free"), worker("g-1", group="gpu"), worker("w-1", group="md-0", node_ready="Unknown", changed=10),
+    workers = [worker("free"), worker("g-1", group="gpu"), worker("w-1", group="md-0", node_ready="Unknown", changed=10, external_attempts=2),
                worker("w-2", group="md-0", node_ready="Unknown", changed=10), worker("w-3", group="md-0")]
     the_spec = spec(workers={"health_check": None, "groups": {"md-0": {"health_check": health_check(max_unhealthy=1)},
                                                               "gpu": {"health_check": health_check()}}})
@@ -491,12 +491,12 @@ def test_each_worker_group_s_health_check_is_reported_with_its_budget_when_a_wor
     table = status_table(snap, status)
     assert table[table.index("workers: 5, 5 of them at v1.36.4") + 1:] == [
         "worker group md-0: Remediation is blocked: 2 of 3 machines not healthy, more than the 1 that max_unhealthy 1 allows.",
-        "WORKER  GROUP  VERSION  STATE     HEALTH     UPGRADE",
-        "free    -      v1.36.4  Ready     -          -",
-        "g-1     gpu    v1.36.4  Ready     healthy    -",
-        "w-1     md-0   v1.36.4  NotReady  unhealthy  -",
-        "w-2     md-0   v1.36.4  NotReady  unhealthy  -",
-        "w-3     md-0   v1.36.4  Ready     healthy    -",
+        "WORKER  GROUP  VERSION  STATE     HEALTH                                      UPGRADE",
+        "free    -      v1.36.4  Ready     -                                           -",
+        "g-1     gpu    v1.36.4  Ready     healthy                                     -",
+        "w-1     md-0   v1.36.4  NotReady  unhealthy, 2 external remediation attempts  -",
+        "w-2     md-0   v1.36.4  NotReady  unhealthy                                   -",
+        "w-3     md-0   v1.36.4  Ready     healthy                                     -",
     ], table
 
 
