@@ -481,7 +481,7 @@ def _remediate_worker(view):
         return _behind_preflight(REMEDIATE_EXTERNAL, decision.reason, view.preflight(), machine=decision.worker, attempt=decision.attempt,
                                  timeout_seconds=decision.timeout_seconds, **fields)
     fields["timeout_seconds"] = worker_remediation.drain_timeout(view.spec, decision.group)
-    if decision.owed or not view.provider_makes_hosts:
+    if decision.owed or not view.provider_makes_hosts or decision.group is None:
         how = "" if decision.owed else ": drain it, kubeadm reset, delete its Node and join it again"
         return _behind_preflight(REMEDIATE_WORKER, decision.reason + how, view.preflight(), **fields)
     if view.worker_rollout.timestamp is not None:

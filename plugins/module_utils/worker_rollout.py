@@ -30,7 +30,8 @@ WR6  With a machine provider that makes hosts, a removed worker's host is given 
      replacement never joins the old host again: with ``max_surge`` 0 a new host joins once the old one is gone. The
      health check's remediation of a worker (worker_remediation) is then such a replacement too, recorded the same way
      with ``remediation`` set: the unhealthy worker removed first, within its health check's budget rather than
-     WR4's (it is unavailable already), then a new host of its group joins.
+     WR4's (it is unavailable already), then a new host of its group joins. A worker without a group is rebuilt on
+     its own host all the same: the provider could not be asked for a host of its kind.
 """
 
 from __future__ import annotations
@@ -158,7 +159,7 @@ def decide(spec, workers, record, provider_makes_hosts=False):
         where = "a free host of the group, or a new one from the machine provider," if provider_makes_hosts else "a free host of the group"
         return Decision(JOIN, worker["name"], worker.get("uid"), group, None, True, None,
                         reason + ": a new worker joins on %s first (max_surge 1)" % where, None, False)
-    if provider_makes_hosts:
+    if provider_makes_hosts and group is not None:
         return _removal(spec, workers, worker["name"], group, False, reason + ": drain it, kubeadm reset, delete its Node and give its "
                         "host back to the machine provider, then a new host of the group joins (max_surge 0)",
                         {"uid": worker.get("uid"), "replacement": None, "timestamp": None})

@@ -215,3 +215,10 @@ def test_the_record_a_replacing_remediation_writes_is_read_back_and_planned_from
     assert (joined["replacement"], joined["timestamp"]) == ("md-0-x", "2026-11-22T09:59:00Z")
     done = provided(the_spec, [worker("md-0-b", group="md-0"), worker("md-0-x", group="md-0")], joined)
     assert done["action"] == "none", done
+
+
+def test_a_worker_without_a_group_is_rebuilt_on_its_own_host_even_with_a_provider_that_makes_hosts():
+    the_spec = workers_spec(health_check())
+    result = provided(the_spec, [silent("w-1", group=None), worker("w-2")])
+    assert (result["action"], result["step"], result["workers"], result["worker_rollout"]) == ("remediate_worker", None, ["w-1"], None), result
+    assert result["reason"].endswith("drain it, kubeadm reset, delete its Node and join it again")

@@ -211,3 +211,8 @@ def test_the_join_acts_on_the_recorded_host_else_the_first_free_host_of_the_grou
     removal = planned(rolling(), workers + [worker("w-9", group="md-0", uid="uid-new")], record("w-1", "w-9"))
     step = flow_step(removal, snap, "", running, {}, free)
     assert (step["action"], step["hosts"], step["via"]) == ("remove_worker", ["w-1"], "cp-1")
+
+
+def test_with_a_provider_that_makes_hosts_a_worker_without_a_group_rejoins_its_own_host_with_max_surge_0():
+    decision = decide(rolling(max_surge=0, max_unavailable=1), [worker("a", replace_requested=True)], None, provider_makes_hosts=True)
+    assert (decision.step, decision.replacement) == (REMOVE, "a")
