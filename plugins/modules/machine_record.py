@@ -92,8 +92,10 @@ options:
   leftovers:
     description:
       - With O(state=absent), files and directories the machine left on the host that C(kubeadm reset) does not
-        remove (a pod network configuration, the host's etcd snapshots, ...), removed in the same round trip
-        before the record. The record goes last, so a run killed in between finds it and removes them again.
+        remove (a pod network configuration, the host's etcd snapshots, a kubeadm configuration a killed join left,
+        ...), removed in the same round trip before the record, each with the temporary files a write of it killed
+        before its rename left beside it (they may hold its secrets). The record goes last, so a run killed in
+        between finds it and removes them again.
     type: list
     elements: path
     default: []
@@ -153,7 +155,7 @@ import shutil
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.private_file import replaced_whole
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.private_file import partial_writes, replaced_whole
 
 RECORD = "control-plane-machine.json"
 FIELDS = dict(
@@ -212,7 +214,8 @@ def main():
     wanted = None
     if module.params["state"] == "present":
         wanted = json.dumps(module.params["record"], indent=2, sort_keys=True) + "\n"
-    removed = [leftover for leftover in module.params["leftovers"] if os.path.lexists(leftover)]
+    removed = [found for leftover in module.params["leftovers"]
+               for found in ([leftover] if os.path.lexists(leftover) else []) + partial_writes(leftover)]
     changed = before != wanted or bool(removed)
     if changed and not module.check_mode:
         for leftover in removed:

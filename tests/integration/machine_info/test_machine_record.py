@@ -87,6 +87,22 @@ def test_absent_removes_what_the_machine_left_then_the_record_and_check_mode_onl
     assert again.outcome == "SUCCESS" and again.result["removed"] == []
 
 
+def test_a_leftover_goes_with_what_a_write_of_it_killed_before_its_rename_left(tmp_path):
+    # a kubeadm configuration a killed join left, and a write of it killed half way: both hold the join's secrets
+    configuration = tmp_path / "kubeadm-control-plane.yaml"
+    configuration.write_text("token")
+    partial = tmp_path / ".kubeadm-control-plane.yaml.x1y2"
+    partial.write_text("tok")
+    orphan = tmp_path / ".kubeadm-control-plane.yaml.z3"
+    args = {"kubernetes_dir": str(tmp_path / "kubernetes"), "state": "absent", "leftovers": [str(configuration)]}
+    done = run("machine_record", args)
+    assert done.outcome == "CHANGED" and done.result["removed"] == [str(configuration), str(partial)]
+    assert not configuration.exists() and not partial.exists()
+    orphan.write_text("tok")
+    alone = run("machine_record", args)
+    assert alone.outcome == "CHANGED" and alone.result["removed"] == [str(orphan)] and not orphan.exists()
+
+
 def test_leftovers_are_refused_when_a_record_is_written(tmp_path):
     done = run("machine_record", {"kubernetes_dir": str(tmp_path / "kubernetes"), "record": RECORD, "leftovers": [str(tmp_path / "x")]})
     assert done.outcome == "FAILED!" and "leftovers" in done.result["msg"]
