@@ -35,8 +35,10 @@ before the machine it added is healthy (docs/flows.md), and neither does the car
 
 Printed for each flow: its time, the floor with its parts (commands, safety steps, waits), their ratio (target
 <= 1.5), the tasks Ansible ran, the SSH invocations it made and the ten tasks that took longest (a callback,
-bench/callback/task_times.py); then a converged reconcile of the 3 machines (nothing to do, target <= 5 s) and a
-run refused for a bad spec (target <= 3 s). Own sandbox ``benchflow`` (172.31.241.0/24), 6 hosts over 3 failure
+bench/callback/task_times.py), and what it took beyond the floor split into Ansible's own cost for those tasks
+(each SSH invocation a task that ran a module on a host, the other tasks the controller's alone, each at the cost
+per_task_costs measures in the same run) and the rest; then a converged reconcile of the 3 machines (nothing to
+do, target <= 5 s) and a run refused for a bad spec (target <= 3 s). Own sandbox ``benchflow`` (172.31.241.0/24), 6 hosts over 3 failure
 domains (max_surge 1 needs a spare host in each); needs root.
 
     .venv/bin/python bench/flows.py
@@ -63,6 +65,8 @@ NAME, SUBNET, TARGET = "benchflow", "172.31.241.0/24", 1.5
 UNHEALTHY_AFTER_SECONDS = 5
 # seconds: a converged reconcile of 3 machines (nothing to do), a run refused for its spec
 CONVERGED_TARGET, REFUSED_TARGET = 5, 3
+# tasks of each kind the per-task costs are the mean of (per_task_costs)
+CALIBRATION_TASKS = 40
 # the converged reconcile again with each of ansible.cfg's connection settings turned off
 CONNECTION_SETTINGS_OFF = (("converged, no pipelining", {"ANSIBLE_PIPELINING": "False"}),
                            ("converged, no SSH multiplexing", {"ANSIBLE_SSH_ARGS": "-o ControlMaster=no -o ControlPath=none"}))
@@ -274,6 +278,34 @@ def flow(operator, playbook, replicas, workdir, version, max_surge=0, refused=Fa
                 "ssh": len(handle.readlines()), "top": top}
 
 
+def per_task_costs(operator, workdir):
+    """(seconds, seconds): what Ansible costs, with this repository's settings, for a task on the controller alone
+    (a set_fact, as the flows' bookkeeping is) and for a task that runs a module on a sandbox host over its SSH
+    connection (ansible.builtin.ping, the least a module does), each the mean over CALIBRATION_TASKS tasks against
+    the same play without them, measured in this run."""
+    inventory = os.path.join(operator.state, "inventory.ini")
+    env = dict(os.environ, PATH=BIN + os.pathsep + os.environ["PATH"], ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"))
+
+    def seconds(hosts, task, count):
+        path = os.path.join(workdir, "calibration.yml")
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump([{"hosts": hosts, "gather_facts": False, "tasks": [dict(task, name="task %d" % n) for n in range(count)]}], handle)
+        best = None
+        for _attempt in range(3):  # the least of three: what the task costs, not what else the machine did meanwhile
+            start = time.perf_counter()
+            subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", inventory, path], cwd=ROOT, env=env,
+                           stdin=subprocess.DEVNULL, capture_output=True, check=True, timeout=600)
+            best = min(best or 1e9, time.perf_counter() - start)
+        return best
+
+    controller = (seconds("localhost", {"ansible.builtin.set_fact": {"calibration": 1}}, CALIBRATION_TASKS)
+                  - seconds("localhost", {"ansible.builtin.set_fact": {"calibration": 1}}, 1)) / (CALIBRATION_TASKS - 1)
+    on_host = (seconds("cp-1", {"ansible.builtin.ping": {}}, CALIBRATION_TASKS)
+               - seconds("cp-1", {"ansible.builtin.ping": {}}, 1)) / (CALIBRATION_TASKS - 1)
+    return controller, on_host
+
+
 def first_machine(operator):
     """The first control plane Node's name, by name."""
     return sorted(node["metadata"]["name"] for node in admin_json(operator, "get nodes -l node-role.kubernetes.io/control-plane")["items"])[0]
@@ -321,6 +353,7 @@ def main():
         # the connection settings of ansible.cfg (docs/flows.md "How fast"), each turned off in turn: no target, the difference
         reuse = [(name, flow(operator, "reconcile.yml", 3, workdir, patch, environment=setting, kubeadm=ETCD_PINNED))
                  for name, setting in CONNECTION_SETTINGS_OFF]
+        task_cost, module_cost = per_task_costs(operator, workdir)
     finally:
         operator.down()
         shutil.rmtree(workdir)
@@ -333,6 +366,14 @@ def main():
               "  %4d tasks  %4d ssh invocations"
               % (name, run["seconds"], floor_seconds, parts["commands"], parts["safety"], parts["waits"], ratio, TARGET,
                  "met" if ratio <= TARGET else "MISSED", run["tasks"], run["ssh"]))
+        # beyond the floor: what Ansible costs for the tasks the flow ran (each SSH invocation a module run on a host,
+        # the other tasks the controller's alone), and the rest, which the ten costliest tasks show. An estimate: the
+        # floor's own commands pay an SSH round trip each too, and the hosts of one task run at once, so the rest can
+        # come out below zero - the whole difference is then Ansible's cost per task
+        ansible = (run["tasks"] - run["ssh"]) * task_cost + run["ssh"] * module_cost
+        print("            beyond the floor %5.1f s: Ansible's own cost, estimated, %5.1f s (%d tasks x %.0f ms, %d of them a module on a host"
+              " x %.0f ms), the rest %5.1f s" % (run["seconds"] - floor_seconds, ansible, run["tasks"], task_cost * 1000, run["ssh"],
+                                                 module_cost * 1000, run["seconds"] - floor_seconds - ansible))
         for seconds, runs, task in run["top"]:
             print("    %6.1f s %4d x  %s" % (seconds, runs, task[:110]))
     for name, run, target in fixed:
@@ -343,6 +384,7 @@ def main():
             print("    %6.1f s %4d x  %s" % (seconds, runs, task[:110]))
     for name, run in reuse:
         print("%-30s %6.1f s  %4d tasks  %4d ssh invocations" % (name, run["seconds"], run["tasks"], run["ssh"]))
+    print("Ansible's cost per task: %.0f ms on the controller, %.0f ms with a module run on a sandbox host" % (task_cost * 1000, module_cost * 1000))
     print("target %s" % ("met for every flow" if all(verdicts) else "MISSED"))
 
 
