@@ -23,7 +23,7 @@ setup:
 # machine: they wait on the emulated control plane more than they compute). The longest go first (E2E_FIRST, in this
 # order: xdist would otherwise order them by their number of tests), so the workers end together: the order is that
 # of the times the run prints at its end ("end-to-end modules by time", tests/e2e/conftest.py); list a new module here.
-E2E_FIRST := tests/e2e/test_flows.py tests/e2e/test_remediation.py tests/e2e/test_disaster_recovery.py tests/e2e/test_external_etcd.py tests/e2e/test_rollout.py tests/e2e/test_workers.py tests/e2e/test_upgrade_in_place.py tests/e2e/test_providers.py tests/e2e/test_host_lost.py tests/e2e/test_certificates.py tests/e2e/test_rollout_reasons.py tests/e2e/test_adoption.py tests/e2e/test_kubeadm_roles.py tests/e2e/test_node_upgrade.py tests/e2e/test_etcd_tag.py tests/e2e/test_molecule.py tests/e2e/test_node_software.py tests/e2e/test_awx_runner.py
+E2E_FIRST := tests/e2e/test_flows.py tests/e2e/test_remediation.py tests/e2e/test_disaster_recovery.py tests/e2e/test_workers.py tests/e2e/test_external_etcd.py tests/e2e/test_rollout.py tests/e2e/test_providers.py tests/e2e/test_upgrade_in_place.py tests/e2e/test_host_lost.py tests/e2e/test_certificates.py tests/e2e/test_rollout_reasons.py tests/e2e/test_adoption.py tests/e2e/test_kubeadm_roles.py tests/e2e/test_etcd_tag.py tests/e2e/test_node_upgrade.py tests/e2e/test_molecule.py tests/e2e/test_node_software.py tests/e2e/test_awx_runner.py
 test: setup
 	@log=$$(mktemp); checks_log=$$(mktemp); \
 	  $(BIN)/pytest tests/sandbox $(PYTEST_ARGS) > $$log 2>&1 & sandbox=$$!; \
