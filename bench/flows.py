@@ -239,6 +239,13 @@ def admin_json(operator, args):
     raise SystemExit("no host answers kubectl %s" % args)
 
 
+def ansible_env(**settings):
+    """The environment ansible-playbook runs in as an operator runs it from this checkout (its ansible.cfg, this
+    collection), with ``settings`` added."""
+    return dict(os.environ, PATH=BIN + os.pathsep + os.environ["PATH"], ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
+                ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"), **settings)
+
+
 def flow(operator, playbook, replicas, workdir, version, max_surge=0, refused=False, environment=None, extra_vars=None, **spec):
     """{seconds, tasks, ssh, top} of one flow run by ansible-playbook, as an operator runs it (``top``: its ten
     costliest tasks, (seconds, runs, name)); ``spec``: more fields of the spec; ``refused``: the run must fail;
@@ -259,10 +266,8 @@ def flow(operator, playbook, replicas, workdir, version, max_surge=0, refused=Fa
     extra.update(extra_vars or {})
     count_file, times_file = os.path.join(workdir, "ssh-count"), os.path.join(workdir, "task-times.json")
     open(count_file, "w").close()
-    env = dict(os.environ, PATH=BIN + os.pathsep + os.environ["PATH"], ANSIBLE_NOCOLOR="1",
-               ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
-               ANSIBLE_CALLBACK_PLUGINS=os.path.join(ROOT, "bench", "callback"), ANSIBLE_CALLBACKS_ENABLED="task_times",
-               KCP_BENCH_TASK_TIMES=times_file, **(environment or {}))
+    env = ansible_env(ANSIBLE_NOCOLOR="1", ANSIBLE_CALLBACK_PLUGINS=os.path.join(ROOT, "bench", "callback"),
+                      ANSIBLE_CALLBACKS_ENABLED="task_times", KCP_BENCH_TASK_TIMES=times_file, **(environment or {}))
     start = time.perf_counter()
     done = subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", inventory, os.path.join(ROOT, "playbooks", playbook),
                            "-e", json.dumps(extra)], cwd=ROOT, env=env, stdin=subprocess.DEVNULL, capture_output=True,
@@ -281,23 +286,18 @@ def flow(operator, playbook, replicas, workdir, version, max_surge=0, refused=Fa
 def per_task_costs(operator, workdir):
     """(seconds, seconds): what Ansible costs, with this repository's settings, for a task on the controller alone
     (a set_fact, as the flows' bookkeeping is) and for a task that runs a module on a sandbox host over its SSH
-    connection (ansible.builtin.ping, the least a module does), each the mean over CALIBRATION_TASKS tasks against
-    the same play without them, measured in this run."""
+    connection (ansible.builtin.ping, the least a module does): a play of CALIBRATION_TASKS such tasks against the
+    same play with one, per task added, measured in this run."""
     inventory = os.path.join(operator.state, "inventory.ini")
-    env = dict(os.environ, PATH=BIN + os.pathsep + os.environ["PATH"], ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"))
 
     def seconds(hosts, task, count):
         path = os.path.join(workdir, "calibration.yml")
         with open(path, "w", encoding="utf-8") as handle:
             json.dump([{"hosts": hosts, "gather_facts": False, "tasks": [dict(task, name="task %d" % n) for n in range(count)]}], handle)
-        best = None
-        for _attempt in range(3):  # the least of three: what the task costs, not what else the machine did meanwhile
-            start = time.perf_counter()
-            subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", inventory, path], cwd=ROOT, env=env,
-                           stdin=subprocess.DEVNULL, capture_output=True, check=True, timeout=600)
-            best = min(best or 1e9, time.perf_counter() - start)
-        return best
+        # the least of three: what the tasks cost, not what else the machine did meanwhile
+        return min(timed(lambda: subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", inventory, path], cwd=ROOT, env=ansible_env(),
+                                                stdin=subprocess.DEVNULL, capture_output=True, check=True, timeout=600))
+                   for _attempt in range(3))
 
     controller = (seconds("localhost", {"ansible.builtin.set_fact": {"calibration": 1}}, CALIBRATION_TASKS)
                   - seconds("localhost", {"ansible.builtin.set_fact": {"calibration": 1}}, 1)) / (CALIBRATION_TASKS - 1)
