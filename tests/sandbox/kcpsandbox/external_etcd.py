@@ -14,9 +14,15 @@ The etcd hosts are in the inventory group ``external_etcd``, not among the contr
 the load balancer; ``sandbox_external_etcd_endpoints`` lists their client URLs for the spec's ``etcd.external``.
 """
 
+import json
 import os
 import shutil
+import ssl
+import urllib.error
+import urllib.request
 
+from . import host
+from .commands import WAIT_LIMIT, wait_until
 from .state import write_file
 
 ROLE = "etcd"
@@ -122,6 +128,30 @@ def render_unit(name, ip, cluster, sandbox_name):
         "[Service]", "ExecStart=/usr/local/bin/etcd " + " ".join(flags), "Restart=always", "RestartSec=1", "",
         "[Install]", "WantedBy=multi-user.target", "",
     ])
+
+
+def serving_members(sbx):
+    """The members a member answering with the handed-over client certificate lists as started (name and client
+    URLs published): etcd's gRPC gateway, ``/v3/cluster/member/list``; an empty list while none answers."""
+    context = ssl.create_default_context(cafile=os.path.join(pki_dir(sbx), "ca.crt"))
+    context.load_cert_chain(os.path.join(pki_dir(sbx), "client.crt"), os.path.join(pki_dir(sbx), "client.key"))
+    for url in client_urls(sbx):
+        request = urllib.request.Request(url + "/v3/cluster/member/list", data=b"{}", method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=2, context=context) as response:
+                listed = json.load(response).get("members", [])
+        except (OSError, ValueError, urllib.error.URLError):
+            continue
+        return sorted(member["name"] for member in listed if member.get("name") and member.get("clientURLs"))
+    return []
+
+
+def wait_serving(sbx):
+    """Until every member has started and published its client URLs: what an operator hands over is a running
+    cluster (a member that has not published yet is listed without client URLs)."""
+    expected = [name for name, _ip in members(sbx)]
+    wait_until(lambda: serving_members(sbx) == expected, WAIT_LIMIT, "external etcd members %s to serve" % ", ".join(expected),
+               logs=[host.console_log(sbx, name) for name in expected], interval=0.2)
 
 
 def hand_over(sbx, name):

@@ -111,6 +111,8 @@ def up(name, subnet, machines, failure_domains, prefix="cp", environment=(), rea
                 sbx.save()
             # the etcd hosts first: the cluster runs before a control plane host is handed its client certificate
             provider.create_machines(sbx, etcd_hosts + [{}] * machines + worker_hosts)
+            if etcd:
+                external_etcd.wait_serving(sbx)
         except BaseException:
             teardown(sbx)
             raise
