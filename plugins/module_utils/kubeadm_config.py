@@ -35,6 +35,8 @@ from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REDACTED = "<redacted>"
 BOOTSTRAP_TOKEN_ID = re.compile(r"[a-z0-9]{6}")  # a bootstrap token is <id>.<secret>, the ID [a-z0-9]{6}
+BOOTSTRAP_TOKEN = re.compile(r"[a-z0-9]{6}\.[a-z0-9]{16}")
+CERTIFICATE_KEY = re.compile(r"[a-f0-9]{64}")  # 32 random bytes in hex, an AES-256 key (kubeadm certs certificate-key)
 # kubeadm writes this into the stored ClusterConfiguration when the configuration names no repository
 # (every supported kubeadm, 1.33 to 1.37).
 DEFAULT_IMAGE_REPOSITORY = "registry.k8s.io"
@@ -122,6 +124,18 @@ def cluster_secrets(docs):
                 names.append("bootstrap-token-" + token_id)
         uploaded = uploaded or bool(doc.get("certificateKey") or (doc.get("controlPlane") or {}).get("certificateKey"))
     return names + (["kubeadm-certs"] if uploaded else [])
+
+
+def init_secrets(docs):
+    """(token, certificate key) of the InitConfiguration among ``docs``, or (None, None): what an earlier write of
+    the same machine's init configuration made, to write again unchanged."""
+    for doc in docs:
+        if doc.get("kind") == "InitConfiguration":
+            token = str(_first(doc.get("bootstrapTokens")).get("token") or "")
+            key = str(doc.get("certificateKey") or "")
+            if BOOTSTRAP_TOKEN.fullmatch(token) and CERTIFICATE_KEY.fullmatch(key):
+                return token, key
+    return None, None
 
 
 def _document(spec, kind, written):

@@ -60,11 +60,16 @@ options:
     type: str
     choices: [init, join, worker]
   token:
-    description: The bootstrap token (V(init)) the cluster is created with, or the one to join with (V(join)).
+    description:
+      - The bootstrap token to join with (V(join), V(worker)), or the one the cluster is created with (V(init)).
+      - V(init) without it - the module makes one on the machine (C(<id>.<secret>), random), or keeps the one its
+        earlier write of the file holds; it never leaves the file, and RV(cluster_secrets) names its Secret.
     type: str
   certificate_key:
-    description: The key that encrypts (V(init)) or decrypts (V(join)) the shared certificates in C(kubeadm-certs);
-      required by both, unused by V(worker).
+    description:
+      - The key that decrypts (V(join)) or encrypts (V(init)) the shared certificates in C(kubeadm-certs); required
+        by V(join), unused by V(worker).
+      - V(init) without it - made on the machine (32 random bytes in hex) or kept from the earlier write, like the token.
     type: str
   ca_cert_hashes:
     description: The cluster CA's public key hashes a joining machine pins (V(sha256:<hex>)); V(join) and V(worker).
@@ -103,14 +108,12 @@ extends_documentation_fragment:
 """
 
 EXAMPLES = r"""
-- name: Write the configuration of the first machine
+- name: Write the configuration of the first machine, its token and certificate key made there
   kubeadm.control_plane.kubeadm_config:
     spec: "{{ kcp }}"
     machine: {name: cp-1, address: 10.0.0.11, failure_domain: fd-1}
     bootstrap: init
-    token: "{{ bootstrap_token }}"
-    certificate_key: "{{ certificate_key }}"
-  no_log: true
+  register: init_config
 
 - name: Write the configuration of a worker node of the group md-0
   kubeadm.control_plane.kubeadm_config:
@@ -134,11 +137,12 @@ path:
   sample: /etc/kubernetes/kubeadm-control-plane.yaml
 cluster_secrets:
   description:
-    - The C(kube-system) Secrets that the secrets of the file removed gave the cluster, for the caller to delete
+    - The C(kube-system) Secrets that the secrets of the file give the cluster once kubeadm runs on it (O(state=present)),
+      or gave it (the file removed, O(state=absent)), for the caller to delete once kubeadm is done with them, or
       when a run that was stopped left them valid; C(bootstrap-token-<id>) for each bootstrap token (a token is
       C(<id>.<secret>), the ID its public part), C(kubeadm-certs) when the file held the certificate key of an upload of the
       shared certificates.
-  returned: when state is absent
+  returned: always
   type: list
   elements: str
   sample: [bootstrap-token-abcdef, kubeadm-certs]
@@ -151,10 +155,12 @@ kinds:
 """
 
 import os
+import secrets
+import string
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.kubeadm_config import documents, cluster_secrets, redacted
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.kubeadm_config import documents, cluster_secrets, init_secrets, redacted
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.private_file import partial_writes, replaced_whole
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import WORKER_GROUP_RULE, is_worker_group_name, normalize_spec
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.validation import describe
@@ -187,14 +193,29 @@ def redacted_text(text):
         return "(not YAML)\n"
 
 
-def secrets_given(text):
-    """cluster_secrets of the documents in ``text``, the file removed; none when it holds no YAML."""
+def parsed(text):
+    """The YAML documents of ``text`` (mappings only), none when it is missing or no YAML."""
     if text is None:
         return []
     try:
-        return cluster_secrets([doc for doc in yaml.safe_load_all(text) if isinstance(doc, dict)])
+        return [doc for doc in yaml.safe_load_all(text) if isinstance(doc, dict)]
     except yaml.YAMLError:
         return []
+
+
+def random_text(length):
+    """``length`` random characters of a bootstrap token's alphabet ([a-z0-9])."""
+    alphabet = string.ascii_lowercase + string.digits
+    return "".join(secrets.choice(alphabet) for position in range(length))
+
+
+def made_here(before):
+    """(token, certificate key) of an init configuration: the earlier write's, else new random ones."""
+    token, key = init_secrets(parsed(before))
+    if token is None:
+        token = "%s.%s" % (random_text(6), random_text(16))
+        key = secrets.token_hex(32)
+    return token, key
 
 
 def main():
@@ -213,8 +234,8 @@ def main():
             path=dict(type="path", default="/etc/kubernetes/kubeadm-control-plane.yaml"),
             state=dict(type="str", choices=["present", "absent"], default="present"),
         ),
-        required_if=[("state", "present", ("spec", "machine", "bootstrap", "token")),
-                     ("bootstrap", "init", ("certificate_key",)), ("bootstrap", "join", ("certificate_key",))],
+        required_if=[("state", "present", ("spec", "machine", "bootstrap")),
+                     ("bootstrap", "join", ("token", "certificate_key")), ("bootstrap", "worker", ("token",))],
         supports_check_mode=True,
     )
     params = module.params
@@ -224,7 +245,7 @@ def main():
         module.fail_json(msg="the PyYAML library is required on the machine")
     if params["state"] == "absent":
         partial = partial_writes(path)
-        given = secrets_given(before)
+        given = cluster_secrets(parsed(before))
         if not module.check_mode:
             for name in ([path] if before is not None else []) + partial:
                 os.remove(name)
@@ -238,8 +259,13 @@ def main():
     spec, errors = normalize_spec(params["spec"])
     if errors:
         module.fail_json(msg="the control plane spec is invalid: " + describe(errors), errors=errors)
+    token, certificate_key = params["token"], params["certificate_key"]
+    if params["bootstrap"] == "init" and not (token and certificate_key):
+        if token or certificate_key:
+            module.fail_json(msg="token, certificate_key: give both to kubeadm init, or neither to have them made on the machine")
+        token, certificate_key = made_here(before)
     try:
-        docs = documents(spec, params["machine"], params["bootstrap"], params["token"], params["certificate_key"],
+        docs = documents(spec, params["machine"], params["bootstrap"], token, certificate_key,
                          params["ca_cert_hashes"], params["join_configuration"])
     except ValueError as exc:
         module.fail_json(msg="join_configuration: %s" % exc)
@@ -251,7 +277,7 @@ def main():
             os.makedirs(directory, 0o755)
         with replaced_whole(path) as out:
             out.write(to_bytes(text))
-    module.exit_json(changed=changed, path=path, kinds=[doc["kind"] for doc in docs],
+    module.exit_json(changed=changed, path=path, kinds=[doc["kind"] for doc in docs], cluster_secrets=cluster_secrets(docs),
                      diff=dict(before=redacted_text(before), after=render(redacted(docs))))
 
 

@@ -5,6 +5,7 @@
 carry them, an invalid spec writes nothing, and absent removes the file."""
 
 import os
+import re
 import stat
 
 import pytest
@@ -34,6 +35,34 @@ def test_the_file_holds_the_secrets_with_mode_0600_and_the_output_does_not(tmp_p
     assert init["bootstrapTokens"][0]["token"] == TOKEN and init["certificateKey"] == KEY
     assert TOKEN not in done.output and KEY not in done.output
     assert "certificateKey: <redacted>" in done.output
+
+
+def test_init_without_secrets_makes_them_on_the_machine_returns_only_the_token_id_and_keeps_them_on_a_rewrite(tmp_path):
+    path = tmp_path / "kubeadm.yaml"
+    made = dict(args(path))
+    del made["token"], made["certificate_key"]
+    done = run("kubeadm_config", made, extra=["--diff"])
+    assert done.outcome == "CHANGED" and stat.S_IMODE(os.stat(str(path)).st_mode) == 0o600
+    init = next(yaml.safe_load_all(path.read_text()))
+    token, key = init["bootstrapTokens"][0]["token"], init["certificateKey"]
+    assert re.fullmatch(r"[a-z0-9]{6}\.[a-z0-9]{16}", token) and re.fullmatch(r"[a-f0-9]{64}", key)
+    # the Secrets to delete once kubeadm ran: the token's ID is its public part, its secret never leaves the file
+    assert done.result["cluster_secrets"] == ["bootstrap-token-" + token.split(".")[0], "kubeadm-certs"]
+    assert token.split(".")[1] not in done.output and key not in done.output
+    # a second write (a run resumed before kubeadm ran) keeps them: nothing changes
+    assert run("kubeadm_config", made).outcome == "SUCCESS"
+    assert path.read_text().count(token) == 1 and key in path.read_text()
+    # another configuration's are made anew
+    other = tmp_path / "other.yaml"
+    run("kubeadm_config", dict(made, path=str(other)))
+    assert token not in other.read_text()
+
+
+def test_init_given_one_secret_but_not_the_other_is_refused(tmp_path):
+    path = tmp_path / "kubeadm.yaml"
+    done = run("kubeadm_config", dict(args(path), certificate_key=None))
+    assert done.outcome == "FAILED!" and done.result["msg"].startswith("token, certificate_key:")
+    assert not path.exists()
 
 
 def test_the_same_configuration_again_is_no_change(tmp_path):
