@@ -17,7 +17,8 @@ domain, then ``kubeadm reset`` and ``kubectl delete node`` of the old one; in pl
 version's node software, ``kubeadm upgrade apply`` (the first) or ``kubeadm upgrade node``, ``kubectl drain``, the
 kubelet restarted, ``kubectl uncordon`` and the wait until its Node reports the version; to remediate,
 ``kubeadm reset`` and ``kubectl delete node`` of the unhealthy machine and a fresh join on its host (the wait until
-the machine is found unhealthy is in neither figure). The cluster is created at the minor before the newest, rolled
+the machine is found unhealthy is in neither figure; in both, that machine holds a workload's pod, which its drain
+evicts and waits out). The cluster is created at the minor before the newest, rolled
 out to the newest minor's first patch (max_surge 0, then max_surge 1 by rollout.after), then upgraded in place to
 its last patch. What the flows add on top: observing the cluster and etcd each pass, the lock, the host records,
 the etcd snapshot before each membership change and before the first machine upgraded in place, waiting for each
@@ -35,9 +36,10 @@ before the machine it added is healthy (docs/flows.md), and neither does the car
 
 Printed for each flow: its time, the floor with its parts (commands, safety steps, waits), their ratio (target
 <= 1.5), the tasks Ansible ran, the SSH invocations it made and the ten tasks that took longest (a callback,
-bench/callback/task_times.py), and what it took beyond the floor split into Ansible's own cost for those tasks
-(each SSH invocation a task that ran a module on a host, the other tasks the controller's alone, each at the cost
-per_task_costs measures in the same run) and the rest; then a converged reconcile of the 3 machines (nothing to
+bench/callback/task_times.py), and what it took beyond the floor, split (split_beyond_floor): Ansible's own cost
+(its start, its plays, and each task at the cost per_task_costs measures in the same run for a task of its kind),
+the floor's own work done slower or faster than by hand, part by part, and the flows' bookkeeping, task by task;
+then a converged reconcile of the 3 machines (nothing to
 do, target <= 5 s) and a run refused for a bad spec (target <= 3 s). Own sandbox ``benchflow`` (172.31.241.0/24), 6 hosts over 3 failure
 domains (max_surge 1 needs a spare host in each); needs root.
 
@@ -63,6 +65,8 @@ import walk_support as walk  # noqa: E402
 
 NAME, SUBNET, TARGET = "benchflow", "172.31.241.0/24", 1.5
 UNHEALTHY_AFTER_SECONDS = 5
+# seconds the drain of a Node whose kubelet stopped waits for a pod past its deletion, in the flows and the floor alike
+UNREACHABLE_POD_TIMEOUT = 5
 # seconds: a converged reconcile of 3 machines (nothing to do), a run refused for its spec
 CONVERGED_TARGET, REFUSED_TARGET = 5, 3
 # tasks of each kind the per-task costs are the mean of (per_task_costs)
@@ -117,7 +121,9 @@ def floor(operator, workdir, new, patch):
                 os.unlink(operator.fetch(via, "/root/floor-snapshot.db", workdir))
                 operator.ssh(via, "rm /root/floor-snapshot.db")
             if drained:
-                operator.ssh(via, ADMIN + "drain %s --ignore-daemonsets --delete-emptydir-data --timeout 60s" % drained)
+                # a Node whose kubelet stopped never confirms a pod gone: not waited for past the flows' setting
+                operator.ssh(via, ADMIN + "drain %s --ignore-daemonsets --delete-emptydir-data --timeout 120s"
+                                          " --skip-wait-for-delete-timeout=%d" % (drained, UNREACHABLE_POD_TIMEOUT))
         spent("safety", steps)
 
     def create():
@@ -216,9 +222,34 @@ def wait_pods_ready(operator, host):
     raise SystemExit("the control plane pods of %s were not Ready within 300 s" % host)
 
 
+# The workload the machine to remediate holds in the floor and the flow alike (make_unhealthy): a ReplicaSet's pod
+# kept on that node, which its drain evicts and then waits for past the pod's 30 s grace period, no kubelet there
+# to end it sooner.
+WORKLOAD = """
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: bench-workload, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: bench-workload}}
+  template:
+    metadata: {labels: {app: bench-workload}}
+    spec:
+      nodeSelector: {kubernetes.io/hostname: %s}
+      tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]
+      containers: [{name: app, image: registry.k8s.io/pause:3.10.1}]
+"""
+
+
 def make_unhealthy(operator, host):
-    """Stop ``host``'s kubelet and wait until the flows' health check finds it unhealthy (not timed): its Node
-    Ready Unknown for longer than the spec's timeout."""
+    """Give ``host`` a workload's pod (WORKLOAD), stop its kubelet and wait until the flows' health check finds it
+    unhealthy (not timed): its Node Ready Unknown for longer than the spec's timeout."""
+    via = next(name for name in sorted(operator.inventory()[0]) if name != host
+               and operator.ssh(name, "test -e /etc/kubernetes/admin.conf", check=False).returncode == 0)
+    operator.ssh(via, ADMIN + "apply -f - <<'EOF'\n%s\nEOF" % (WORKLOAD % host))
+    # kubectl wait finds no pod until the ReplicaSet has made it
+    operator.ssh(via, "timeout 120 sh -c 'until %sget pods -l app=bench-workload -o name | grep -q .; do sleep 0.2; done' && %s"
+                      "wait --for=condition=Ready pod -l app=bench-workload --timeout=120s" % (ADMIN, ADMIN), timeout=270)
     operator.sandbox("fault", "kubelet-stop", host)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
@@ -247,16 +278,16 @@ def ansible_env(**settings):
 
 
 def flow(operator, playbook, replicas, workdir, version, max_surge=0, refused=False, environment=None, extra_vars=None, **spec):
-    """{seconds, tasks, ssh, top} of one flow run by ansible-playbook, as an operator runs it (``top``: its ten
-    costliest tasks, (seconds, runs, name)); ``spec``: more fields of the spec; ``refused``: the run must fail;
-    ``environment``: more of Ansible's environment (settings measured against the collection's ansible.cfg);
+    """{seconds, tasks, ssh, top, times} of one flow run by ansible-playbook, as an operator runs it (``top``: its
+    ten costliest tasks, (seconds, runs, name); ``times``: each task's, bench/callback/task_times.py); ``spec``: more
+    fields of the spec; ``refused``: the run must fail; ``environment``: more of Ansible's environment (settings measured against the collection's ansible.cfg);
     ``extra_vars``: more extra vars."""
     inventory = os.path.join(operator.state, "inventory.ini")
     variables = operator.inventory()[1]
     mirror_dir = operator.mirror()[0]
     extra = {"kcp_bundle_dir": mirror_dir, "kcp_etcd_snapshot_dir": os.path.join(workdir, "snapshots"),
              "ansible_ssh_executable": counting_ssh(workdir),
-             "machine_delete_unreachable_pod_timeout": 5,
+             "machine_delete_unreachable_pod_timeout": UNREACHABLE_POD_TIMEOUT,
              "kcp": {"cluster_name": "bench", "replicas": replicas, "version": version, "rollout": {"max_surge": max_surge},
                      "health_check": {"unhealthy_conditions": [
                          {"type": "Ready", "status": status, "timeout": "%ds" % UNHEALTHY_AFTER_SECONDS} for status in ("Unknown", "False")]},
@@ -276,18 +307,20 @@ def flow(operator, playbook, replicas, workdir, version, max_surge=0, refused=Fa
     if (done.returncode != 0) != refused:
         raise SystemExit("%s %s (exit %d):\n%s" % (playbook, "was not refused" if refused else "failed", done.returncode, done.stdout[-4000:]))
     with open(times_file, encoding="utf-8") as handle:
-        times = json.load(handle)
+        times = json.load(handle)["tasks"]
     top = sorted(((entry["seconds"], entry["runs"], name) for name, entry in times.items()), reverse=True)[:10]
     with open(count_file, encoding="utf-8") as handle:
         return {"seconds": seconds, "tasks": len(re.findall(r"^TASK \[", done.stdout, re.MULTILINE)),
-                "ssh": len(handle.readlines()), "top": top}
+                "ssh": len(handle.readlines()), "top": top, "times": times}
 
 
 def per_task_costs(operator, workdir):
-    """(seconds, seconds): what Ansible costs, with this repository's settings, for a task on the controller alone
-    (a set_fact, as the flows' bookkeeping is) and for a task that runs a module on a sandbox host over its SSH
-    connection (ansible.builtin.ping, the least a module does): a play of CALIBRATION_TASKS such tasks against the
-    same play with one, per task added, measured in this run."""
+    """(seconds, seconds, seconds, seconds): what Ansible costs, with this repository's settings, for a task that
+    runs no module (a set_fact, as much of the flows' bookkeeping is), for one that runs a module on the controller
+    (ansible.builtin.ping on localhost, the least a module does), for one that runs it on a sandbox host over its
+    SSH connection, and for each more host the same task runs it on at once (the sandbox's hosts share the
+    machine's CPUs: on 6 hosts a module costs several times what it costs on one): a play of CALIBRATION_TASKS such
+    tasks against the same play with one, per task added, measured in this run."""
     inventory = os.path.join(operator.state, "inventory.ini")
 
     def seconds(hosts, task, count):
@@ -301,9 +334,47 @@ def per_task_costs(operator, workdir):
 
     controller = (seconds("localhost", {"ansible.builtin.set_fact": {"calibration": 1}}, CALIBRATION_TASKS)
                   - seconds("localhost", {"ansible.builtin.set_fact": {"calibration": 1}}, 1)) / (CALIBRATION_TASKS - 1)
+    local = (seconds("localhost", {"ansible.builtin.ping": {}}, CALIBRATION_TASKS)
+             - seconds("localhost", {"ansible.builtin.ping": {}}, 1)) / (CALIBRATION_TASKS - 1)
     on_host = (seconds("cp-1", {"ansible.builtin.ping": {}}, CALIBRATION_TASKS)
                - seconds("cp-1", {"ansible.builtin.ping": {}}, 1)) / (CALIBRATION_TASKS - 1)
-    return controller, on_host
+    hosts = sorted(operator.inventory()[0])
+    on_all = (seconds(",".join(hosts), {"ansible.builtin.ping": {}}, CALIBRATION_TASKS)
+              - seconds(",".join(hosts), {"ansible.builtin.ping": {}}, 1)) / (CALIBRATION_TASKS - 1)
+    return controller, local, on_host, (on_all - on_host) / (len(hosts) - 1)
+
+
+# The flows' tasks that do the floor's work, by the floor's part (their names): the rest is the flows' own
+# bookkeeping (the host records, the lock, the plan, the Node's records, the join's configuration and its cleanup).
+# The observation is the flows' health check before each step, as the floor's etcdctl and readyz are.
+FLOOR_WORK = (
+    ("commands", re.compile(r"Install the node software|Install the new |Run kubeadm|Reset the (host|machine) with kubeadm|: Delete the Node$"
+                            r"|Remove the machine's etcd member|pod network configuration$|Make a bootstrap token|Upload the shared certificates"
+                            r"|: Take the step |: Uncordon the Node$|Update the cluster's kubeadm configuration$")),
+    ("safety", re.compile(r"Read the cluster, etcd and the host records|Save an etcd snapshot|Drain the Node")),
+    ("waits", re.compile(r": Wait until ")),
+)
+
+
+def split_beyond_floor(run, parts, costs):
+    """What a flow took beyond its floor, split: Ansible's own cost (its start and its plays, outside any task; each
+    task's cost by its kind, ``costs`` as per_task_costs measures them), the floor's work (FLOOR_WORK) done in more
+    or less time than the floor's, part by part, and each bookkeeping task's time beyond its cost. Each task's time
+    beyond its cost is an estimate: the hosts of one task run at once, and a task's cost is a mean."""
+    ansible_tasks, work, bookkeeping = 0.0, dict.fromkeys(parts, 0.0), []
+    no_module, local, on_host, each_more_host = costs
+    for name, entry in run["times"].items():
+        cost = (entry["kinds"][0] * no_module + entry["kinds"][1] * local + entry["kinds"][2] * on_host
+                + (entry["remote_hosts"] - entry["kinds"][2]) * each_more_host)
+        ansible_tasks += cost
+        part = next((part for part, pattern in FLOOR_WORK if pattern.search(name)), None)
+        if part:
+            work[part] += entry["seconds"] - cost
+        else:
+            bookkeeping.append((entry["seconds"] - cost, entry["runs"], name))
+    outside = run["seconds"] - sum(entry["seconds"] for entry in run["times"].values())
+    return {"outside": outside, "ansible_tasks": ansible_tasks, "slower": {part: work[part] - parts[part] for part in parts},
+            "bookkeeping": sorted(bookkeeping, reverse=True)}
 
 
 def first_machine(operator):
@@ -353,7 +424,7 @@ def main():
         # the connection settings of ansible.cfg (docs/flows.md "How fast"), each turned off in turn: no target, the difference
         reuse = [(name, flow(operator, "reconcile.yml", 3, workdir, patch, environment=setting, kubeadm=ETCD_PINNED))
                  for name, setting in CONNECTION_SETTINGS_OFF]
-        task_cost, module_cost = per_task_costs(operator, workdir)
+        costs = per_task_costs(operator, workdir)
     finally:
         operator.down()
         shutil.rmtree(workdir)
@@ -366,25 +437,32 @@ def main():
               "  %4d tasks  %4d ssh invocations"
               % (name, run["seconds"], floor_seconds, parts["commands"], parts["safety"], parts["waits"], ratio, TARGET,
                  "met" if ratio <= TARGET else "MISSED", run["tasks"], run["ssh"]))
-        # beyond the floor: what Ansible costs for the tasks the flow ran (each SSH invocation a module run on a host,
-        # the other tasks the controller's alone), and the rest, which the ten costliest tasks show. An estimate: the
-        # floor's own commands pay an SSH round trip each too, and the hosts of one task run at once, so the rest can
-        # come out below zero - the whole difference is then Ansible's cost per task
-        ansible = (run["tasks"] - run["ssh"]) * task_cost + run["ssh"] * module_cost
-        print("            beyond the floor %5.1f s: Ansible's own cost, estimated, %5.1f s (%d tasks x %.0f ms, %d of them a module on a host"
-              " x %.0f ms), the rest %5.1f s" % (run["seconds"] - floor_seconds, ansible, run["tasks"], task_cost * 1000, run["ssh"],
-                                                 module_cost * 1000, run["seconds"] - floor_seconds - ansible))
+        beyond = split_beyond_floor(run, parts, costs)
+        bookkeeping = sum(seconds for seconds, _runs, _task in beyond["bookkeeping"])
+        print("            beyond the floor %5.1f s = Ansible's own cost %5.1f s (start and plays %4.1f s, tasks %4.1f s)"
+              " + the floor's work, slower by %4.1f s (%s) + bookkeeping %4.1f s"
+              % (run["seconds"] - floor_seconds, beyond["outside"] + beyond["ansible_tasks"], beyond["outside"], beyond["ansible_tasks"],
+                 sum(beyond["slower"].values()), ", ".join("%s %+.1f" % item for item in beyond["slower"].items()), bookkeeping))
+        print("            bookkeeping, each task's time beyond Ansible's cost for it:")
+        for seconds, runs, task in beyond["bookkeeping"][:10]:
+            print("    %6.1f s %4d x  %s" % (seconds, runs, task[:110]))
+        print("            the costliest tasks:")
         for seconds, runs, task in run["top"]:
             print("    %6.1f s %4d x  %s" % (seconds, runs, task[:110]))
     for name, run, target in fixed:
         verdicts.append(run["seconds"] <= target)
         print("%-11s %6.1f s  (target <= %.0f s: %s)  %4d tasks  %4d ssh invocations"
               % (name, run["seconds"], target, "met" if run["seconds"] <= target else "MISSED", run["tasks"], run["ssh"]))
+        split = split_beyond_floor(run, dict.fromkeys(("commands", "safety", "waits"), 0.0), costs)
+        print("            Ansible's own cost %4.1f s (start and plays %4.1f s, tasks %4.1f s), the observation's reads beyond it %4.1f s,"
+              " the rest %4.1f s" % (split["outside"] + split["ansible_tasks"], split["outside"], split["ansible_tasks"],
+                                     sum(split["slower"].values()), sum(seconds for seconds, _runs, _task in split["bookkeeping"])))
         for seconds, runs, task in run["top"][:5]:
             print("    %6.1f s %4d x  %s" % (seconds, runs, task[:110]))
     for name, run in reuse:
         print("%-30s %6.1f s  %4d tasks  %4d ssh invocations" % (name, run["seconds"], run["tasks"], run["ssh"]))
-    print("Ansible's cost per task: %.0f ms on the controller, %.0f ms with a module run on a sandbox host" % (task_cost * 1000, module_cost * 1000))
+    print("Ansible's cost per task: %.0f ms without a module, %.0f ms with a module on the controller, %.0f ms with a module on a sandbox host,"
+          " %.0f ms more for each more host it runs on at once" % tuple(cost * 1000 for cost in costs))
     print("target %s" % ("met for every flow" if all(verdicts) else "MISSED"))
 
 

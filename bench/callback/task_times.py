@@ -2,8 +2,10 @@
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Benchmark aid, not shipped: the wall-clock seconds of each task of a run (from its start to the next task's, the
-linear strategy runs one task at a time), summed by task name and written as JSON to $KCP_BENCH_TASK_TIMES at the
-end of the run. bench/flows.py prints the ten most costly."""
+linear strategy runs one task at a time), summed by task name with how many of its runs ran a module on a remote
+host (and on how many hosts in all), how many one on the controller (delegated to localhost) and how many no module at all (set_fact, debug, an
+include, an action plugin that needs no connection, a task skipped everywhere), written as JSON to $KCP_BENCH_TASK_TIMES at the end of the run, with the
+run's total. bench/flows.py splits a flow's time with them."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -22,7 +24,13 @@ import json
 import os
 import time
 
+# what the strategy does itself, no action plugin: the controller alone
+STRATEGY_ACTIONS = frozenset(("include_tasks", "include_role", "import_tasks", "import_role", "meta"))
+# a task run's kind, the most costly of its hosts' results: no module, a module on the controller, one on a remote host
+NO_MODULE, LOCAL_MODULE, REMOTE_MODULE = 0, 1, 2
+
 from ansible.plugins.callback import CallbackBase
+from ansible.plugins.loader import action_loader
 
 
 class CallbackModule(CallbackBase):
@@ -34,19 +42,56 @@ class CallbackModule(CallbackBase):
     def __init__(self):
         super(CallbackModule, self).__init__()
         self._current = None
+        self._kind = NO_MODULE
+        self._remote = 0
         self._totals = {}
+        self._connection_needed = {}
+        self._started = time.monotonic()
 
     def _close(self):
         if self._current is not None:
             name, started = self._current
-            entry = self._totals.setdefault(name, [0.0, 0])
-            entry[0] += time.monotonic() - started
-            entry[1] += 1
+            entry = self._totals.setdefault(name, {"seconds": 0.0, "runs": 0, "kinds": [0, 0, 0], "remote_hosts": 0})
+            entry["seconds"] += time.monotonic() - started
+            entry["runs"] += 1
+            entry["kinds"][self._kind] += 1
+            entry["remote_hosts"] += self._remote
             self._current = None
 
     def _start(self, name):
         self._close()
         self._current = (name, time.monotonic())
+        self._kind = NO_MODULE
+        self._remote = 0
+
+    def _ran(self, result):
+        task = result.task if hasattr(result, "task") else result._task
+        if not self._needs_connection(task.action):
+            return
+        data = result.result if hasattr(result, "result") else result._result
+        connection = (data.get("_ansible_delegated_vars") or {}).get("ansible_connection")
+        host = task.delegate_to or (result.host if hasattr(result, "host") else result._host).get_name()
+        kind = LOCAL_MODULE if connection == "local" or host in ("localhost", "127.0.0.1") else REMOTE_MODULE
+        self._kind = max(self._kind, kind)
+        self._remote += kind == REMOTE_MODULE
+
+    def _needs_connection(self, action):
+        """Whether ``action`` runs a module (through a connection): not the strategy's own, nor an action plugin
+        that says it needs no connection (set_fact, debug, this collection's kcp_plan ...)."""
+        if action not in self._connection_needed:
+            plugin = None if action.rsplit(".", 1)[-1] in STRATEGY_ACTIONS else action_loader.get(action, class_only=True)
+            self._connection_needed[action] = action.rsplit(".", 1)[-1] not in STRATEGY_ACTIONS and (
+                plugin is None or getattr(plugin, "_requires_connection", True))
+        return self._connection_needed[action]
+
+    def v2_runner_on_ok(self, result):
+        self._ran(result)
+
+    def v2_runner_on_failed(self, result, ignore_errors=False):
+        self._ran(result)
+
+    def v2_runner_on_unreachable(self, result):
+        self._ran(result)
 
     def v2_playbook_on_task_start(self, task, is_conditional):
         self._start(task.get_name().strip())
@@ -62,4 +107,4 @@ class CallbackModule(CallbackBase):
         path = os.environ.get("KCP_BENCH_TASK_TIMES")
         if path:
             with open(path, "w", encoding="utf-8") as handle:
-                json.dump({name: {"seconds": seconds, "runs": runs} for name, (seconds, runs) in self._totals.items()}, handle)
+                json.dump({"seconds": time.monotonic() - self._started, "tasks": self._totals}, handle)
