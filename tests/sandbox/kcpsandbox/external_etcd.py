@@ -18,7 +18,6 @@ import json
 import os
 import shutil
 import ssl
-import urllib.error
 import urllib.request
 
 from . import host
@@ -140,7 +139,7 @@ def serving_members(sbx):
         try:
             with urllib.request.urlopen(request, timeout=2, context=context) as response:
                 listed = json.load(response).get("members", [])
-        except (OSError, ValueError, urllib.error.URLError):
+        except (OSError, ValueError):  # no answer yet (urllib's URLError is an OSError), or not JSON
             continue
         return sorted(member["name"] for member in listed if member.get("name") and member.get("clientURLs"))
     return []
