@@ -9,22 +9,21 @@ a floor measured in the same run.
 The floor is an operator doing the same work by hand over SSH, one step after another (the manual walk's steps,
 tests/sandbox/tests/walk): node software installed on the new hosts at once, then ``kubeadm init`` (create) or a
 fresh join command, then ``kubeadm join --control-plane`` on each new host in turn, each followed by the pod
-network's configuration; to scale down, ``kubeadm reset`` (which removes the host's etcd member) and ``kubectl
-delete node`` for each host in turn; to roll out, the kubeadm-config ConfigMap's kubernetesVersion set by hand, then
-for each machine in turn ``kubeadm reset``, ``kubectl delete node``, the new version's node software and a fresh
-join; with max_surge 1, for each machine in turn the node software and a join on a spare host of its failure
-domain, then ``kubeadm reset`` and ``kubectl delete node`` of the old one; in place, for each machine in turn the new
-version's node software, ``kubeadm upgrade apply`` (the first) or ``kubeadm upgrade node``, ``kubectl drain``, the
-kubelet restarted, ``kubectl uncordon`` and the wait until its Node reports the version; to remediate,
-``kubeadm reset`` and ``kubectl delete node`` of the unhealthy machine and a fresh join on its host (the wait until
-the machine is found unhealthy is in neither figure; in both, that machine holds a workload's pod, which its drain
-evicts and waits out). The cluster is created at the minor before the newest, rolled
-out to the newest minor's first patch (max_surge 0, then max_surge 1 by rollout.after), then upgraded in place to
-its last patch. What the flows add on top: observing the cluster and etcd each pass, the lock, the host records,
-the etcd snapshot before each membership change and before the first machine upgraded in place, waiting for each
-new or upgraded machine's pods to be ready, the drain before a removal, and each in-place step recorded on the
-Node. The in-place upgrade pins etcd.local.imageTag to the mirror's 3.5 tag: the sandbox's etcd is 3.5.1, and the
-in-place upgrade's etcd path check refuses to move it to 3.7.
+network's configuration; to scale down, ``kubeadm reset`` (which removes the host's etcd member) and ``kubectl delete
+node`` for each host in turn; to roll out, the kubeadm-config ConfigMap's kubernetesVersion set by hand, then for
+each machine in turn ``kubeadm reset``, ``kubectl delete node``, the new version's node software and a fresh join;
+with max_surge 1, for each machine in turn the node software and a join on a spare host of its failure domain, then
+``kubeadm reset`` and ``kubectl delete node`` of the old one; in place, for each machine in turn the new version's
+node software, ``kubeadm upgrade apply`` (the first) or ``kubeadm upgrade node``, ``kubectl drain``, the kubelet
+restarted, ``kubectl uncordon`` and the wait until its Node reports the version; to remediate, ``kubeadm reset`` and
+``kubectl delete node`` of the unhealthy machine and a fresh join on its host (the wait until the machine is found
+unhealthy is in neither figure; in both, that machine holds a workload's pod, which its drain evicts and waits out).
+The cluster is created at the minor before the newest, rolled out to the newest minor's first patch (max_surge 0,
+then max_surge 1 by rollout.after), then upgraded in place to its last patch. What the flows add on top: observing
+the cluster and etcd each pass, the lock, the host records, the etcd snapshot before each membership change and
+before the first machine upgraded in place, waiting for each new or upgraded machine's pods to be ready, the drain
+before a removal, and each in-place step recorded on the Node. The in-place upgrade pins etcd.local.imageTag to the
+mirror's 3.5 tag: the sandbox's etcd is 3.5.1, and the in-place upgrade's etcd path check refuses to move it to 3.7.
 
 The floor also holds the safety steps a careful operator takes (over SSH, on a machine that stays): before each step
 (a join, a removal, the kubeadm-config update, an in-place upgrade) one ``etcdctl endpoint health --cluster`` and
@@ -39,9 +38,9 @@ Printed for each flow: its time, the floor with its parts (commands, safety step
 bench/callback/task_times.py), and what it took beyond the floor, split (split_beyond_floor): Ansible's own cost
 (its start, its plays, and each task at the cost per_task_costs measures in the same run for a task of its kind),
 the floor's own work done slower or faster than by hand, part by part, and the flows' bookkeeping, task by task;
-then a converged reconcile of the 3 machines (nothing to
-do, target <= 5 s) and a run refused for a bad spec (target <= 3 s). Own sandbox ``benchflow`` (172.31.241.0/24), 6 hosts over 3 failure
-domains (max_surge 1 needs a spare host in each); needs root.
+then a converged reconcile of the 3 machines (nothing to do, target <= 5 s) and a run refused for a bad spec
+(target <= 3 s). Own sandbox ``benchflow`` (172.31.241.0/24), 6 hosts over 3 failure domains (max_surge 1 needs a
+spare host in each); needs root.
 
     .venv/bin/python bench/flows.py
 """
@@ -280,8 +279,8 @@ def ansible_env(**settings):
 def flow(operator, playbook, replicas, workdir, version, max_surge=0, refused=False, environment=None, extra_vars=None, **spec):
     """{seconds, tasks, ssh, top, times} of one flow run by ansible-playbook, as an operator runs it (``top``: its
     ten costliest tasks, (seconds, runs, name); ``times``: each task's, bench/callback/task_times.py); ``spec``: more
-    fields of the spec; ``refused``: the run must fail; ``environment``: more of Ansible's environment (settings measured against the collection's ansible.cfg);
-    ``extra_vars``: more extra vars."""
+    fields of the spec; ``refused``: the run must fail; ``environment``: more of Ansible's environment (settings
+    measured against the collection's ansible.cfg); ``extra_vars``: more extra vars."""
     inventory = os.path.join(operator.state, "inventory.ini")
     variables = operator.inventory()[1]
     mirror_dir = operator.mirror()[0]
