@@ -3,9 +3,10 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Benchmark aid, not shipped: the wall-clock seconds of each task of a run (from its start to the next task's, the
 linear strategy runs one task at a time), summed by task name with how many of its runs ran a module on a remote
-host (and on how many hosts in all), how many one on the controller (delegated to localhost) and how many no module at all (set_fact, debug, an
-include, an action plugin that needs no connection, a task skipped everywhere), written as JSON to $KCP_BENCH_TASK_TIMES at the end of the run, with the
-run's total. bench/flows.py splits a flow's time with them."""
+host (and on how many hosts in all), how many one on the controller (delegated to localhost) and how many no
+module at all (set_fact, debug, an include, an action plugin that needs no connection, a task skipped
+everywhere), written as JSON to $KCP_BENCH_TASK_TIMES at the end of the run, with the run's total. bench/flows.py
+splits a flow's time with them."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -24,13 +25,13 @@ import json
 import os
 import time
 
+from ansible.plugins.callback import CallbackBase
+from ansible.plugins.loader import action_loader
+
 # what the strategy does itself, no action plugin: the controller alone
 STRATEGY_ACTIONS = frozenset(("include_tasks", "include_role", "import_tasks", "import_role", "meta"))
 # a task run's kind, the most costly of its hosts' results: no module, a module on the controller, one on a remote host
 NO_MODULE, LOCAL_MODULE, REMOTE_MODULE = 0, 1, 2
-
-from ansible.plugins.callback import CallbackBase
-from ansible.plugins.loader import action_loader
 
 
 class CallbackModule(CallbackBase):
@@ -79,9 +80,11 @@ class CallbackModule(CallbackBase):
         """Whether ``action`` runs a module (through a connection): not the strategy's own, nor an action plugin
         that says it needs no connection (set_fact, debug, this collection's kcp_plan ...)."""
         if action not in self._connection_needed:
-            plugin = None if action.rsplit(".", 1)[-1] in STRATEGY_ACTIONS else action_loader.get(action, class_only=True)
-            self._connection_needed[action] = action.rsplit(".", 1)[-1] not in STRATEGY_ACTIONS and (
-                plugin is None or getattr(plugin, "_requires_connection", True))
+            if action.rsplit(".", 1)[-1] in STRATEGY_ACTIONS:
+                self._connection_needed[action] = False
+            else:
+                plugin = action_loader.get(action, class_only=True)
+                self._connection_needed[action] = plugin is None or getattr(plugin, "_requires_connection", True)
         return self._connection_needed[action]
 
     def v2_runner_on_ok(self, result):

@@ -129,11 +129,16 @@ def render_unit(name, ip, cluster, sandbox_name):
     ])
 
 
-def serving_members(sbx):
-    """The members a member answering with the handed-over client certificate lists as started (name and client
-    URLs published): etcd's gRPC gateway, ``/v3/cluster/member/list``; an empty list while none answers."""
+def client_context(sbx):
+    """TLS with the client certificate handed over to the control plane hosts, verifying the cluster's CA."""
     context = ssl.create_default_context(cafile=os.path.join(pki_dir(sbx), "ca.crt"))
     context.load_cert_chain(os.path.join(pki_dir(sbx), "client.crt"), os.path.join(pki_dir(sbx), "client.key"))
+    return context
+
+
+def serving_members(sbx, context):
+    """The members a member answering over ``context`` (client_context) lists as started (name and client URLs
+    published): etcd's gRPC gateway, ``/v3/cluster/member/list``; an empty list while none answers."""
     for url in client_urls(sbx):
         request = urllib.request.Request(url + "/v3/cluster/member/list", data=b"{}", method="POST")
         try:
@@ -149,7 +154,8 @@ def wait_serving(sbx):
     """Until every member has started and published its client URLs: what an operator hands over is a running
     cluster (a member that has not published yet is listed without client URLs)."""
     expected = [name for name, _ip in members(sbx)]
-    wait_until(lambda: serving_members(sbx) == expected, WAIT_LIMIT, "external etcd members %s to serve" % ", ".join(expected),
+    context = client_context(sbx)
+    wait_until(lambda: serving_members(sbx, context) == expected, WAIT_LIMIT, "external etcd members %s to serve" % ", ".join(expected),
                logs=[host.console_log(sbx, name) for name in expected], interval=0.2)
 
 
