@@ -6,6 +6,8 @@ machine, the workers or the failure domain; the inventory says which hosts answe
 
 from __future__ import annotations
 
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.plan_projection import creates_machine
+
 # Steps on the machine the plan names.
 MACHINE_STEPS = frozenset((
     "scale_down", "finish_delete", "rollout", "remediate", "remediate_external", "clear_external_remediation",
@@ -70,8 +72,37 @@ def step_hosts(plan, unfinished, running, free_domains, free_workers=None):
         return list(plan.get("workers") or [])
     if action in CLUSTER_STEPS:
         return list(running[:1])
-    wanted = plan.get("failure_domain")
+    return first_free_host(free_domains, plan.get("failure_domain"))
+
+
+def first_free_host(free_domains, wanted):
+    """[the first host of ``free_domains`` (host -> failure domain, in inventory order) in failure domain ``wanted``,
+    or in any when ``wanted`` is empty], or [] when none is there."""
     return [host for host, domain in free_domains.items() if not wanted or domain == wanted][:1]
+
+
+def hosts_ahead(plan, unfinished, free_domains, hosts):
+    """The free hosts the run's next steps make machines on, after this step's own ``hosts``: a step that makes a
+    machine installs their node software at once with its own host's (roles/machine_create), as an operator prepares
+    every new host before the first kubeadm command. Read from the plan's projection, as far as its steps that make a
+    machine follow one another, each on the first free host of its failure domain not taken before it (the rule of
+    :func:`step_hosts`); up to the first such step no host is free for. None for a machine started and not finished (the
+    plan is made for the machines after it), a step that makes no machine or found no free host, or a plan without its
+    projection."""
+    projection = plan.get("projection") or []
+    if unfinished or not hosts or not projection or not creates_machine(projection[0]):
+        return []
+    free = dict((host, domain) for host, domain in free_domains.items() if host not in hosts)
+    ahead = []
+    for step in projection[1:]:
+        if not creates_machine(step):
+            break
+        picked = first_free_host(free, step.get("failure_domain"))
+        if not picked:
+            break
+        ahead.append(picked[0])
+        del free[picked[0]]
+    return ahead
 
 
 def provider_request(plan, action):
@@ -91,7 +122,8 @@ def pass_step(plan, unfinished, running, free_domains, snapshot, free_workers=No
     control plane, stays and is not acted on: the cluster steps of a join or a removal go through it), ``bootstrap``
     (init or join: an unfinished machine's own, else the plan's), ``remediation`` (the machine a new one replaces:
     an unfinished machine is finished as the replacement of the remediation in progress) and ``provider`` (what the
-    machine provider is asked for when ``hosts`` is empty: :func:`provider_request`)."""
+    machine provider is asked for when ``hosts`` is empty: :func:`provider_request`) and ``ahead`` (the free hosts the
+    run's next steps make machines on, whose node software this step installs with its own host's: :func:`hosts_ahead`)."""
     hosts = step_hosts(plan, unfinished, running, free_domains, free_workers)
     if unfinished:
         machine = next(m for m in snapshot["machines"] if m["name"] == unfinished)
@@ -106,4 +138,5 @@ def pass_step(plan, unfinished, running, free_domains, snapshot, free_workers=No
         bootstrap=bootstrap,
         remediation=remediation,
         provider=provider_request(plan, action),
+        ahead=hosts_ahead(plan, unfinished, free_domains, hosts),
     )

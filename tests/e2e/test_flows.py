@@ -192,7 +192,15 @@ def test_a_second_create_changes_nothing(bare_hosts):
 
 def test_scale_up_spreads_over_the_failure_domains_and_keeps_what_the_cluster_holds(bare_hosts):
     bare_hosts.ssh("cp-1", ADMIN + "create configmap written-before-scale --from-literal=k=v")
-    flow(bare_hosts, SCALE, 3)
+    # The first step installs the node software of both new machines' hosts at once. Killed while it does: the next
+    # run finishes the machine it started, then makes the other on the host installed ahead, which holds no host record
+    # (nothing but its software changed there).
+    killed = bare_hosts.playbook_killed(SCALE, flow_vars(bare_hosts, 3), "node_software : Install the node software", after=0)
+    assert "Hand the step its hosts: cp-2 (and cp-3 ahead)" in killed, killed[-6000:]
+    assert set(started_hosts(bare_hosts)) == {"cp-2"} and record(bare_hosts, "cp-2")["step"] == "installing"
+    assert bare_hosts.ssh("cp-3", "test -e /etc/kubernetes/control-plane-machine.json", check=False).returncode == 1
+    done = flow(bare_hosts, SCALE, 3)
+    assert "machine cp-2 was started and not finished: finish it first" in done.stdout, done.stdout[-6000:]
     # init's and each join's bootstrap token and uploaded certificates are gone once it is done, not valid for
     # their TTL, and no host keeps the kubeadm configuration that held them (what stays is the token kubeadm's
     # upload-certs makes to time the Secret out, which can neither authenticate nor sign)

@@ -2,7 +2,8 @@
 # Copyright: kubeadm.control_plane contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A control plane machine whose host does not answer, end to end on 4 bare sandbox hosts over 3 failure domains
-(cp-4 a spare in fd-1): cp-1 is powered off (sandbox fault power-off), its Node goes Ready Unknown, and remediate
+(cp-4 a spare in fd-1). The create is stopped once by cp-3 powered off while its node software is installed ahead of
+its step (the run stops, naming it, and gives the lock back; the next finishes). Then cp-1 is powered off (sandbox fault power-off), its Node goes Ready Unknown, and remediate
 removes the machine through another one (drain, etcd snapshot, member, Node) without its host's own steps, then
 builds the replacement on the spare; a second run changes nothing while cp-1 stays off. Powered on again, cp-1
 comes back with what kubeadm left on it, and the next run resets it and gives it back to the pool. A host only the
@@ -62,6 +63,19 @@ def snapshots(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def cluster(bare_hosts, snapshots):
+    # The first step of create installs the node software of its three hosts at once. cp-3, installed ahead for the
+    # third machine, is powered off meanwhile: the step on cp-1 goes on (kubeadm init), then the run stops, naming
+    # cp-3, and gives the lock back. Once cp-3 is back, the next run makes the two machines left.
+    try:
+        code, output = bare_hosts.playbook_meanwhile(CREATE, flow_vars(bare_hosts, snapshots), "node_software : Install the node software",
+                                                     lambda _process: bare_hosts.fault("power-off", "cp-3"), timeout=1500)
+        assert code != 0 and "Hand the step its hosts: cp-1 (and cp-2, cp-3 ahead)" in output, output[-6000:]
+        assert "cp-3 stopped answering during scale_up (pass 1): the run stops here" in flat(output), output[-6000:]
+    finally:
+        bare_hosts.fault("power-on", "cp-3")
+    assert machines(bare_hosts) == {"cp-1": "fd-1"}
+    lease = kubectl_json(bare_hosts, "-n kube-system get lease control-plane-kubeadm-io --ignore-not-found")
+    assert lease is None or lease["spec"].get("holderIdentity") is None, lease
     done = bare_hosts.playbook(CREATE, flow_vars(bare_hosts, snapshots), timeout=1500)
     assert done.returncode == 0, done.stdout[-8000:]
     assert machines(bare_hosts) == {"cp-1": "fd-1", "cp-2": "fd-2", "cp-3": "fd-3"}

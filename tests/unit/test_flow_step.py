@@ -10,7 +10,8 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.kubeadm.control_plane.plugins.filter.flow_step import flow_step, flow_step_title
-from ansible_collections.kubeadm.control_plane.plugins.module_utils import planner, worker_rollout
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import plan_projection, planner, worker_rollout
+from ansible_collections.kubeadm.control_plane.plugins.module_utils import snapshot as snapshot_module
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.plan_answer import plan_from_raw
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec import normalize_spec
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.spec_hash import spec_hash
@@ -26,8 +27,8 @@ def machines(n, **overrides):
     return control_plane(n, CURRENT, **overrides)
 
 
-def planned(observed, **spec):
-    result, errors = plan_from_raw(dict(RAW_SPEC, **spec), observed)
+def planned(observed, projection=False, **spec):
+    result, errors = plan_from_raw(dict(RAW_SPEC, **spec), observed, projection=projection)
     assert errors == []
     return result
 
@@ -42,7 +43,8 @@ def test_a_new_machine_goes_on_the_first_free_host_of_the_planned_failure_domain
     assert plan["action"] == "scale_up" and plan["failure_domain"] == "fd-c"
     free = {"cp-4": "fd-a", "cp-5": "fd-c", "cp-6": "fd-c"}
     step = flow_step(plan, observed, "", running(observed), free)
-    assert step == dict(action="scale_up", hosts=["cp-5"], via="cp-1", bootstrap="join", remediation=None, provider=step["provider"])
+    assert step == dict(action="scale_up", hosts=["cp-5"], via="cp-1", bootstrap="join", remediation=None, provider=step["provider"],
+                        ahead=[])
     assert step["provider"]["what"] == "a host in failure domain fd-c"
 
 
@@ -56,7 +58,8 @@ def test_the_first_machine_is_an_init_on_any_free_host_when_no_failure_domain_is
     plan = planned(observed)
     assert plan["action"] == "scale_up" and plan["init"] and not plan["failure_domain"]
     step = flow_step(plan, observed, "", [], {"cp-1": None, "cp-2": None})
-    assert step == dict(action="scale_up", hosts=["cp-1"], via="", bootstrap="init", remediation=None, provider=step["provider"])
+    assert step == dict(action="scale_up", hosts=["cp-1"], via="", bootstrap="init", remediation=None, provider=step["provider"],
+                        ahead=[])
 
 
 def test_a_rollout_step_is_the_scale_down_it_takes_on_the_plans_machine():
@@ -72,7 +75,52 @@ def test_a_machine_started_and_not_finished_is_finished_first_as_it_was_bootstra
                         remediation_in_progress={"machine": "cp-9", "timestamp": "2026-11-20T09:00:00Z", "retry_count": 0})
     step = flow_step(planned(observed), observed, "cp-3", running(observed), {"cp-4": "fd-c"})
     assert step == dict(action="scale_up", hosts=["cp-3"], via="cp-1", bootstrap="join",
-                        remediation=observed["remediation_in_progress"], provider=step["provider"])
+                        remediation=observed["remediation_in_progress"], provider=step["provider"], ahead=[])
+
+
+def test_a_create_installs_ahead_on_the_hosts_its_next_steps_make_machines_on():
+    observed = snapshot([], initialized=False, failure_domains=FDS)
+    free = {"cp-1": "fd-a", "cp-2": "fd-a", "cp-3": "fd-b", "cp-4": "fd-c", "cp-5": "fd-c"}
+    step = flow_step(planned(observed, projection=True), observed, "", [], free)
+    assert (step["hosts"], step["bootstrap"], step["ahead"]) == (["cp-1"], "init", ["cp-3", "cp-4"])
+
+
+def test_the_hosts_ahead_are_those_the_next_passes_pick():
+    """The seam: each later pass, planned from what the step before it made, picks the host the first pass installed
+    ahead, in the same order."""
+    spec = normalize_spec(dict(RAW_SPEC, replicas=5))[0]
+    observed = snapshot(machines(3), failure_domains=FDS)
+    free = {"cp-4": "fd-a", "cp-5": "fd-a", "cp-6": "fd-b", "cp-7": "fd-c"}
+    first = flow_step(planned(observed, projection=True, replicas=5), observed, "", running(observed), free)
+    assert first["ahead"] == ["cp-6"]
+    current, picked = observed, []
+    for _ in range(2):
+        plan = planned(current, replicas=5)
+        host = flow_step(plan, current, "", running(current), free)["hosts"][0]
+        picked.append(host)
+        free.pop(host)
+        current = plan_projection.after_step(spec, snapshot_module.normalize_snapshot(current)[0], plan, host)
+    assert picked == first["hosts"] + first["ahead"]
+
+
+@pytest.mark.parametrize("observed, free, why", [
+    (snapshot(machines(3, cp_1={"version": "v1.35.8"}), failure_domains=FDS), {"cp-4": "fd-a", "cp-5": "fd-b"},
+     "a rollout's new machine is followed by a removal"),
+    (snapshot(machines(2), failure_domains=FDS), {"cp-4": "fd-c"}, "the last machine the spec wants"),
+    (snapshot([], initialized=False, failure_domains=FDS), {"cp-1": "fd-a", "cp-2": "fd-a"},
+     "no free host where the next machine goes: none after it either"),
+])
+def test_no_host_is_installed_ahead_past_the_steps_that_make_machines_one_after_another(observed, free, why):
+    step = flow_step(planned(observed, projection=True), observed, "", running(observed), free)
+    assert step["hosts"] and step["ahead"] == [], why
+
+
+def test_no_host_is_installed_ahead_for_a_machine_to_finish_or_without_the_projection():
+    observed = snapshot(machines(2, cp_2={"has_node": False, "bootstrap": "join"}), failure_domains=FDS)
+    free = {"cp-3": "fd-c", "cp-4": "fd-a"}
+    assert flow_step(planned(observed, projection=True), observed, "cp-2", running(observed), free)["ahead"] == []
+    empty = snapshot([], initialized=False, failure_domains=FDS)
+    assert flow_step(planned(empty), empty, "", [], {"cp-1": "fd-a", "cp-3": "fd-b"})["ahead"] == []
 
 
 @pytest.mark.parametrize("action", ["update_kubeadm_config", "remove_etcd_member"])
