@@ -94,7 +94,7 @@ def test_the_hosts_ahead_are_those_the_next_passes_pick():
     first = flow_step(planned(observed, projection=True, replicas=5), observed, "", running(observed), free)
     assert first["ahead"] == ["cp-6"]
     current, picked = observed, []
-    for _ in range(2):
+    for _step in range(2):
         plan = planned(current, replicas=5)
         host = flow_step(plan, current, "", running(current), free)["hosts"][0]
         picked.append(host)
