@@ -3,14 +3,15 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A control plane machine whose host does not answer, end to end on 4 bare sandbox hosts over 3 failure domains
 (cp-4 a spare in fd-1). The create is stopped once by cp-3 powered off while its node software is installed ahead of
-its step (the run stops, naming it, and gives the lock back; the next finishes). Then cp-1 is powered off (sandbox fault power-off), its Node goes Ready Unknown, and remediate
-removes the machine through another one (drain, etcd snapshot, member, Node) without its host's own steps, then
-builds the replacement on the spare; a second run changes nothing while cp-1 stays off. Powered on again, cp-1
-comes back with what kubeadm left on it, and the next run resets it and gives it back to the pool. A host only the
-controller cannot reach (a wrong SSH port in the inventory) while its Node is Ready is not removed: the run
-refuses, naming it, and nothing changes. A machine removed by hand (its host off, its Node deleted) leaves its etcd
-member behind: remediate removes that member, after an etcd snapshot, then builds a machine in its place. A
-background writer through the load balancer runs during each flow (docs/flows.md "A host that does not answer")."""
+its step (the run stops, naming it, and gives the lock back; the next finishes). Then cp-1 is powered off (sandbox
+fault power-off), its Node goes Ready Unknown, and remediate removes the machine through another one (drain, etcd
+snapshot, member, Node) without its host's own steps, then builds the replacement on the spare; a second run changes
+nothing while cp-1 stays off. Powered on again, cp-1 comes back with what kubeadm left on it, and the next run
+resets it and gives it back to the pool. A host only the controller cannot reach (a wrong SSH port in the inventory)
+while its Node is Ready is not removed: the run refuses, naming it, and nothing changes. A machine removed by hand
+(its host off, its Node deleted) leaves its etcd member behind: remediate removes that member, after an etcd
+snapshot, then builds a machine in its place. A background writer through the load balancer runs during each flow
+(docs/flows.md "A host that does not answer")."""
 
 import os
 
