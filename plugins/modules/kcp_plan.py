@@ -70,7 +70,8 @@ options:
   projection:
     description:
       - Also return RV(projection), the steps the flows would take one after the other if each did what it says,
-        for check mode and the reconcile flow's dry run.
+        for check mode and the reconcile flow's dry run, and for a step that makes a machine to install the node
+        software of the hosts the next steps make machines on with its own host's (the C(flow_step) filter's C(ahead)).
       - A projection, not a promise; each real pass observes again.
     type: bool
     default: false
