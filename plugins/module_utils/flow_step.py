@@ -122,8 +122,9 @@ def pass_step(plan, unfinished, running, free_domains, snapshot, free_workers=No
     control plane, stays and is not acted on: the cluster steps of a join or a removal go through it), ``bootstrap``
     (init or join: an unfinished machine's own, else the plan's), ``remediation`` (the machine a new one replaces:
     an unfinished machine is finished as the replacement of the remediation in progress) and ``provider`` (what the
-    machine provider is asked for when ``hosts`` is empty: :func:`provider_request`) and ``ahead`` (the free hosts the
-    run's next steps make machines on, whose node software this step installs with its own host's: :func:`hosts_ahead`)."""
+    machine provider is asked for when ``hosts`` is empty: :func:`provider_request`), ``ahead`` (the free hosts the
+    run's next steps make machines on, whose node software this step installs with its own host's: :func:`hosts_ahead`)
+    and ``hosts_title`` (:func:`hosts_title`)."""
     hosts = step_hosts(plan, unfinished, running, free_domains, free_workers)
     if unfinished:
         machine = next(m for m in snapshot["machines"] if m["name"] == unfinished)
@@ -131,12 +132,21 @@ def pass_step(plan, unfinished, running, free_domains, snapshot, free_workers=No
     else:
         bootstrap, remediation = ("init" if plan.get("init") else "join"), plan.get("remediation_for")
     action = step_action(plan, unfinished)
+    ahead = hosts_ahead(plan, unfinished, free_domains, hosts)
     return dict(
         action=action,
         hosts=hosts,
+        hosts_title=hosts_title(hosts, ahead),
         via=next((name for name in running if name not in hosts), ""),
         bootstrap=bootstrap,
         remediation=remediation,
         provider=provider_request(plan, action),
-        ahead=hosts_ahead(plan, unfinished, free_domains, hosts),
+        ahead=ahead,
     )
+
+
+def hosts_title(hosts, ahead):
+    """The words the flow names a step's hosts with: "cp-2", or "cp-2 (and cp-3, cp-4 ahead)" with the hosts whose
+    node software it installs for the run's next steps."""
+    named = ", ".join(hosts)
+    return "%s (and %s ahead)" % (named, ", ".join(ahead)) if ahead else named

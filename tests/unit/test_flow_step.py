@@ -44,7 +44,7 @@ def test_a_new_machine_goes_on_the_first_free_host_of_the_planned_failure_domain
     free = {"cp-4": "fd-a", "cp-5": "fd-c", "cp-6": "fd-c"}
     step = flow_step(plan, observed, "", running(observed), free)
     assert step == dict(action="scale_up", hosts=["cp-5"], via="cp-1", bootstrap="join", remediation=None, provider=step["provider"],
-                        ahead=[])
+                        ahead=[], hosts_title="cp-5")
     assert step["provider"]["what"] == "a host in failure domain fd-c"
 
 
@@ -59,7 +59,7 @@ def test_the_first_machine_is_an_init_on_any_free_host_when_no_failure_domain_is
     assert plan["action"] == "scale_up" and plan["init"] and not plan["failure_domain"]
     step = flow_step(plan, observed, "", [], {"cp-1": None, "cp-2": None})
     assert step == dict(action="scale_up", hosts=["cp-1"], via="", bootstrap="init", remediation=None, provider=step["provider"],
-                        ahead=[])
+                        ahead=[], hosts_title="cp-1")
 
 
 def test_a_rollout_step_is_the_scale_down_it_takes_on_the_plans_machine():
@@ -75,7 +75,8 @@ def test_a_machine_started_and_not_finished_is_finished_first_as_it_was_bootstra
                         remediation_in_progress={"machine": "cp-9", "timestamp": "2026-11-20T09:00:00Z", "retry_count": 0})
     step = flow_step(planned(observed), observed, "cp-3", running(observed), {"cp-4": "fd-c"})
     assert step == dict(action="scale_up", hosts=["cp-3"], via="cp-1", bootstrap="join",
-                        remediation=observed["remediation_in_progress"], provider=step["provider"], ahead=[])
+                        remediation=observed["remediation_in_progress"], provider=step["provider"], ahead=[],
+                        hosts_title="cp-3")
 
 
 def test_a_create_installs_ahead_on_the_hosts_its_next_steps_make_machines_on():
@@ -83,6 +84,7 @@ def test_a_create_installs_ahead_on_the_hosts_its_next_steps_make_machines_on():
     free = {"cp-1": "fd-a", "cp-2": "fd-a", "cp-3": "fd-b", "cp-4": "fd-c", "cp-5": "fd-c"}
     step = flow_step(planned(observed, projection=True), observed, "", [], free)
     assert (step["hosts"], step["bootstrap"], step["ahead"]) == (["cp-1"], "init", ["cp-3", "cp-4"])
+    assert step["hosts_title"] == "cp-1 (and cp-3, cp-4 ahead)"
 
 
 def test_the_hosts_ahead_are_those_the_next_passes_pick():
@@ -112,7 +114,7 @@ def test_the_hosts_ahead_are_those_the_next_passes_pick():
 ])
 def test_no_host_is_installed_ahead_past_the_steps_that_make_machines_one_after_another(observed, free, why):
     step = flow_step(planned(observed, projection=True), observed, "", running(observed), free)
-    assert step["hosts"] and step["ahead"] == [], why
+    assert step["hosts"] and step["ahead"] == [] and step["hosts_title"] == ", ".join(step["hosts"]), why
 
 
 def test_no_host_is_installed_ahead_for_a_machine_to_finish_or_without_the_projection():
