@@ -127,11 +127,10 @@ class E2ESandbox:
                               timeout=timeout, check=False)
 
     def playbook_killed(self, playbook, extra_vars, line, after, timeout=900, inventory=None):
-        """ansible-playbook against the sandbox's inventory (or ``inventory``) killed (SIGKILL to its whole process
-        group, as a lost controller or a cancelled AWX job leaves it) ``after`` seconds after it printed a line
-        containing ``line``; the output it printed. Fails when the run ends before that line."""
-        return self.playbook_meanwhile(playbook, extra_vars, line, lambda process: os.killpg(process.pid, signal.SIGKILL),
-                                       after, timeout, inventory)[1]
+        """ansible-playbook against the sandbox's inventory (or ``inventory``) killed with every process under it
+        (:func:`kill_tree`, as a lost controller leaves it) ``after`` seconds after it printed a line containing
+        ``line``; the output it printed. Fails when the run ends before that line."""
+        return self.playbook_meanwhile(playbook, extra_vars, line, lambda process: kill_tree(process.pid), after, timeout, inventory)[1]
 
     def playbook_meanwhile(self, playbook, extra_vars, line, then, after=0, timeout=900, inventory=None):
         """ansible-playbook against the sandbox's inventory (or ``inventory``), with ``then(process)`` called
@@ -158,10 +157,46 @@ class E2ESandbox:
             process.wait(max(1, deadline - time.monotonic()))
         finally:
             if process.poll() is None:
-                os.killpg(process.pid, signal.SIGKILL)
+                kill_tree(process.pid)
             process.wait()
             reader.join(5)
         return process.returncode, "".join(printed)
+
+
+def process_tree(pid):
+    """``pid`` and the processes under it, read from /proc."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry, encoding="utf-8", errors="replace") as handle:
+                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue  # gone meanwhile
+            children.setdefault(parent, []).append(int(entry))
+    tree, queue = [], [pid]
+    while queue:
+        tree.append(queue.pop())
+        queue.extend(children.get(tree[-1], []))
+    return tree
+
+
+def kill_tree(pid):
+    """SIGKILL to ``pid`` and every process under it, stopped first so that none forks meanwhile. Its process group
+    alone is not the run: ansible-core starts each worker in a session of its own, so a task in flight would run
+    to its end (a host given back, a member removed) after its controller was gone."""
+    stopped = set()
+    while True:
+        tree = set(process_tree(pid)) - stopped
+        if not tree:
+            break
+        for each in tree:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(each, signal.SIGSTOP)
+        stopped |= tree
+    for each in stopped:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(each, signal.SIGKILL)
 
 
 def write_inventory(sandbox, path, groups):
