@@ -75,6 +75,19 @@ def step_hosts(plan, unfinished, running, free_domains, free_workers=None):
     return first_free_host(free_domains, plan.get("failure_domain"))
 
 
+def workers_reached(plan, hosts):
+    """The worker hosts a worker step and the rest of its replacement reach over SSH, which the inventory group of
+    workers must hold: the plan's workers and the step's ``hosts``. Not the replaced worker once a join follows its
+    removal (a remediation's, or max_surge 0): its host then only goes back to the machine provider, by name, and a run
+    stopped after the provider deleted it finds it gone from the inventory already. Empty for any other step."""
+    if plan["action"] not in WORKER_STEPS:
+        return []
+    record = plan.get("worker_rollout") or {}
+    removed = plan.get("step") == "join_worker" and bool(record) and not record.get("surge")
+    reached = [] if removed else list(plan.get("workers") or [])
+    return reached + [host for host in hosts if host not in reached]
+
+
 def first_free_host(free_domains, wanted):
     """[the first host of ``free_domains`` (host -> failure domain, in inventory order) in failure domain ``wanted``,
     or in any when ``wanted`` is empty], or [] when none is there."""
@@ -123,8 +136,8 @@ def pass_step(plan, unfinished, running, free_domains, snapshot, free_workers=No
     (init or join: an unfinished machine's own, else the plan's), ``remediation`` (the machine a new one replaces:
     an unfinished machine is finished as the replacement of the remediation in progress) and ``provider`` (what the
     machine provider is asked for when ``hosts`` is empty: :func:`provider_request`), ``ahead`` (the free hosts the
-    run's next steps make machines on, whose node software this step installs with its own host's: :func:`hosts_ahead`)
-    and ``hosts_title`` (:func:`hosts_title`)."""
+    run's next steps make machines on, whose node software this step installs with its own host's: :func:`hosts_ahead`),
+    ``hosts_title`` (:func:`hosts_title`) and ``workers_reached`` (:func:`workers_reached`)."""
     hosts = step_hosts(plan, unfinished, running, free_domains, free_workers)
     if unfinished:
         machine = next(m for m in snapshot["machines"] if m["name"] == unfinished)
@@ -142,6 +155,7 @@ def pass_step(plan, unfinished, running, free_domains, snapshot, free_workers=No
         remediation=remediation,
         provider=provider_request(plan, action),
         ahead=ahead,
+        workers_reached=workers_reached(plan, hosts),
     )
 
 

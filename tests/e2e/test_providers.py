@@ -12,7 +12,8 @@ and its own host given back; that worker, its kubelet stopped, is first power
 cycled by the external remediation tasks (healed: its request cleared, the same Node), and, its host then powered
 off for good and the tasks no help (they open a ticket), replaced by a new host once its one attempt timed out -
 drained and its Node deleted through the control plane, killed then, before its host went back: the next run gives
-the host back and joins a new one, never the old host."""
+the host back and joins a new one, never the old host (and, in check mode against an inventory the host is gone from,
+as if the provider had deleted it before the kill, plans that join and refuses nothing)."""
 
 import json
 import os
@@ -172,6 +173,13 @@ def test_an_unhealthy_worker_is_power_cycled_first_and_replaced_by_a_new_host_wh
     assert (record["worker"], record["uid"], record["group"], record["replacement"], record["surge"], record["remediation"]) == (
         worker, uid, "md-0", None, False, True), record
     assert worker not in worker_nodes(bare_hosts) and worker in inventory_hosts(bare_hosts, "worker_group")
+    # had the provider deleted the host before the kill, with the inventory made from its hosts: the join does not
+    # need the replaced worker's host (check mode against an inventory without it: the plan, and no refusal)
+    without = tmp_path / "inventory-without-the-worker.ini"
+    with open(bare_hosts.inventory, encoding="utf-8") as handle:
+        without.write_text("".join(line for line in handle if not line.startswith(worker + " ")), encoding="utf-8")
+    looked = bare_hosts.playbook(REMEDIATE, ticket, check=True, inventory=str(without))
+    assert looked.returncode == 0 and "would ask the machine provider (hook) for a worker host of group md-0" in looked.stdout, looked.stdout[-6000:]
     done = bare_hosts.playbook(REMEDIATE, ticket, timeout=1200)
     assert done.returncode == 0, done.stdout[-8000:]
     said = " ".join(done.stdout.split())

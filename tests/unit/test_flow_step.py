@@ -44,7 +44,7 @@ def test_a_new_machine_goes_on_the_first_free_host_of_the_planned_failure_domain
     free = {"cp-4": "fd-a", "cp-5": "fd-c", "cp-6": "fd-c"}
     step = flow_step(plan, observed, "", running(observed), free)
     assert step == dict(action="scale_up", hosts=["cp-5"], via="cp-1", bootstrap="join", remediation=None, provider=step["provider"],
-                        ahead=[], hosts_title="cp-5")
+                        ahead=[], hosts_title="cp-5", workers_reached=[])
     assert step["provider"]["what"] == "a host in failure domain fd-c"
 
 
@@ -59,7 +59,7 @@ def test_the_first_machine_is_an_init_on_any_free_host_when_no_failure_domain_is
     assert plan["action"] == "scale_up" and plan["init"] and not plan["failure_domain"]
     step = flow_step(plan, observed, "", [], {"cp-1": None, "cp-2": None})
     assert step == dict(action="scale_up", hosts=["cp-1"], via="", bootstrap="init", remediation=None, provider=step["provider"],
-                        ahead=[], hosts_title="cp-1")
+                        ahead=[], hosts_title="cp-1", workers_reached=[])
 
 
 def test_a_rollout_step_is_the_scale_down_it_takes_on_the_plans_machine():
@@ -76,7 +76,7 @@ def test_a_machine_started_and_not_finished_is_finished_first_as_it_was_bootstra
     step = flow_step(planned(observed), observed, "cp-3", running(observed), {"cp-4": "fd-c"})
     assert step == dict(action="scale_up", hosts=["cp-3"], via="cp-1", bootstrap="join",
                         remediation=observed["remediation_in_progress"], provider=step["provider"], ahead=[],
-                        hosts_title="cp-3")
+                        hosts_title="cp-3", workers_reached=[])
 
 
 def test_a_create_installs_ahead_on_the_hosts_its_next_steps_make_machines_on():
@@ -136,7 +136,24 @@ def test_workers_to_upgrade_are_the_plans_workers():
     plan = dict(action="upgrade_workers", step=None, machine=None, workers=["w-1", "w-2"], failure_domain=None,
                 init=False, remediation_for=None)
     step = flow_step(plan, snapshot(machines(3)), "", ["cp-1", "cp-2", "cp-3"], {})
-    assert (step["hosts"], step["via"]) == (["w-1", "w-2"], "cp-1")
+    assert (step["hosts"], step["via"], step["workers_reached"]) == (["w-1", "w-2"], "cp-1", ["w-1", "w-2"])
+
+
+@pytest.mark.parametrize("step, record, free, reached", [
+    # max_surge 1: the new worker joins first, the replaced one is removed next, over SSH
+    ("join_worker", {"worker": "w-1", "replacement": None, "surge": True}, {"w-2": "md-0"}, ["w-1", "w-2"]),
+    ("remove_worker", {"worker": "w-1", "replacement": "w-2", "surge": True}, {}, ["w-1"]),
+    # removed first (a remediation by a new host, WR6): the join reaches the new host only; the replaced worker's host
+    # goes back to the provider by name, and may be gone from the inventory (a run stopped after the provider's delete)
+    ("remove_worker", {"worker": "w-1", "replacement": None, "surge": False, "remediation": True}, {}, ["w-1"]),
+    ("join_worker", {"worker": "w-1", "replacement": None, "surge": False, "remediation": True}, {"w-2": "md-0"}, ["w-2"]),
+    # max_surge 0 on a static pool: the replaced worker's own host joins again
+    ("join_worker", {"worker": "w-1", "replacement": "w-1", "surge": False}, {}, ["w-1"]),
+])
+def test_the_workers_a_replacement_reaches_are_those_it_acts_on_or_removes_next(step, record, free, reached):
+    plan = dict(action="remediate_worker", step=step, machine=None, workers=["w-1"], worker_group="md-0", failure_domain=None,
+                init=False, remediation_for=None, worker_rollout=record)
+    assert flow_step(plan, snapshot(machines(3)), "", ["cp-1"], {}, free)["workers_reached"] == reached
 
 
 @pytest.mark.parametrize("plan, unfinished, emptied, title", [
