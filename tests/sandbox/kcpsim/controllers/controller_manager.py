@@ -6,7 +6,7 @@
 Flags as kubeadm renders them (kubeadm-reference.md §1.3): --kubeconfig (the authentication / authorization
 kubeconfigs are accepted and ignored), --bind-address / --secure-port (HTTPS /healthz, default 10257),
 --leader-elect and its timings, --cluster-signing-cert-file / --cluster-signing-key-file /
---cluster-signing-duration, --node-monitor-grace-period (40s), --node-monitor-period (5s),
+--cluster-signing-duration, --node-monitor-grace-period (50s, Kubernetes 1.32 on), --node-monitor-period (5s),
 --node-startup-grace-period (1m), --controllers (``*`` = every default controller, a name adds one, ``-name``
 removes one; bootstrapsigner and tokencleaner are off unless named, as in the real one). Others are ignored.
 
@@ -34,7 +34,7 @@ FLAGS = {
     "cluster-signing-cert-file": ("str", ""),
     "cluster-signing-key-file": ("str", ""),
     "cluster-signing-duration": ("duration", 8760 * 3600.0),
-    "node-monitor-grace-period": ("duration", 40.0),
+    "node-monitor-grace-period": ("duration", 50.0),
     "node-monitor-period": ("duration", 5.0),
     "node-startup-grace-period": ("duration", 60.0),
     "controllers": ("list", ["*"]),

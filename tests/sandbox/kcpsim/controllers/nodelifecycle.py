@@ -5,7 +5,7 @@
 calls for. Pure, no I/O (controller_manager.py reads and writes).
 
 Silence: a node's last sign of life is the later of its Ready condition's ``lastHeartbeatTime`` and its
-``kube-node-lease`` Lease's ``renewTime``. Older than ``--node-monitor-grace-period`` (default 40 s), every
+``kube-node-lease`` Lease's ``renewTime``. Older than ``--node-monitor-grace-period`` (default 50 s), every
 condition Ready / MemoryPressure / DiskPressure / PIDPressure that is not already Unknown becomes Unknown with
 reason ``NodeStatusUnknown`` ("Kubelet stopped posting node status.") and ``lastTransitionTime`` now; its
 heartbeat time is kept. A node that never posted a Ready condition is judged from its creation (or Lease)

@@ -90,6 +90,14 @@ def test_every_flag_the_emulation_models_is_one_the_real_component_has():
             assert spec <= component_flags.known(name, minor), (name, minor, spec - component_flags.known(name, minor))
 
 
+def test_the_controller_manager_marks_a_silent_node_unknown_after_kubernetes_defaults():
+    """--node-monitor-grace-period: 50 s since Kubernetes 1.32 (40 s before), every minor the sandbox runs."""
+    from kcpsim.controllers import component, controller_manager
+    values = component.parse([], "kube-controller-manager", controller_manager.FLAGS)[0]
+    assert (values["node-monitor-grace-period"], values["node-monitor-period"], values["node-startup-grace-period"]) == (50.0, 5.0, 60.0)
+    assert component_flags.BASE_MINOR >= 32
+
+
 def test_every_bad_value_is_reported_at_once_in_pflags_words():
     with pytest.raises(flags.FlagError) as caught:
         flags.parse(["--secure-port=x", "--leader-elect=perhaps", "--request-timeout=soon", "stray", "--", "--v=1",
