@@ -62,7 +62,10 @@ class QuorumSampler:
         pki = "%s/hosts/cp-1/fs/etc/kubernetes/pki" % STATE
         self.clients = [etcdclient.Etcd.connect("https://%s:2379" % ip, pki + "/etcd/ca.crt",
                                                 pki + "/apiserver-etcd-client.crt", pki + "/apiserver-etcd-client.key",
-                                                timeout=0.3) for ip in IPS.values()]
+                                                # a stopped member refuses at once; a running one on a loaded machine
+                                                # (CI runs three streams on two CPUs) may take longer than 0.3 s, which
+                                                # counted it down and failed the one-at-a-time upgrade once
+                                                timeout=2.0) for ip in IPS.values()]
         self.fewest = len(self.clients)
         self.samples = 0
         self.down = {}  # member index -> [(first, last) monotonic times it did not answer]
