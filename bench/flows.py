@@ -360,6 +360,48 @@ FLOOR_WORK = (
 )
 
 
+# Why each bookkeeping task stays (the first pattern its name matches): the closing account of a flow's time beyond
+# its floor and Ansible's cost per task. A task no pattern names is printed as not accounted for.
+BOOKKEEPING_REASONS = (
+    ("the observation's host side, each pass: every candidate host's record read again, so that a step acts on what"
+     " is true now and a killed run is found where it stopped",
+     re.compile(r"observe : (Read what this host knows|Keep the snapshot|Leave out of this observation|Refuse to go on when no host)")),
+    ("the records that let the next run finish a step a killed run left half done: the host record before and after"
+     " each step, the Node's annotations",
+     re.compile(r"[Hh]ost record|Record on the Node|Mark the Node deleting|Clear the remediation|Give the host back to the pool"
+                r"|Record what was found")),
+    ("the cluster lock: one run at a time, checked right before each membership change, given back at the end",
+     re.compile(r"cluster lock")),
+    ("secrets kept short-lived: each join's kubeadm configuration written 0600 and removed once read, its bootstrap"
+     " token and uploaded certificates deleted once used",
+     re.compile(r"bootstrap token|kubeadm configuration")),
+    ("checks before acting: bad input refused, the bundle's checksums, a join or an init a stopped run left, a host"
+     " that stopped answering",
+     re.compile(r"Refuse|Check the bundle|Read whether this machine already|Ask the cluster|Read the etcd members|Stop when"
+                r"|Wait while a kubeadm|Take the join as done|Take the kubeadm init|Keep when kubeadm init|Undo a join|: Say "
+                r"|Fail with the reason|Stop the run when a host|Stop this pass|Stop where the plan waits")),
+    ("the pass itself: its plays and includes, the plan from the observation, the step picked and handed to its host",
+     re.compile(r"^Observe and plan$|^Act$|Plan the next step|Choose what|Pick the host|Say whether|Say the flow|In check mode"
+                r"|The whole plan|This pass's step|Hand the step|Leave hosts an earlier|Leave the host|Validating arguments"
+                r"|Finish the flow|^Build the machine$|^Join the control plane|^Remove the machine$|machine provider"
+                r"|Take the provider's host|Name the machine|^Run kubeadm init, or|^Save an etcd snapshot before|^Wait until")),
+    ("the report: the status from the final observation, shown and published to AWX",
+     re.compile(r"Plan from the snapshot|Read the status|Show where|Publish the status")),
+)
+NOT_ACCOUNTED = "not accounted for"
+
+
+def bookkeeping_by_reason(bookkeeping):
+    """[(seconds, reason, [(seconds, runs, task)])]: ``bookkeeping`` (split_beyond_floor's) summed by
+    BOOKKEEPING_REASONS, the largest first; the tasks no reason names under NOT_ACCOUNTED."""
+    groups = {}
+    for seconds, runs, task in bookkeeping:
+        reason = next((why for why, pattern in BOOKKEEPING_REASONS if pattern.search(task)), NOT_ACCOUNTED)
+        groups.setdefault(reason, []).append((seconds, runs, task))
+    return sorted(((sum(entry[0] for entry in tasks), reason, sorted(tasks, reverse=True)) for reason, tasks in groups.items()),
+                  reverse=True)
+
+
 def split_beyond_floor(run, parts, costs):
     """What a flow took beyond its floor, split: Ansible's own cost (its start and its plays, outside any task; each
     task's cost by its kind, ``costs`` as per_task_costs measures them), the floor's work (FLOOR_WORK) done in more
@@ -457,9 +499,11 @@ def main():
               " + the floor's work, slower by %4.1f s (%s) + bookkeeping %4.1f s"
               % (run["seconds"] - floor_seconds, beyond["outside"] + beyond["ansible_tasks"], beyond["outside"], beyond["ansible_tasks"],
                  sum(beyond["slower"].values()), ", ".join("%s %+.1f" % item for item in beyond["slower"].items()), bookkeeping))
-        print("            bookkeeping, each task's time beyond Ansible's cost for it:")
-        for seconds, runs, task in beyond["bookkeeping"][:10]:
-            print("    %6.1f s %4d x  %s" % (seconds, runs, task[:110]))
+        print("            bookkeeping by why it stays (each task's time beyond Ansible's cost for it; the largest tasks):")
+        for seconds, reason, tasks in bookkeeping_by_reason(beyond["bookkeeping"]):
+            print("    %6.1f s  %s" % (seconds, reason))
+            for task_seconds, runs, task in tasks[:len(tasks) if reason == NOT_ACCOUNTED else 3]:
+                print("        %6.1f s %4d x  %s" % (task_seconds, runs, task[:100]))
         print("            the costliest tasks:")
         for seconds, runs, task in run["top"]:
             print("    %6.1f s %4d x  %s" % (seconds, runs, task[:110]))
