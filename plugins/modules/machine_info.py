@@ -29,6 +29,7 @@ description:
   - the certificate renewal in place under way on the host, if any (the record
     M(kubeadm.control_plane.certificate_renewal) keeps in C(certificate-renewal/record.json) until its last step).
   - Reads only. Returns no key and no certificate, only names and dates.
+  - Become, when the task sets it, applies to the shell command.
 author:
   - kubeadm.control_plane contributors (!UNKNOWN)
 options:
@@ -48,7 +49,12 @@ attributes:
     support: none
   platform:
     platforms: posix
-    description: Runs on the host; needs only the Python standard library.
+    description:
+      - Reads the host with one POSIX shell command (C(sh), C(sed), C(date)) over the task's connection, which the
+        action plugin runs and answers from on the controller; no Python is started on the host and no module sent
+        to it (every candidate host is read this way each pass of a flow).
+      - The command prints only what the answer needs, never a key - a kubeconfig's embedded client certificate
+        alone, the certificate blocks alone of the kubelet's certificate-and-key file.
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
 notes:
@@ -133,146 +139,19 @@ certificate_renewal:
   sample: {started: "2026-11-28T23:10:00Z", step: etcd, failed_step: kube-apiserver, error: "kube-apiserver did not answer ..."}
 """
 
-import base64
-import json
-import os
-import re
-from datetime import datetime, timezone
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.certificate_renewal import RECORD as RENEWAL_RECORD
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.certificate_renewal import progress
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.etcd_restore import RECORD as RESTORE_RECORD
-from ansible_collections.kubeadm.control_plane.plugins.module_utils.certificate_dates import expiry_of_file, first_pem_certificate, not_after
-
-RECORD = "control-plane-machine.json"
-ETCD_CLIENT_FILES = ("ca.crt", "healthcheck-client.crt", "healthcheck-client.key")
-KUBECONFIGS = ("admin.conf", "super-admin.conf", "controller-manager.conf", "scheduler.conf")
-AUTHORITIES = ("pki/ca.crt", "pki/etcd/ca.crt", "pki/front-proxy-ca.crt")
-KUBELET_CERTIFICATE = "pki/kubelet-client-current.pem"
-ROTATES = re.compile(r"^rotateCertificates:\s*(true|false)\s*$", re.M)
-STAMP = "%Y-%m-%dT%H:%M:%SZ"
-CLIENT_CERTIFICATE = re.compile(r"client-certificate-data:\s*(\S+)")
-
-
-def certificate_files(kubernetes_dir):
-    """(name, path) of kubeadm's leaf certificates under pki/ and pki/etcd/ (not the CAs)."""
-    found = []
-    for sub in ("pki", os.path.join("pki", "etcd")):
-        directory = os.path.join(kubernetes_dir, sub)
-        if not os.path.isdir(directory):
-            continue
-        for name in sorted(os.listdir(directory)):
-            if name.endswith(".crt") and not name.endswith("ca.crt"):
-                found.append((os.path.join(sub, name), os.path.join(directory, name)))
-    return found
-
-
-def _read_file(name, path):
-    """``{name, expires}`` of the first certificate in the PEM file ``path``, or ``{name, error}``."""
-    try:
-        return {"name": name, "expires": expiry_of_file(path)}
-    except (OSError, ValueError) as exc:
-        return {"name": name, "error": str(exc)}
-
-
-def read_authorities(kubernetes_dir):
-    """The CAs kubeadm made that the host has (an external etcd's CA is the etcd operator's, not listed)."""
-    return [_read_file(name, os.path.join(kubernetes_dir, name)) for name in AUTHORITIES
-            if os.path.exists(os.path.join(kubernetes_dir, name))]
-
-
-def read_kubelet(kubelet_dir):
-    """(when the kubelet's client certificate expires or None, whether the kubelet rotates it)."""
-    path = os.path.join(kubelet_dir, KUBELET_CERTIFICATE)
-    found = _read_file(KUBELET_CERTIFICATE, path) if os.path.exists(path) else {}
-    try:
-        with open(os.path.join(kubelet_dir, "config.yaml"), encoding="utf-8") as handle:
-            match = ROTATES.search(handle.read())
-    except OSError:
-        match = None
-    return found.get("expires"), bool(match and match.group(1) == "true")
-
-
-def _earliest(certificates):
-    dates = [c["expires"] for c in certificates if "expires" in c]
-    return min(dates).strftime(STAMP) if dates else None
-
-
-def _listed(certificates):
-    return [dict(c, expires=c["expires"].strftime(STAMP)) if "expires" in c else c for c in certificates]
-
-
-def read_certificates(kubernetes_dir):
-    certificates = [_read_file(name, path) for name, path in certificate_files(kubernetes_dir)]
-    for name in KUBECONFIGS:
-        path = os.path.join(kubernetes_dir, name)
-        if not os.path.exists(path):
-            continue
-        try:
-            with open(path, encoding="utf-8") as handle:
-                match = CLIENT_CERTIFICATE.search(handle.read())
-            if match:  # a kubeconfig whose client certificate is a file has nothing embedded to read
-                certificates.append({"name": name, "expires": not_after(first_pem_certificate(base64.b64decode(match.group(1))))})
-        except (OSError, ValueError) as exc:
-            certificates.append({"name": name, "error": str(exc)})
-    return certificates
-
-
-def _read_json_object(path):
-    """(the JSON object in ``path`` or None, why it could not be read or None); a missing file is (None, None)."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            found = json.load(handle)
-    except FileNotFoundError:
-        return None, None
-    except (OSError, ValueError) as exc:
-        return None, "%s: %s" % (path, exc)
-    if not isinstance(found, dict):
-        return None, "%s: not a JSON object" % path
-    return found, None
-
-
-def read_record(kubernetes_dir):
-    """(record or None, why it could not be read or None)."""
-    return _read_json_object(os.path.join(kubernetes_dir, RECORD))
-
-
-def read_renewal(kubernetes_dir):
-    """The renewal under way on the host (``certificate_renewal.progress``), or None; a record that cannot be read is
-    one stopped before its first step, with the reason as its error."""
-    record, problem = _read_json_object(os.path.join(kubernetes_dir, RENEWAL_RECORD))
-    if problem is not None:
-        record = {"failed": {"error": problem}}
-    return progress(record)
+from ansible_collections.kubeadm.control_plane.plugins.module_utils.machine_info_read import answer, read_command
 
 
 def main():
     module = AnsibleModule(argument_spec=dict(kubernetes_dir=dict(type="path", default="/etc/kubernetes"),
                                               kubelet_dir=dict(type="path", default="/var/lib/kubelet")),
                            supports_check_mode=True)
-    directory = module.params["kubernetes_dir"]
-    record, record_error = read_record(directory)
-    certificates = read_certificates(directory)
-    authorities = read_authorities(directory)
-    kubelet_expires, kubelet_rotates = read_kubelet(module.params["kubelet_dir"])
-    module.exit_json(
-        changed=False,
-        record=record,
-        record_error=record_error,
-        admin_kubeconfig=os.path.exists(os.path.join(directory, "admin.conf")),
-        etcd_client_credentials=all(os.path.isfile(os.path.join(directory, "pki", "etcd", name)) for name in ETCD_CLIENT_FILES),
-        certificates_expire=_earliest(certificates),
-        # by the host's clock, which its TLS peers go by
-        certificates_expired=any(c["expires"] <= datetime.now(timezone.utc) for c in certificates if "expires" in c),
-        certificates=_listed(certificates),
-        certificate_authorities_expire=_earliest(authorities),
-        certificate_authorities=_listed(authorities),
-        kubelet_certificate_expire=kubelet_expires.strftime(STAMP) if kubelet_expires else None,
-        kubelet_certificate_rotates=kubelet_rotates,
-        certificate_renewal=read_renewal(directory),
-        restore=_read_json_object(RESTORE_RECORD)[0],
-    )
+    rc, out, err = module.run_command(["/bin/sh", "-c", read_command(module.params["kubernetes_dir"], module.params["kubelet_dir"])])
+    if rc != 0:
+        module.fail_json(msg="reading the host's kubeadm files failed (exit %d): %s" % (rc, err.strip()))
+    module.exit_json(**answer(out))
 
 
 if __name__ == "__main__":
