@@ -27,7 +27,8 @@ STAMP = "%Y-%m-%dT%H:%M:%SZ"
 MARK = "#kcp-machine-info#"
 ROTATES = re.compile(r"^rotateCertificates:\s*(true|false)\s*$", re.M)
 
-# $k: kubeadm's directory, $l: the kubelet's, $r: the restore record, $n: the renewal record (relative to $k).
+# $k: kubeadm's directory, $l: the kubelet's, $h: the host record and $n: the renewal record (both relative to $k), $r:
+# the restore record.
 # Each section: a line "MARK kind status name" (status read, absent or error), then what was read, or why not.
 _SCRIPT = r"""
 LC_ALL=C
@@ -42,7 +43,7 @@ emit() {
   fi
 }
 printf '%s now read now\n%s\n' "$m" "$(date -u +%s)"
-emit record "$k/control-plane-machine.json" "$k/control-plane-machine.json"
+emit record "$k/$h" "$k/$h"
 if [ -e "$k/admin.conf" ]; then printf '%s exists read admin.conf\n' "$m"; fi
 for f in ca.crt healthcheck-client.crt healthcheck-client.key; do
   if [ -f "$k/pki/etcd/$f" ]; then printf '%s exists read pki/etcd/%s\n' "$m" "$f"; fi
@@ -74,8 +75,8 @@ def _quoted(value):
 def read_command(kubernetes_dir, kubelet_dir):
     """The shell command that prints what the answer needs of the host (module docstring)."""
     # one brace group: Ansible adds to the command it runs (" && sleep 0")
-    values = (MARK, kubernetes_dir.rstrip("/") or "/", kubelet_dir.rstrip("/") or "/", RESTORE_RECORD, RENEWAL_RECORD)
-    return "m=%s k=%s l=%s r=%s n=%s\n{%s}" % (tuple(_quoted(value) for value in values) + (_SCRIPT,))
+    values = (MARK, kubernetes_dir.rstrip("/") or "/", kubelet_dir.rstrip("/") or "/", RECORD, RENEWAL_RECORD, RESTORE_RECORD)
+    return "m=%s k=%s l=%s h=%s n=%s r=%s\n{%s}" % (tuple(_quoted(value) for value in values) + (_SCRIPT,))
 
 
 def sections(output):
