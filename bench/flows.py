@@ -319,12 +319,13 @@ def flow(operator, playbook, replicas, workdir, version, max_surge=0, refused=Fa
 
 
 def per_task_costs(operator, workdir):
-    """(seconds, seconds, seconds, seconds): what Ansible costs, with this repository's settings, for a task that
-    runs no module (a set_fact, as much of the flows' bookkeeping is), for one that runs a module on the controller
-    (ansible.builtin.ping on localhost, the least a module does), for one that runs it on a sandbox host over its
-    SSH connection, and for each more host the same task runs it on at once (the sandbox's hosts share the
-    machine's CPUs: on 6 hosts a module costs several times what it costs on one): a play of CALIBRATION_TASKS such
-    tasks against the same play with one, per task added, measured in this run."""
+    """(seconds, seconds, seconds, seconds, seconds, seconds): what Ansible costs, with this repository's settings, for
+    a task that runs no module (a set_fact, as much of the flows' bookkeeping is), for one that runs a module on the
+    controller (ansible.builtin.ping on localhost, the least a module does), for one that runs it on a sandbox host
+    over its SSH connection, for each more host the same task runs it on at once (the sandbox's hosts share the
+    machine's CPUs: on 6 hosts a module costs several times what it costs on one), and the same two for a task that
+    runs a command on the host and no module (ansible.builtin.raw, as machine_info does): a play of
+    CALIBRATION_TASKS such tasks against the same play with one, per task added, measured in this run."""
     inventory = os.path.join(operator.state, "inventory.ini")
 
     def seconds(hosts, task, count):
@@ -336,16 +337,15 @@ def per_task_costs(operator, workdir):
                                                 stdin=subprocess.DEVNULL, capture_output=True, check=True, timeout=600))
                    for _attempt in range(3))
 
-    controller = (seconds("localhost", {"ansible.builtin.set_fact": {"calibration": 1}}, CALIBRATION_TASKS)
-                  - seconds("localhost", {"ansible.builtin.set_fact": {"calibration": 1}}, 1)) / (CALIBRATION_TASKS - 1)
-    local = (seconds("localhost", {"ansible.builtin.ping": {}}, CALIBRATION_TASKS)
-             - seconds("localhost", {"ansible.builtin.ping": {}}, 1)) / (CALIBRATION_TASKS - 1)
-    on_host = (seconds("cp-1", {"ansible.builtin.ping": {}}, CALIBRATION_TASKS)
-               - seconds("cp-1", {"ansible.builtin.ping": {}}, 1)) / (CALIBRATION_TASKS - 1)
+    def per_task(hosts, task):
+        return (seconds(hosts, task, CALIBRATION_TASKS) - seconds(hosts, task, 1)) / (CALIBRATION_TASKS - 1)
+
     hosts = sorted(operator.inventory()[0])
-    on_all = (seconds(",".join(hosts), {"ansible.builtin.ping": {}}, CALIBRATION_TASKS)
-              - seconds(",".join(hosts), {"ansible.builtin.ping": {}}, 1)) / (CALIBRATION_TASKS - 1)
-    return controller, local, on_host, (on_all - on_host) / (len(hosts) - 1)
+    ping, raw = {"ansible.builtin.ping": {}}, {"ansible.builtin.raw": "true"}
+    on_host, command_on_host = per_task("cp-1", ping), per_task("cp-1", raw)
+    return (per_task("localhost", {"ansible.builtin.set_fact": {"calibration": 1}}), per_task("localhost", ping), on_host,
+            (per_task(",".join(hosts), ping) - on_host) / (len(hosts) - 1), command_on_host,
+            (per_task(",".join(hosts), raw) - command_on_host) / (len(hosts) - 1))
 
 
 # The flows' tasks that do the floor's work, by the floor's part (their names): the rest is the flows' own
@@ -408,10 +408,11 @@ def split_beyond_floor(run, parts, costs):
     or less time than the floor's, part by part, and each bookkeeping task's time beyond its cost. Each task's time
     beyond its cost is an estimate: the hosts of one task run at once, and a task's cost is a mean."""
     ansible_tasks, work, bookkeeping = 0.0, dict.fromkeys(parts, 0.0), []
-    no_module, local, on_host, each_more_host = costs
+    no_module, local, on_host, each_more_host, command_on_host, each_more_command_host = costs
     for name, entry in run["times"].items():
         cost = (entry["kinds"][0] * no_module + entry["kinds"][1] * local + entry["kinds"][2] * on_host
-                + (entry["remote_hosts"] - entry["kinds"][2]) * each_more_host)
+                + (entry["remote_hosts"] - entry["kinds"][2]) * each_more_host + entry["kinds"][3] * command_on_host
+                + (entry["command_hosts"] - entry["kinds"][3]) * each_more_command_host)
         ansible_tasks += cost
         part = next((part for part, pattern in FLOOR_WORK if pattern.search(name)), None)
         if part:
@@ -521,7 +522,8 @@ def main():
     for name, run in reuse:
         print("%-30s %6.1f s  %4d tasks  %4d ssh invocations" % (name, run["seconds"], run["tasks"], run["ssh"]))
     print("Ansible's cost per task: %.0f ms without a module, %.0f ms with a module on the controller, %.0f ms with a module on a sandbox host,"
-          " %.0f ms more for each more host it runs on at once" % tuple(cost * 1000 for cost in costs))
+          " %.0f ms more for each more host it runs on at once; %.0f ms with a command and no module on a sandbox host, %.0f ms more for each"
+          " more host" % tuple(cost * 1000 for cost in costs))
     print("target %s" % ("met for every flow" if all(verdicts) else "MISSED"))
 
 

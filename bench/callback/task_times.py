@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Benchmark aid, not shipped: the wall-clock seconds of each task of a run (from its start to the next task's, the
 linear strategy runs one task at a time), summed by task name with how many of its runs ran a module on a remote
-host (and on how many hosts in all), how many one on the controller (delegated to localhost) and how many no
+host (and on how many hosts in all), how many a command and no module on a remote host (raw, machine_info; and
+on how many hosts), how many one on the controller (delegated to localhost) and how many no
 module at all (set_fact, debug, an include, an action plugin that needs no connection, a task skipped
 everywhere), written as JSON to $KCP_BENCH_TASK_TIMES at the end of the run, with the run's total. bench/flows.py
 splits a flow's time with them."""
@@ -30,8 +31,11 @@ from ansible.plugins.loader import action_loader
 
 # what the strategy does itself, no action plugin: the controller alone
 STRATEGY_ACTIONS = frozenset(("include_tasks", "include_role", "import_tasks", "import_role", "meta"))
-# a task run's kind, the most costly of its hosts' results: no module, a module on the controller, one on a remote host
-NO_MODULE, LOCAL_MODULE, REMOTE_MODULE = 0, 1, 2
+# the actions that run a command over the host's connection and no module there (no Python started on the host)
+COMMAND_ACTIONS = frozenset(("raw", "machine_info"))
+# a task run's kind, the most costly of its hosts' results: no module, a module on the controller, one on a remote
+# host, a command and no module on a remote host
+NO_MODULE, LOCAL_MODULE, REMOTE_MODULE, REMOTE_COMMAND = 0, 1, 2, 3
 
 
 class CallbackModule(CallbackBase):
@@ -44,7 +48,7 @@ class CallbackModule(CallbackBase):
         super(CallbackModule, self).__init__()
         self._current = None
         self._kind = NO_MODULE
-        self._remote = 0
+        self._remote = self._command = 0
         self._totals = {}
         self._connection_needed = {}
         self._started = time.monotonic()
@@ -52,18 +56,19 @@ class CallbackModule(CallbackBase):
     def _close(self):
         if self._current is not None:
             name, started = self._current
-            entry = self._totals.setdefault(name, {"seconds": 0.0, "runs": 0, "kinds": [0, 0, 0], "remote_hosts": 0})
+            entry = self._totals.setdefault(name, {"seconds": 0.0, "runs": 0, "kinds": [0, 0, 0, 0], "remote_hosts": 0, "command_hosts": 0})
             entry["seconds"] += time.monotonic() - started
             entry["runs"] += 1
             entry["kinds"][self._kind] += 1
             entry["remote_hosts"] += self._remote
+            entry["command_hosts"] += self._command
             self._current = None
 
     def _start(self, name):
         self._close()
         self._current = (name, time.monotonic())
         self._kind = NO_MODULE
-        self._remote = 0
+        self._remote = self._command = 0
 
     def _ran(self, result):
         task = result.task if hasattr(result, "task") else result._task
@@ -72,9 +77,13 @@ class CallbackModule(CallbackBase):
         data = result.result if hasattr(result, "result") else result._result
         connection = (data.get("_ansible_delegated_vars") or {}).get("ansible_connection")
         host = task.delegate_to or (result.host if hasattr(result, "host") else result._host).get_name()
-        kind = LOCAL_MODULE if connection == "local" or host in ("localhost", "127.0.0.1") else REMOTE_MODULE
+        if connection == "local" or host in ("localhost", "127.0.0.1"):
+            kind = LOCAL_MODULE
+        else:
+            kind = REMOTE_COMMAND if task.action.rsplit(".", 1)[-1] in COMMAND_ACTIONS else REMOTE_MODULE
         self._kind = max(self._kind, kind)
         self._remote += kind == REMOTE_MODULE
+        self._command += kind == REMOTE_COMMAND
 
     def _needs_connection(self, action):
         """Whether ``action`` runs a module (through a connection): not the strategy's own, nor an action plugin
