@@ -310,8 +310,9 @@ class EtcdCluster:
         return self.call(name, "maintenance/status")
 
     def member_ids(self):
-        """name -> decimal id as the gateway prints it (hex in the snapshot: ``"%x" % int(id)``)."""
-        return {m.get("name", ""): m["ID"] for m in self.call_any("cluster/member/list")["members"]}
+        """name -> decimal id as the gateway prints it (hex in the snapshot: ``"%x" % int(id)``), read linearizably: a
+        follower's own list may not hold yet a change the leader has committed, and a test reads right after one."""
+        return {m.get("name", ""): m["ID"] for m in self.call_any("cluster/member/list", {"linearizable": True})["members"]}
 
     def wait_healthy(self, names=None, timeout=START_TIMEOUT):
         """Poll until every named running member (default: all running) answers with a leader and no error."""
