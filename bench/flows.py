@@ -354,7 +354,9 @@ def per_task_costs(operator, workdir):
 FLOOR_WORK = (
     ("commands", re.compile(r"Install the node software|Install the new |Run kubeadm|Reset the (host|machine) with kubeadm|: Delete the Node$"
                             r"|Remove the machine's etcd member|pod network configuration$|Make a bootstrap token|Upload the shared certificates"
-                            r"|: Take the step |: Uncordon the Node$|Update the cluster's kubeadm configuration$")),
+                            r"|: Take the step |: Uncordon the Node$|Update the cluster's kubeadm configuration$|: Restart the kubelet$"
+                            # the operator's one line that reads kubeadm-config, edits it and writes it back
+                            r"|Read the kubeadm-config ConfigMap$|Work out the ClusterConfiguration|Set the spec's fields in the ClusterConfiguration")),
     ("safety", re.compile(r"Read the cluster, etcd and the host records|Save an etcd snapshot|Drain the Node")),
     ("waits", re.compile(r": Wait until ")),
 )
@@ -369,7 +371,8 @@ BOOKKEEPING_REASONS = (
     ("the records that let the next run finish a step a killed run left half done: the host record before and after"
      " each step, the Node's annotations",
      re.compile(r"[Hh]ost record|Record on the Node|Mark the Node deleting|Clear the remediation|Give the host back to the pool"
-                r"|Record what was found")),
+                r"|Record what was found|record of the upgrade|Write down that the step is done|Record it on the Node|what the Node records"
+                r"|for the record$|what the upgrade has done|^Record the remediation|the remediation of ")),
     ("the cluster lock: one run at a time, checked right before each membership change, given back at the end",
      re.compile(r"cluster lock")),
     ("secrets kept short-lived: each join's kubeadm configuration written 0600 and removed once read, its bootstrap"
@@ -384,7 +387,8 @@ BOOKKEEPING_REASONS = (
      re.compile(r"^Observe and plan$|^Act$|Plan the next step|Choose what|Pick the host|Say whether|Say the flow|In check mode"
                 r"|The whole plan|This pass's step|Hand the step|Leave hosts an earlier|Leave the host|Validating arguments"
                 r"|Finish the flow|^Build the machine$|^Join the control plane|^Remove the machine$|machine provider"
-                r"|Take the provider's host|Name the machine|^Run kubeadm init, or|^Save an etcd snapshot before|^Wait until")),
+                r"|Take the provider's host|Name the machine|^Run kubeadm init, or|^Save an etcd snapshot before|^Wait until"
+                r"|steps that remain|^Upgrade the node in place$|node_upgrade : Read the Nodes$")),
     ("the report: the status from the final observation, shown and published to AWX",
      re.compile(r"Plan from the snapshot|Read the status|Show where|Publish the status")),
 )
