@@ -32,6 +32,24 @@ def at(minutes_before_now):
     return (base - timedelta(minutes=minutes_before_now)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def certificate_pem(now, days):
+    """A self-signed X.509 certificate (PEM bytes), valid from a day before `now` (a datetime) until `days` days after
+    it: what the host reads (machine_info) parse as kubeadm's certificates."""
+    from datetime import timedelta
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "test")])
+    certificate = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+                   .serial_number(x509.random_serial_number()).not_valid_before(now - timedelta(days=1))
+                   .not_valid_after(now + timedelta(days=days)).sign(key, hashes.SHA256()))
+    return certificate.public_bytes(serialization.Encoding.PEM)
+
+
 def node(name, ready="True", since=600, conditions=None):
     """A Node whose Ready condition has had status `ready` for `since` minutes."""
     conds = [{"type": "Ready", "status": ready, "last_transition": at(since)}]

@@ -8,24 +8,11 @@ import base64
 import datetime
 import subprocess
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
-
 from ansible_collections.kubeadm.control_plane.plugins.module_utils.machine_info_read import answer, read_command, sections
+from ansible_collections.kubeadm.control_plane.tests.unit.builders import certificate_pem
 
 NOW = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
 KEY = b"-----BEGIN EC PRIVATE KEY-----\nc2VjcmV0LWtleQ==\n-----END EC PRIVATE KEY-----\n"
-
-
-def certificate_pem(days):
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "test")])
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(NOW - datetime.timedelta(days=1))
-            .not_valid_after(NOW + datetime.timedelta(days=days)).sign(key, hashes.SHA256()))
-    return cert.public_bytes(serialization.Encoding.PEM)
 
 
 def run_read(kubernetes_dir, kubelet_dir):
@@ -36,14 +23,14 @@ def run_read(kubernetes_dir, kubelet_dir):
 def test_the_command_prints_certificates_and_records_but_no_key(tmp_path):
     kubernetes = tmp_path / "kube dir's"  # a space and a quote in the path
     (kubernetes / "pki" / "etcd").mkdir(parents=True)
-    (kubernetes / "pki" / "apiserver.crt").write_bytes(certificate_pem(30))
+    (kubernetes / "pki" / "apiserver.crt").write_bytes(certificate_pem(NOW, 30))
     (kubernetes / "pki" / "apiserver.key").write_bytes(KEY)
     (kubernetes / "admin.conf").write_text("users:\n- user:\n    client-certificate-data: %s\n    client-key-data: %s\n"
-                                           % (base64.b64encode(certificate_pem(10)).decode(), base64.b64encode(KEY).decode()))
+                                           % (base64.b64encode(certificate_pem(NOW, 10)).decode(), base64.b64encode(KEY).decode()))
     (kubernetes / "control-plane-machine.json").write_text('{"name": "cp-1", "step": "joined"}')
     kubelet = tmp_path / "kubelet"
     (kubelet / "pki").mkdir(parents=True)
-    (kubelet / "pki" / "kubelet-client-current.pem").write_bytes(certificate_pem(20) + KEY)
+    (kubelet / "pki" / "kubelet-client-current.pem").write_bytes(certificate_pem(NOW, 20) + KEY)
     (kubelet / "config.yaml").write_text("staticPodPath: /x\nrotateCertificates: true\n")
     output = run_read(kubernetes, kubelet)
     assert "PRIVATE" not in output and "c2VjcmV0LWtleQ" not in output and base64.b64encode(KEY).decode() not in output

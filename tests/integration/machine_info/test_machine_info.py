@@ -9,24 +9,16 @@ files it cannot read. No key is ever returned."""
 import base64
 import datetime
 import json
-
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
+import os
+import sys
 
 from ansible_run import run
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "unit"))
+
+from builders import certificate_pem  # noqa: E402  (found through the path above)
+
 NOW = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
-
-
-def certificate_pem(days):
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "test")])
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(NOW - datetime.timedelta(days=1))
-            .not_valid_after(NOW + datetime.timedelta(days=days)).sign(key, hashes.SHA256()))
-    return cert.public_bytes(serialization.Encoding.PEM)
 
 
 def stamp(days):
@@ -35,15 +27,15 @@ def stamp(days):
 
 def kubernetes_dir(tmp_path, record):
     (tmp_path / "pki" / "etcd").mkdir(parents=True)
-    (tmp_path / "pki" / "apiserver.crt").write_bytes(certificate_pem(365))
-    (tmp_path / "pki" / "etcd" / "server.crt").write_bytes(certificate_pem(30))
-    (tmp_path / "pki" / "ca.crt").write_bytes(certificate_pem(3))  # a CA: not the machine's to renew
-    (tmp_path / "pki" / "etcd" / "ca.crt").write_bytes(certificate_pem(3))
-    (tmp_path / "pki" / "front-proxy-client.crt").write_bytes(certificate_pem(365 * 30))  # GeneralizedTime (2050+)
+    (tmp_path / "pki" / "apiserver.crt").write_bytes(certificate_pem(NOW, 365))
+    (tmp_path / "pki" / "etcd" / "server.crt").write_bytes(certificate_pem(NOW, 30))
+    (tmp_path / "pki" / "ca.crt").write_bytes(certificate_pem(NOW, 3))  # a CA: not the machine's to renew
+    (tmp_path / "pki" / "etcd" / "ca.crt").write_bytes(certificate_pem(NOW, 3))
+    (tmp_path / "pki" / "front-proxy-client.crt").write_bytes(certificate_pem(NOW, 365 * 30))  # GeneralizedTime (2050+)
     (tmp_path / "pki" / "broken.crt").write_bytes(b"not a certificate")
     (tmp_path / "admin.conf").write_text("users:\n- name: admin\n  user:\n    client-certificate-data: %s\n"
                                          "    client-key-data: c2VjcmV0LWtleQ==\n"
-                                         % base64.b64encode(certificate_pem(100)).decode())
+                                         % base64.b64encode(certificate_pem(NOW, 100)).decode())
     (tmp_path / "control-plane-machine.json").write_text(record)
     return str(tmp_path)
 
@@ -65,7 +57,7 @@ def test_the_earliest_leaf_expiry_the_record_and_nothing_secret(tmp_path):
 
 def test_a_certificate_past_its_expiry_says_the_host_s_certificates_have_expired(tmp_path):
     directory = kubernetes_dir(tmp_path, json.dumps({"name": "cp-1", "created": "2026-11-26T10:00:00Z", "step": "joined"}))
-    (tmp_path / "pki" / "etcd" / "peer.crt").write_bytes(certificate_pem(-0.5))  # valid from a day ago until 12 hours ago
+    (tmp_path / "pki" / "etcd" / "peer.crt").write_bytes(certificate_pem(NOW, -0.5))  # valid from a day ago until 12 hours ago
     outcome, result = run("machine_info", {"kubernetes_dir": directory})[:2]
     assert outcome == "SUCCESS" and result["certificates_expired"] is True
     assert result["certificates_expire"] == (NOW - datetime.timedelta(days=0.5)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -85,14 +77,14 @@ def test_a_record_that_is_not_an_object_is_named_and_a_bare_host_has_nothing(tmp
 def kubelet_dir(tmp_path, days, config):
     (tmp_path / "kubelet" / "pki").mkdir(parents=True)
     key = b"-----BEGIN EC PRIVATE KEY-----\nc2VjcmV0LWtleQ==\n-----END EC PRIVATE KEY-----\n"
-    (tmp_path / "kubelet" / "pki" / "kubelet-client-current.pem").write_bytes(certificate_pem(days) + key)
+    (tmp_path / "kubelet" / "pki" / "kubelet-client-current.pem").write_bytes(certificate_pem(NOW, days) + key)
     (tmp_path / "kubelet" / "config.yaml").write_text(config)
     return str(tmp_path / "kubelet")
 
 
 def test_the_cas_and_the_kubelets_client_certificate_with_whether_it_rotates(tmp_path):
     directory = kubernetes_dir(tmp_path, "{}")
-    (tmp_path / "pki" / "front-proxy-ca.crt").write_bytes(certificate_pem(3650))
+    (tmp_path / "pki" / "front-proxy-ca.crt").write_bytes(certificate_pem(NOW, 3650))
     config = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nrotateCertificates: true\n"
     outcome, result, _rc, output = run("machine_info", {"kubernetes_dir": directory, "kubelet_dir": kubelet_dir(tmp_path, 20, config)})
     assert outcome == "SUCCESS", result
@@ -112,7 +104,7 @@ def test_a_kubelet_configured_without_rotation_does_not_rotate(tmp_path):
 
 def test_the_etcd_client_credentials_are_there_until_kubeadm_reset_removes_pki(tmp_path):
     directory = kubernetes_dir(tmp_path, "{}")
-    (tmp_path / "pki" / "etcd" / "healthcheck-client.crt").write_bytes(certificate_pem(365))
+    (tmp_path / "pki" / "etcd" / "healthcheck-client.crt").write_bytes(certificate_pem(NOW, 365))
     (tmp_path / "pki" / "etcd" / "healthcheck-client.key").write_text("key")
     assert run("machine_info", {"kubernetes_dir": directory})[1]["etcd_client_credentials"] is True
     (tmp_path / "pki" / "etcd" / "ca.crt").unlink()  # kubeadm reset: pki/ first, admin.conf after
