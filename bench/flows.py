@@ -10,7 +10,7 @@ The floor is an operator doing the same work by hand over SSH, one step after an
 tests/sandbox/tests/walk): node software installed on the new hosts at once, then ``kubeadm init`` (create) or a
 fresh join command, then ``kubeadm join --control-plane`` on each new host in turn, each followed by the pod
 network's configuration; to scale down, ``kubeadm reset`` (which removes the host's etcd member) and ``kubectl delete
-node`` for each host in turn; to roll out, the kubeadm-config ConfigMap's kubernetesVersion set by hand, then for
+node`` for each machine the flow removes (SCALED_DOWN, the oldest), in turn; to roll out, the kubeadm-config ConfigMap's kubernetesVersion set by hand, then for
 each machine in turn ``kubeadm reset``, ``kubectl delete node``, the new version's node software and a fresh join;
 with max_surge 1, for each machine in turn the node software and a join on a spare host of its failure domain, then
 ``kubeadm reset`` and ``kubectl delete node`` of the old one; in place, for each machine in turn the new version's
@@ -68,6 +68,11 @@ NAME, SUBNET, TARGET = "benchflow", "172.31.241.0/24", 1.5
 UNHEALTHY_AFTER_SECONDS = 5
 # seconds the drain of a Node whose kubelet stopped waits for a pod past its deletion, in the flows and the floor alike
 UNREACHABLE_POD_TIMEOUT = 5
+# The machines scale 5 -> 3 removes, in the floor as in the flow: the flow removes the oldest machine of a failure
+# domain with the most (Cluster API's rule, docs/flows.md), and the first holds the cluster's CoreDNS pods, which
+# both drains then evict and wait for; removing the newest instead would drain Nodes with nothing to evict. main()
+# checks that the flow removed these.
+SCALED_DOWN = ("cp-1", "cp-2")
 # seconds: a converged reconcile of 3 machines (nothing to do), a run refused for its spec
 CONVERGED_TARGET, REFUSED_TARGET = 5, 3
 # runs of each short run (converged, refused) of which the median is kept: one run of a few seconds moves by a second
@@ -151,17 +156,17 @@ def floor(operator, workdir, new, patch):
             healthy(host)
 
     def scale_down():
-        for host in ("cp-5", "cp-4"):
-            checked("cp-1", drained=host)
+        for host in SCALED_DOWN:
+            checked("cp-3", drained=host)
             operator.ssh(host, "kubeadm reset --force")
-            operator.ssh("cp-1", ADMIN + "delete node %s" % host)
+            operator.ssh("cp-3", ADMIN + "delete node %s" % host)
 
     def rollout():
-        checked("cp-2", membership=False)
-        operator.ssh("cp-2", ADMIN + "-n kube-system get configmap kubeadm-config"
+        checked("cp-4", membership=False)
+        operator.ssh("cp-4", ADMIN + "-n kube-system get configmap kubeadm-config"
                      " -o yaml | sed 's/kubernetesVersion: .*/kubernetesVersion: %s/'"
                      " | kubectl --kubeconfig /etc/kubernetes/admin.conf replace -f -" % new)
-        for host, via in (("cp-1", "cp-2"), ("cp-2", "cp-3"), ("cp-3", "cp-1")):
+        for host, via in (("cp-3", "cp-4"), ("cp-4", "cp-5"), ("cp-5", "cp-3")):
             checked(via, drained=host)
             operator.ssh(host, "kubeadm reset --force")
             operator.ssh(via, ADMIN + "delete node %s" % host)
@@ -172,7 +177,7 @@ def floor(operator, workdir, new, patch):
             healthy(host)
 
     def rollout_surge():
-        for spare, old, via in (("cp-4", "cp-1", "cp-2"), ("cp-5", "cp-2", "cp-3"), ("cp-6", "cp-3", "cp-4")):
+        for spare, old, via in (("cp-1", "cp-3", "cp-4"), ("cp-2", "cp-4", "cp-5"), ("cp-6", "cp-5", "cp-1")):
             operator.node(spare).prepare(mirror_dir, new, hosts[spare]["failure_domain"])
             checked(via)
             operator.join_control_plane(spare, operator.fresh_control_plane_join_command(via))
@@ -183,7 +188,7 @@ def floor(operator, workdir, new, patch):
             operator.ssh(via, ADMIN + "delete node %s" % old)
 
     def in_place():
-        for index, (host, upgrade) in enumerate((("cp-4", "apply %s --yes" % patch), ("cp-5", "node"), ("cp-6", "node"))):
+        for index, (host, upgrade) in enumerate((("cp-1", "apply %s --yes" % patch), ("cp-2", "node"), ("cp-6", "node"))):
             checked(host, membership=index == 0)
             operator.node(host).prepare(mirror_dir, patch, hosts[host]["failure_domain"])
             operator.ssh(host, "kubeadm upgrade %s" % upgrade)
@@ -195,13 +200,13 @@ def floor(operator, workdir, new, patch):
             healthy(host)
 
     def remediation():
-        checked("cp-5", drained="cp-4")
-        operator.ssh("cp-4", "kubeadm reset --force")
-        operator.ssh("cp-5", ADMIN + "delete node cp-4")
-        checked("cp-5")
-        operator.join_control_plane("cp-4", operator.fresh_control_plane_join_command("cp-5"))
-        operator.install_pod_network("cp-4")
-        healthy("cp-4")
+        checked("cp-2", drained="cp-1")
+        operator.ssh("cp-1", "kubeadm reset --force")
+        operator.ssh("cp-2", ADMIN + "delete node cp-1")
+        checked("cp-2")
+        operator.join_control_plane("cp-1", operator.fresh_control_plane_join_command("cp-2"))
+        operator.install_pod_network("cp-1")
+        healthy("cp-1")
 
     def measured(action):
         """{"commands", "safety", "waits"}: the action's seconds apart from its safety steps and waits, and those."""
@@ -210,7 +215,7 @@ def floor(operator, workdir, new, patch):
         return dict(parts, commands=seconds - parts["safety"] - parts["waits"])
 
     figures = [measured(create), measured(scale), measured(scale_down), measured(rollout), measured(rollout_surge), measured(in_place)]
-    make_unhealthy(operator, "cp-4")
+    make_unhealthy(operator, "cp-1")
     return figures + [measured(remediation)]
 
 
@@ -434,9 +439,9 @@ def median_run(run):
     return dict(runs[len(runs) // 2], all=[figures["seconds"] for figures in runs])
 
 
-def first_machine(operator):
-    """The first control plane Node's name, by name."""
-    return sorted(node["metadata"]["name"] for node in admin_json(operator, "get nodes -l node-role.kubernetes.io/control-plane")["items"])[0]
+def control_plane_nodes(operator):
+    """The control plane Nodes' names, sorted."""
+    return sorted(node["metadata"]["name"] for node in admin_json(operator, "get nodes -l node-role.kubernetes.io/control-plane")["items"])
 
 
 def counting_ssh(workdir):
@@ -467,12 +472,15 @@ def main():
         operator.up(6, 3, SUBNET)
         figures = [("create(3)", flow(operator, "create.yml", 3, workdir, old)),
                    ("scale 3->5", flow(operator, "scale.yml", 5, workdir, old)),
-                   ("scale 5->3", flow(operator, "scale.yml", 3, workdir, old)),
-                   ("rollout s0", flow(operator, "rollout.yml", 3, workdir, new, max_surge=0)),
+                   ("scale 5->3", flow(operator, "scale.yml", 3, workdir, old))]
+        scaled_down = sorted({"cp-1", "cp-2", "cp-3", "cp-4", "cp-5"} - set(control_plane_nodes(operator)))
+        if scaled_down != sorted(SCALED_DOWN):
+            raise SystemExit("scale 5->3 removed %s, the floor %s: not the same work" % (", ".join(scaled_down), ", ".join(SCALED_DOWN)))
+        figures += [("rollout s0", flow(operator, "rollout.yml", 3, workdir, new, max_surge=0)),
                    ("rollout s1", flow(operator, "rollout.yml", 3, workdir, new, max_surge=1,
                                        rollout={"max_surge": 1, "after": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})),
                    ("in place", flow(operator, "upgrade.yml", 3, workdir, patch, upgrade={"strategy": "in_place"}, kubeadm=ETCD_PINNED))]
-        sick = first_machine(operator)
+        sick = control_plane_nodes(operator)[0]
         make_unhealthy(operator, sick)
         figures.append(("remediate", flow(operator, "remediate.yml", 3, workdir, patch, kubeadm=ETCD_PINNED)))
         figures = [figure + (parts,) for figure, parts in zip(figures, floors)]
