@@ -477,9 +477,9 @@ def main():
         if scaled_down != sorted(SCALED_DOWN):
             raise SystemExit("scale 5->3 removed %s, the floor %s: not the same work" % (", ".join(scaled_down), ", ".join(SCALED_DOWN)))
         figures += [("rollout s0", flow(operator, "rollout.yml", 3, workdir, new, max_surge=0)),
-                   ("rollout s1", flow(operator, "rollout.yml", 3, workdir, new, max_surge=1,
-                                       rollout={"max_surge": 1, "after": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})),
-                   ("in place", flow(operator, "upgrade.yml", 3, workdir, patch, upgrade={"strategy": "in_place"}, kubeadm=ETCD_PINNED))]
+                    ("rollout s1", flow(operator, "rollout.yml", 3, workdir, new, max_surge=1,
+                                        rollout={"max_surge": 1, "after": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})),
+                    ("in place", flow(operator, "upgrade.yml", 3, workdir, patch, upgrade={"strategy": "in_place"}, kubeadm=ETCD_PINNED))]
         sick = control_plane_nodes(operator)[0]
         make_unhealthy(operator, sick)
         figures.append(("remediate", flow(operator, "remediate.yml", 3, workdir, patch, kubeadm=ETCD_PINNED)))
