@@ -10,9 +10,10 @@ The floor is an operator doing the same work by hand over SSH, one step after an
 tests/sandbox/tests/walk): node software installed on the new hosts at once, then ``kubeadm init`` (create) or a
 fresh join command, then ``kubeadm join --control-plane`` on each new host in turn, each followed by the pod
 network's configuration; to scale down, ``kubeadm reset`` (which removes the host's etcd member) and ``kubectl delete
-node`` for each machine the flow removes (SCALED_DOWN, the oldest), in turn; to roll out, the kubeadm-config ConfigMap's kubernetesVersion set by hand, then for
-each machine in turn ``kubeadm reset``, ``kubectl delete node``, the new version's node software and a fresh join;
-with max_surge 1, for each machine in turn the node software and a join on a spare host of its failure domain, then
+node`` for each machine the flow removes (SCALED_DOWN, the oldest), in turn; to roll out, the kubeadm-config
+ConfigMap's kubernetesVersion set by hand, then for each machine in turn ``kubeadm reset``, ``kubectl delete node``,
+the new version's node software and a fresh join; with max_surge 1, for each machine in turn the node software and
+a join on a spare host of its failure domain, then
 ``kubeadm reset`` and ``kubectl delete node`` of the old one; in place, for each machine in turn the new version's
 node software, ``kubeadm upgrade apply`` (the first) or ``kubeadm upgrade node``, ``kubectl drain``, the kubelet
 restarted, ``kubectl uncordon`` and the wait until its Node reports the version; to remediate, ``kubeadm reset`` and
