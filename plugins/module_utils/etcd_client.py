@@ -177,6 +177,11 @@ class EtcdClient:
 
         The health read is a linearizable read of the key ``health``, as ``etcdctl endpoint health`` does: only a
         member in touch with a quorum can serve it. A learner serves neither it nor a member list (etcd 3.5).
+
+        The member list is read from the member itself, which may trail the leader by the last membership change
+        (a member removed a moment ago still listed). Once the health read has come through quorum, the member has
+        applied every change committed before it, so the list is read again and that one is kept; without quorum
+        the first list stays, what the member knows, to count the members a lost quorum leaves.
         """
         started = time.monotonic()
         deadline = started + self.timeout
@@ -200,6 +205,8 @@ class EtcdClient:
                 except EtcdError as exc:
                     if PERMISSION_DENIED not in exc.message:  # an answer through quorum all the same
                         raise
+                step = "member list after the health read"
+                members = client.call("cluster/member/list", timeout=remaining()).get("members", [])
             step = "version"
             cluster_version = client.version(timeout=remaining()).get("etcdcluster")
             failure, tls_failed = None, False
