@@ -116,7 +116,7 @@ def test_a_rollout_killed_half_way_is_finished_by_reconcile_which_remediates_fir
     refused = cluster.playbook(os.path.join(ROOT, "playbooks", "scale.yml"), flow_vars(cluster, new), timeout=600)
     assert refused.returncode != 0 and "the scale flow takes only" in refused.stdout
     with cluster.writing(ENDPOINT) as writer:
-        # killed in the rollout's first removal (pass 3), its etcd member gone, its host being reset, its Node
+        # killed in the rollout's first removal (pass 3) as its host's reset begins, its etcd member gone, its Node
         # still there: a point in the step, not a time after its start (the removal takes about 8 s on the sandbox)
         killed = cluster.playbook_killed(ROLLOUT, flow_vars(cluster, new), "machine_delete : Reset the host with kubeadm", after=0, timeout=1500)
     assert_writes_survived(writer, "the killed rollout")
