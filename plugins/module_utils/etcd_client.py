@@ -191,13 +191,16 @@ class EtcdClient:
         def remaining():
             return max(deadline - time.monotonic(), 0.001)
 
+        def member_list():
+            return client.call("cluster/member/list", timeout=remaining()).get("members", [])
+
         step = "status"
         try:
             status = client.call("maintenance/status", timeout=self.timeout)
             learner = bool(status.get("isLearner"))
             if not learner:
                 step = "member list"
-                members = client.call("cluster/member/list", timeout=remaining()).get("members", [])
+                members = member_list()
             if not learner and not status.get("errors"):
                 step = "health read through quorum"
                 try:
@@ -206,7 +209,7 @@ class EtcdClient:
                     if PERMISSION_DENIED not in exc.message:  # an answer through quorum all the same
                         raise
                 step = "member list after the health read"
-                members = client.call("cluster/member/list", timeout=remaining()).get("members", [])
+                members = member_list()
             step = "version"
             cluster_version = client.version(timeout=remaining()).get("etcdcluster")
             failure, tls_failed = None, False
